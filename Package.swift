@@ -1,0 +1,84 @@
+// swift-tools-version: 6.2
+// peerscan: a diffable snapshot of the mDNS/DNS-SD peers on the local networks, streamed over Varlink.
+//
+// Modules depend downward only:
+//   Diffable (no dependencies)
+//   CAvahi (system library) <- AvahiBrowser (the only importer of CAvahi)
+//   PeerScanCore (Diffable) : devices, snapshot, store; knows nothing about Avahi
+//   peerscand (executable)   : composes AvahiBrowser + PeerScanCore
+import PackageDescription
+
+let package = Package(
+    name: "peerscan",
+    products: [
+        .library(name: "Diffable", targets: ["Diffable"]),
+        .executable(name: "peerscan-bench", targets: ["peerscan-bench"]),
+        .executable(name: "peerscand", targets: ["peerscand"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // MARK: Diffable — snapshots and their differences. No dependencies, by design.
+        .target(name: "Diffable"),
+        .testTarget(
+            name: "DiffableTests",
+            dependencies: [
+                "Diffable",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .systemLibrary(name: "CMalloc"),
+        .executableTarget(
+            name: "peerscan-bench",
+            dependencies: [
+                "Diffable",
+                "CMalloc",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Avahi — the C client library and its one Swift wrapper.
+        .systemLibrary(
+            name: "CAvahi",
+            pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
+        .target(
+            name: "AvahiBrowser",
+            dependencies: [
+                "CAvahi",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: PeerScanCore — devices, the two-section snapshot and its store. Knows nothing about Avahi.
+        .target(
+            name: "PeerScanCore",
+            dependencies: [
+                "Diffable",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // MARK: peerscand — the daemon: composes AvahiBrowser and PeerScanCore.
+        .executableTarget(
+            name: "peerscand",
+            dependencies: [
+                "AvahiBrowser",
+                "PeerScanCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

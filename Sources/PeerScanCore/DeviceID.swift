@@ -1,0 +1,79 @@
+import Crypto
+import Foundation
+
+/// The stable identifier of an item of peerscan's snapshot: a UUID, written in lowercase on the wire.
+///
+/// A device's identifier is a name-based UUID (RFC 9562 version 5, SHA-1) of its canonical host name — lowercase,
+/// without a trailing dot, e.g. `tv.local` — in the namespace ``namespace``. Every peerscand, on every machine and
+/// after every restart, gives the same device the same identifier. The two `config` items have fixed identifiers
+/// made the same way from names that cannot be host names (they contain a colon).
+public struct DeviceID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The UUID.
+    public var uuid: UUID
+
+    /// Wraps a UUID.
+    public init(_ uuid: UUID) { self.uuid = uuid }
+
+    /// The lowercase text form, e.g. `4b7eac9b-f7b0-5bf6-af04-408e064a7ab8`.
+    public var description: String { uuid.uuidString.lowercased() }
+
+    public static func < (lhs: DeviceID, rhs: DeviceID) -> Bool { lhs.description < rhs.description }
+
+    /// peerscan's namespace: the version 5 UUID of the DNS name `peerscan.io` in RFC 9562's DNS namespace
+    /// (`6ba7b810-9dad-11d1-80b4-00c04fd430c8`).
+    public static let namespace = makeNameBased(
+        namespace: UUID(uuidString: "6ba7b810-9dad-11d1-80b4-00c04fd430c8")!,
+        name: "peerscan.io"
+    )
+
+    /// The identifier of the `scanning` item.
+    public static let scanning = DeviceID(makeNameBased(namespace: namespace, name: "config:scanning"))
+
+    /// The identifier of the `host` item.
+    public static let host = DeviceID(makeNameBased(namespace: namespace, name: "config:host"))
+
+    /// The identifier of the device with this host name.
+    /// - Parameter hostName: A host name in any case, with or without a trailing dot.
+    public static func make(hostName: String) -> DeviceID {
+        DeviceID(makeNameBased(namespace: namespace, name: canonicalHostName(hostName)))
+    }
+
+    /// The canonical form of a host name: lowercase, without a trailing dot.
+    public static func canonicalHostName(_ hostName: String) -> String {
+        var name = hostName.lowercased()
+        while name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
+
+    /// A version 5 (SHA-1, name-based) UUID, as RFC 9562 section 5.5 defines it.
+    public static func makeNameBased(namespace: UUID, name: String) -> UUID {
+        var hash = Insecure.SHA1()
+        withUnsafeBytes(of: namespace.uuid) { hash.update(bufferPointer: $0) }
+        hash.update(data: Array(name.utf8))
+        var bytes = Array(hash.finalize().prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        )
+    }
+}
+
+extension DeviceID: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let uuid = UUID(uuidString: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not a UUID.")
+        }
+        self.init(uuid)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,113 @@
+/// What a discovery source tells the daemon. A source reports *service instances*: one per (interface, IP protocol,
+/// service) as mDNS sees them, duplicates and all; the ``PeerTable`` groups them into devices.
+public enum DiscoveryEvent: Sendable, Equatable {
+    /// An instance was resolved for the first time, or changed (address, port, TXT, host name).
+    case serviceResolved(ServiceInstance)
+    /// An instance is gone.
+    case serviceRemoved(ServiceInstanceKey)
+    /// The source has reported everything it currently knows (Avahi's ALL_FOR_NOW from every browser).
+    case browsingSettled
+    /// The state of the source's connection to its daemon changed; `hostName` is this host's mDNS name, if known.
+    case sourceState(SourceState, hostName: String?)
+}
+
+/// The identity of one service instance as seen on one interface over one IP protocol.
+public struct ServiceInstanceKey: Hashable, Sendable, Codable {
+    /// The interface name, e.g. `eth0`.
+    public var interface: String
+    /// The IP protocol the instance was seen over.
+    public var ipProtocol: IPProtocol
+    /// The instance name, e.g. `Living Room TV`.
+    public var name: String
+    /// The service type, e.g. `_airplay._tcp`.
+    public var type: String
+    /// The domain, e.g. `local`.
+    public var domain: String
+
+    /// Creates a key.
+    public init(interface: String, ipProtocol: IPProtocol, name: String, type: String, domain: String) {
+        self.interface = interface
+        self.ipProtocol = ipProtocol
+        self.name = name
+        self.type = type
+        self.domain = domain
+    }
+
+    /// The service this is an instance of, independent of interface and protocol.
+    public var service: ServiceKey { ServiceKey(name: name, type: type, domain: domain) }
+}
+
+/// An IP protocol family.
+public enum IPProtocol: String, Hashable, Sendable, Codable, CaseIterable {
+    case ipv4, ipv6
+}
+
+/// A resolved service instance.
+public struct ServiceInstance: Hashable, Sendable {
+    /// Which instance.
+    public var key: ServiceInstanceKey
+    /// The host name the service points to, e.g. `tv.local`.
+    public var hostName: String
+    /// The addresses the host name resolved to, in text form; link-local IPv6 carry a `%interface` scope.
+    public var addresses: [String]
+    /// The port.
+    public var port: UInt16
+    /// The TXT record, in order.
+    public var txt: [TXTEntry]
+
+    /// Creates an instance.
+    public init(key: ServiceInstanceKey, hostName: String, addresses: [String], port: UInt16, txt: [TXTEntry]) {
+        self.key = key
+        self.hostName = hostName
+        self.addresses = addresses
+        self.port = port
+        self.txt = txt
+    }
+}
+
+/// One entry of a DNS-SD TXT record: `key=value`, or a bare `key` (value `nil`).
+public struct TXTEntry: Hashable, Sendable, Codable {
+    /// The key.
+    public var key: String
+    /// The value; `nil` for a key without `=`.
+    public var value: String?
+
+    /// Creates an entry.
+    public init(key: String, value: String?) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// The state of a discovery source's connection to the daemon it browses through (Avahi's server state).
+public enum SourceState: Hashable, Sendable {
+    /// Browsing works.
+    case running
+    /// Connecting to the daemon, or waiting for it to come back.
+    case connecting
+    /// The daemon is registering this host's records.
+    case registering
+    /// The daemon found a host name collision.
+    case collision
+    /// The daemon failed; `reason` says why.
+    case failure(reason: String)
+    /// The daemon cannot be reached at all (no D-Bus, not installed); the source retries.
+    case unavailable(reason: String)
+
+    /// Whether browsing results can be trusted to be current.
+    public var isRunning: Bool { self == .running }
+}
+
+/// A source of discovery events: Avahi today; Wi-Fi scan results or the neighbour table could follow.
+///
+/// A source must deliver its events in order through ``events``; ``run()`` does its work until the task is
+/// cancelled. ``setBrowsing(_:)`` starts and stops browsing while the source stays connected (so that its state is
+/// still reported): when browsing stops, the consumer forgets what was found; the source need not report removals.
+public protocol DiscoverySource: Sendable {
+    /// The events, in order. Iterated by one consumer.
+    var events: AsyncStream<DiscoveryEvent> { get }
+    /// Runs the source until the surrounding task is cancelled.
+    func run() async throws
+    /// Starts or stops browsing.
+    func setBrowsing(_ enabled: Bool)
+}

@@ -1,0 +1,217 @@
+import Diffable
+import Foundation
+
+/// The sections of peerscan's snapshot, in order.
+public enum ScanSection: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The scanning switch and this host: always present.
+    case config
+    /// The devices found: present only while scanning is on.
+    case networks
+}
+
+/// The state of this host as the `host` item shows it.
+public struct HostStatus: Hashable, Sendable {
+    /// This host's mDNS host name, once the discovery daemon told it.
+    public var hostName: String?
+    /// The discovery daemon's state.
+    public var sourceState: SourceState
+    /// The interfaces browsed: the configured allow-list, or every interface results came from.
+    public var interfaces: [String]
+
+    /// Creates a host status.
+    public init(hostName: String? = nil, sourceState: SourceState = .connecting, interfaces: [String] = []) {
+        self.hostName = hostName
+        self.sourceState = sourceState
+        self.interfaces = interfaces
+    }
+}
+
+/// An item of peerscan's snapshot.
+///
+/// JSON form (the wire form of every item — see the README's snapshot model):
+/// - `{"id": UUID, "kind": "scanning", "enabled": Bool}`
+/// - `{"id": UUID, "kind": "host", "hostName": String?, "avahiState": "running"|"connecting"|"registering"|
+///   "collision"|"failure"|"unavailable", "avahiReason": String?, "interfaces": [String]}`
+/// - `{"id": UUID, "kind": "peer", "hostName", "displayName", "addresses": [String], "interfaces": [String],
+///   "services": [{"name", "type", "domain", "port", "txt": {key: value-or-null}}]}`
+public enum ScanItem: Hashable, Sendable, Identifiable {
+    /// The scanning switch.
+    case scanning(enabled: Bool)
+    /// This host.
+    case host(HostStatus)
+    /// A device found on the network.
+    case peer(Device)
+
+    public var id: DeviceID {
+        switch self {
+        case .scanning: DeviceID.scanning
+        case .host: DeviceID.host
+        case .peer(let device): device.id
+        }
+    }
+
+    /// The kind, as in the `kind` field of the JSON form.
+    public var kind: String {
+        switch self {
+        case .scanning: "scanning"
+        case .host: "host"
+        case .peer: "peer"
+        }
+    }
+
+    /// The device, for a `peer` item.
+    public var device: Device? {
+        if case .peer(let device) = self { return device }
+        return nil
+    }
+}
+
+/// peerscan's snapshot: a `config` section, then (while scanning) a `networks` section.
+public typealias ScanSnapshot = Snapshot<ScanSection, ScanItem>
+
+/// A changeset between two ``ScanSnapshot``s.
+public typealias ScanChangeset = Changeset<ScanSection, ScanItem>
+
+extension ScanItem: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id, kind, enabled, hostName, avahiState, avahiReason, interfaces, displayName, addresses, services
+    }
+
+    private enum ServiceKeys: String, CodingKey {
+        case name, type, domain, port, txt
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let id = try container.decode(DeviceID.self, forKey: .id)
+        switch try container.decode(String.self, forKey: .kind) {
+        case "scanning":
+            self = .scanning(enabled: try container.decode(Bool.self, forKey: .enabled))
+        case "host":
+            let reason = try container.decodeIfPresent(String.self, forKey: .avahiReason) ?? ""
+            let state: SourceState =
+                switch try container.decode(String.self, forKey: .avahiState) {
+                case "running": .running
+                case "connecting": .connecting
+                case "registering": .registering
+                case "collision": .collision
+                case "failure": .failure(reason: reason)
+                case "unavailable": .unavailable(reason: reason)
+                case let other:
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .avahiState,
+                        in: container,
+                        debugDescription: "Unknown Avahi state \"\(other)\"."
+                    )
+                }
+            self = .host(
+                HostStatus(
+                    hostName: try container.decodeIfPresent(String.self, forKey: .hostName),
+                    sourceState: state,
+                    interfaces: try container.decode([String].self, forKey: .interfaces)
+                )
+            )
+        case "peer":
+            var servicesContainer = try container.nestedUnkeyedContainer(forKey: .services)
+            var services: [DeviceService] = []
+            while !servicesContainer.isAtEnd {
+                let service = try servicesContainer.nestedContainer(keyedBy: ServiceKeys.self)
+                let txtContainer = try service.nestedContainer(keyedBy: AnyKey.self, forKey: .txt)
+                let txt = try txtContainer.allKeys.sorted { $0.stringValue < $1.stringValue }.map {
+                    TXTEntry(key: $0.stringValue, value: try txtContainer.decodeIfPresent(String.self, forKey: $0))
+                }
+                services.append(
+                    DeviceService(
+                        name: try service.decode(String.self, forKey: .name),
+                        type: try service.decode(String.self, forKey: .type),
+                        domain: try service.decode(String.self, forKey: .domain),
+                        port: try service.decode(UInt16.self, forKey: .port),
+                        txt: txt
+                    )
+                )
+            }
+            self = .peer(
+                Device(
+                    id: id,
+                    hostName: try container.decode(String.self, forKey: .hostName),
+                    displayName: try container.decode(String.self, forKey: .displayName),
+                    addresses: try container.decode([String].self, forKey: .addresses),
+                    interfaces: try container.decode([String].self, forKey: .interfaces),
+                    services: services
+                )
+            )
+        case let other:
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind,
+                in: container,
+                debugDescription: "Unknown item kind \"\(other)\"."
+            )
+        }
+        guard self.id == id else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .id,
+                in: container,
+                debugDescription: "The \(kind) item's id must be \(self.id)."
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        switch self {
+        case .scanning(let enabled):
+            try container.encode(enabled, forKey: .enabled)
+        case .host(let status):
+            try container.encode(status.hostName, forKey: .hostName)
+            try container.encode(status.sourceState.name, forKey: .avahiState)
+            try container.encode(status.sourceState.reason, forKey: .avahiReason)
+            try container.encode(status.interfaces, forKey: .interfaces)
+        case .peer(let device):
+            try container.encode(device.hostName, forKey: .hostName)
+            try container.encode(device.displayName, forKey: .displayName)
+            try container.encode(device.addresses, forKey: .addresses)
+            try container.encode(device.interfaces, forKey: .interfaces)
+            var services = container.nestedUnkeyedContainer(forKey: .services)
+            for service in device.services {
+                var serviceContainer = services.nestedContainer(keyedBy: ServiceKeys.self)
+                try serviceContainer.encode(service.name, forKey: .name)
+                try serviceContainer.encode(service.type, forKey: .type)
+                try serviceContainer.encode(service.domain, forKey: .domain)
+                try serviceContainer.encode(service.port, forKey: .port)
+                var txt = serviceContainer.nestedContainer(keyedBy: AnyKey.self, forKey: .txt)
+                for entry in service.txt { try txt.encode(entry.value, forKey: AnyKey(stringValue: entry.key)) }
+            }
+        }
+    }
+}
+
+extension SourceState {
+    /// The state's name, as in the `avahiState` field.
+    public var name: String {
+        switch self {
+        case .running: "running"
+        case .connecting: "connecting"
+        case .registering: "registering"
+        case .collision: "collision"
+        case .failure: "failure"
+        case .unavailable: "unavailable"
+        }
+    }
+
+    /// Why the daemon failed or is unavailable; `nil` otherwise.
+    public var reason: String? {
+        switch self {
+        case .failure(let reason), .unavailable(let reason): reason
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Logging
+import ServiceLifecycle
+
+/// The scanner: runs a discovery source and feeds its events, and commands, to the store — one batch at a time.
+///
+/// Everything pending is applied together (see ``DrainingQueue``), so a burst of mDNS events becomes one changeset.
+/// The service carries out the store's effects: it starts and stops browsing, saves the scanning switch, and arms
+/// the resync grace timer.
+public struct ScanService: Service {
+    /// The store the service feeds.
+    public let store: SnapshotStore
+    private let source: any DiscoverySource
+    private let inputs = DrainingQueue<StoreInput>()
+    private let stateFile: ScanningStateFile?
+    private let resyncGracePeriod: Duration
+    private let logger: Logger
+
+    /// Creates the service.
+    ///
+    /// - Parameters:
+    ///   - source: Where devices are discovered.
+    ///   - store: The store to feed; its scanning switch decides whether browsing starts.
+    ///   - stateFile: Where the scanning switch is saved; `nil` to keep it in memory only.
+    ///   - resyncGracePeriod: How long after the discovery daemon comes back devices not seen again are kept, if it
+    ///     does not report that it is done first.
+    ///   - logger: The logger.
+    public init(
+        source: any DiscoverySource,
+        store: SnapshotStore,
+        stateFile: ScanningStateFile?,
+        resyncGracePeriod: Duration = .seconds(10),
+        logger: Logger
+    ) {
+        self.source = source
+        self.store = store
+        self.stateFile = stateFile
+        self.resyncGracePeriod = resyncGracePeriod
+        self.logger = logger
+    }
+
+    /// Switches scanning on or off and returns the sequence number once the change is in the snapshot.
+    public func setScanning(_ enabled: Bool) async -> UInt64 {
+        await withCheckedContinuation { continuation in
+            inputs.push(.setScanning(enabled, reply: { continuation.resume(returning: $0) }))
+        }
+    }
+
+    /// Queues a command without waiting for it.
+    public func submit(_ input: StoreInput) {
+        inputs.push(input)
+    }
+
+    public func run() async throws {
+        source.setBrowsing(await store.scanning)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await source.run() }
+            group.addTask { [inputs, source] in
+                for await event in source.events { inputs.push(.discovery(event)) }
+            }
+            await withGracefulShutdownHandler {
+                while let batch = await inputs.next() {
+                    let effects = await store.apply(batch)
+                    perform(effects, in: &group)
+                }
+            } onGracefulShutdown: { [inputs] in
+                inputs.finish()
+            }
+            await store.finishSubscriptions()
+            group.cancelAll()
+        }
+    }
+
+    private func perform(_ effects: StoreEffects, in group: inout ThrowingDiscardingTaskGroup<any Error>) {
+        if let browsing = effects.browsing { source.setBrowsing(browsing) }
+        if let isScanning = effects.persistScanning, let stateFile {
+            do {
+                try stateFile.save(isScanning)
+            } catch {
+                // The switch still works in memory; only its survival across a restart is lost.
+                logger.error("state save failed", metadata: ["error": "\(error)"])
+            }
+        }
+        if let generation = effects.resyncDeadline {
+            group.addTask { [inputs, resyncGracePeriod] in
+                try await Task.sleep(for: resyncGracePeriod)
+                inputs.push(.resyncDeadline(generation: generation))
+            }
+        }
+    }
+}

@@ -1,0 +1,280 @@
+import Diffable
+import Foundation
+import Logging
+import Synchronization
+
+/// Something for the store to do: a discovery event, a command, or a timer that fired.
+public enum StoreInput: Sendable {
+    /// An event from the discovery source.
+    case discovery(DiscoveryEvent)
+    /// Switch scanning on or off; `reply` gets the sequence number after the change.
+    case setScanning(Bool, reply: (@Sendable (UInt64) -> Void)?)
+    /// The grace period of resync `generation` is over: remove what was not seen again.
+    case resyncDeadline(generation: Int)
+}
+
+/// What the store asks its owner to do after a batch, outside the actor.
+public struct StoreEffects: Sendable, Equatable {
+    /// Start (`true`) or stop (`false`) browsing.
+    public var browsing: Bool?
+    /// Save the scanning switch.
+    public var persistScanning: Bool?
+    /// Send ``StoreInput/resyncDeadline(generation:)`` with this generation after the grace period.
+    public var resyncDeadline: Int?
+
+    /// No effects.
+    public init(browsing: Bool? = nil, persistScanning: Bool? = nil, resyncDeadline: Int? = nil) {
+        self.browsing = browsing
+        self.persistScanning = persistScanning
+        self.resyncDeadline = resyncDeadline
+    }
+}
+
+/// One published change: the changeset that takes sequence `sequence - 1` to `sequence`.
+public struct StoreUpdate: Sendable {
+    /// The sequence number the changeset leads to.
+    public var sequence: UInt64
+    /// The changes.
+    public var changes: ScanChangeset
+}
+
+/// A subscriber's starting point and its stream of updates.
+public struct Subscription: Sendable {
+    /// The snapshot at ``sequence``.
+    public var snapshot: ScanSnapshot
+    /// The sequence number of ``snapshot``.
+    public var sequence: UInt64
+    /// Every update after ``sequence``, in order, with no gap and no duplicate.
+    public var updates: AsyncStream<StoreUpdate>
+}
+
+/// The owner of peerscan's current snapshot.
+///
+/// Inputs are applied in order, a whole batch at a time, and the snapshot is diffed once per batch. Each non-empty
+/// changeset is published with the next sequence number to every subscriber. The store does no I/O: what must
+/// happen outside (start browsing, save the switch, arm a timer) comes back as ``StoreEffects``.
+public actor SnapshotStore {
+    /// The current snapshot.
+    public private(set) var snapshot: ScanSnapshot
+    /// The sequence number of ``snapshot``: 0 at start, one more for every published changeset.
+    public private(set) var sequence: UInt64 = 0
+
+    private var isScanning: Bool
+    private var host: HostStatus
+    private let configuredInterfaces: [String]
+    private var table = PeerTable()
+    private var resyncGeneration = 0
+    private let logger: Logger
+    private let subscribers = Subscribers()
+
+    /// Creates a store.
+    ///
+    /// - Parameters:
+    ///   - isScanning: The scanning switch at start.
+    ///   - interfaces: The configured interface allow-list (empty: all interfaces).
+    ///   - logger: Where device changes are logged.
+    public init(isScanning: Bool, interfaces: [String], logger: Logger) {
+        self.isScanning = isScanning
+        self.configuredInterfaces = interfaces
+        self.host = HostStatus(interfaces: interfaces)
+        self.logger = logger
+        var snapshot = ScanSnapshot()
+        try! snapshot.appendSections([.config])
+        try! snapshot.appendItems([.scanning(enabled: isScanning), .host(host)])
+        if isScanning { try! snapshot.appendSections([.networks]) }
+        self.snapshot = snapshot
+    }
+
+    /// Whether scanning is on.
+    public var scanning: Bool { isScanning }
+
+    /// The number of devices in the snapshot.
+    public var deviceCount: Int { snapshot.numberOfItems(inSection: .networks) ?? 0 }
+
+    /// This host's status as the `host` item shows it.
+    public var hostStatus: HostStatus { host }
+
+    /// Applies a batch of inputs in order, diffs once, publishes the changeset if it is not empty, and answers the
+    /// replies of the batch's commands.
+    ///
+    /// - Returns: What the owner must do now.
+    @discardableResult
+    public func apply(_ inputs: [StoreInput]) -> StoreEffects {
+        var effects = StoreEffects()
+        var replies: [@Sendable (UInt64) -> Void] = []
+        for input in inputs {
+            switch input {
+            case .discovery(let event):
+                apply(event, effects: &effects)
+            case .setScanning(let enabled, let reply):
+                if let reply { replies.append(reply) }
+                guard enabled != isScanning else { continue }
+                isScanning = enabled
+                effects.browsing = enabled
+                effects.persistScanning = enabled
+                if !enabled { table.removeAll() }
+                logger.info("scanning switched", metadata: ["enabled": "\(enabled)"])
+            case .resyncDeadline(let generation):
+                if generation == resyncGeneration && table.isResyncing && host.sourceState.isRunning {
+                    logger.info("avahi resync finished", metadata: ["reason": "grace-period"])
+                    table.finishResync()
+                }
+            }
+        }
+        publish(makeSnapshot())
+        for reply in replies { reply(sequence) }
+        return effects
+    }
+
+    /// Subscribes to the changes: returns the current snapshot and sequence, and every later update.
+    ///
+    /// The stream buffers without bound; the caller is expected to read it promptly (or to bound its own queue).
+    /// It ends when the subscriber stops iterating or the store ends all subscriptions.
+    public func subscribe() -> Subscription {
+        let (stream, continuation) = AsyncStream<StoreUpdate>.makeStream()
+        subscribers.add(continuation)
+        return Subscription(snapshot: snapshot, sequence: sequence, updates: stream)
+    }
+
+    /// Ends every subscription's stream (at shutdown).
+    public func finishSubscriptions() {
+        subscribers.finishAll()
+    }
+
+    private func apply(_ event: DiscoveryEvent, effects: inout StoreEffects) {
+        switch event {
+        case .sourceState(let state, let hostName):
+            if state != host.sourceState {
+                logger.notice("avahi state", metadata: ["state": "\(state.name)", "reason": "\(state.reason ?? "")"])
+            }
+            if !state.isRunning && !table.isResyncing && table.deviceCount > 0 {
+                // Keep the devices through the outage; those not seen again are removed afterwards.
+                table.beginResync()
+                resyncGeneration += 1
+            }
+            if state.isRunning && !host.sourceState.isRunning && table.isResyncing {
+                effects.resyncDeadline = resyncGeneration
+            }
+            host.sourceState = state
+            if let hostName { host.hostName = hostName }
+        case .browsingSettled:
+            if table.isResyncing && host.sourceState.isRunning {
+                logger.info("avahi resync finished", metadata: ["reason": "all-for-now"])
+                table.finishResync()
+            }
+        case .serviceResolved, .serviceRemoved:
+            if isScanning { table.apply(event) }
+        }
+    }
+
+    /// The snapshot as it should be now: the current one, edited where something changed.
+    private func makeSnapshot() -> ScanSnapshot {
+        var next = snapshot
+        do {
+            try next.updateItems([.scanning(enabled: isScanning)])
+            let changed = table.takeChangedDevices()
+            if isScanning {
+                if !next.contains(section: .networks) { try next.appendSections([.networks]) }
+                for (hostName, device) in changed { try place(device, hostName: hostName, in: &next) }
+            } else if next.contains(section: .networks) {
+                try next.deleteSections([.networks])
+            }
+            if configuredInterfaces.isEmpty { host.interfaces = Set(table.devices.flatMap(\.interfaces)).sorted() }
+            try next.updateItems([.host(host)])
+        } catch {
+            // Our own edits of our own snapshot cannot fail; if they ever do, say so and keep the last good state.
+            logger.error("snapshot edit failed", metadata: ["error": "\(error)"])
+            return snapshot
+        }
+        return next
+    }
+
+    /// Brings a device's item up to date: removes it, inserts it at its sorted position, or updates it in place.
+    private func place(_ device: Device?, hostName: String, in next: inout ScanSnapshot) throws {
+        let id = DeviceID.make(hostName: hostName)
+        let old = next.item(withIdentifier: id)?.device
+        guard old != device else { return }
+        if let old, let device, old.displayName == device.displayName {
+            try next.updateItems([.peer(device)])  // the sort key is unchanged
+        } else {
+            if old != nil { try next.deleteItems([id]) }
+            if let device {
+                let peers = next.items(inSection: .networks) ?? []
+                let index = Self.insertionIndex(of: device, in: peers)
+                if index < peers.count {
+                    try next.insertItems([.peer(device)], beforeItem: peers[index].id)
+                } else {
+                    try next.appendItems([.peer(device)], toSection: .networks)
+                }
+            }
+        }
+        log(from: old, to: device)
+    }
+
+    /// Where a device goes among the sorted peers: by display name, then by identifier.
+    /// - Complexity: O(log n)
+    static func insertionIndex(of device: Device, in peers: [ScanItem]) -> Int {
+        let key = (device.displayName, device.id.description)
+        var low = 0
+        var high = peers.count
+        while low < high {
+            let middle = (low + high) / 2
+            let other = peers[middle].device.map { ($0.displayName, $0.id.description) } ?? ("", "")
+            if other < key { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    private func log(from old: Device?, to new: Device?) {
+        switch (old, new) {
+        case (nil, let device?):
+            logger.info("device added", metadata: device.logMetadata)
+        case (let device?, nil):
+            logger.info("device removed", metadata: device.logMetadata)
+        case (let old?, let new?):
+            var metadata = new.logMetadata
+            metadata["fields"] = "\(Device.changedFields(from: old, to: new).joined(separator: ","))"
+            logger.info("device changed", metadata: metadata)
+        case (nil, nil):
+            break
+        }
+    }
+
+    private func publish(_ next: ScanSnapshot) {
+        let changes = next.difference(from: snapshot)
+        guard !changes.isEmpty else { return }
+        snapshot = next
+        sequence += 1
+        let update = StoreUpdate(sequence: sequence, changes: changes)
+        subscribers.yield(update)
+    }
+}
+
+/// The continuations of the store's subscribers. A class around a lock, so that a stream's termination handler can
+/// remove its subscriber synchronously, from any thread.
+private final class Subscribers: Sendable {
+    private let continuations = Mutex<(next: Int, all: [Int: AsyncStream<StoreUpdate>.Continuation])>((0, [:]))
+
+    func add(_ continuation: AsyncStream<StoreUpdate>.Continuation) {
+        let id = continuations.withLock { state in
+            defer { state.next += 1 }
+            state.all[state.next] = continuation
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.continuations.withLock { $0.all.removeValue(forKey: id) }
+        }
+    }
+
+    func yield(_ update: StoreUpdate) {
+        for continuation in continuations.withLock({ Array($0.all.values) }) { continuation.yield(update) }
+    }
+
+    func finishAll() {
+        let all = continuations.withLock { state in
+            defer { state.all = [:] }
+            return Array(state.all.values)
+        }
+        for continuation in all { continuation.finish() }
+    }
+}

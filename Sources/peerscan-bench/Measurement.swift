@@ -1,0 +1,65 @@
+import CMalloc
+import Glibc
+
+/// Timing and memory readings for benchmarks.
+enum Measurement {
+    /// Runs `body` once to warm up, then `runs` times, and returns the median duration in milliseconds.
+    static func medianMilliseconds<T>(runs: Int, _ body: () -> T) -> (milliseconds: Double, result: T) {
+        var result = body()
+        var samples: [Double] = []
+        samples.reserveCapacity(runs)
+        let clock = ContinuousClock()
+        for _ in 0..<runs {
+            let start = clock.now
+            result = body()
+            samples.append(milliseconds(clock.now - start))
+        }
+        samples.sort()
+        return (samples[samples.count / 2], result)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1e3 + Double(attoseconds) / 1e15
+    }
+
+    /// Bytes currently allocated through malloc (glibc's `mallinfo2().uordblks` plus mmapped blocks).
+    static func allocatedBytes() -> Int {
+        let info = mallinfo2()
+        return Int(info.uordblks + info.hblkhd)
+    }
+
+    /// The resident set size and its peak since the last ``resetPeakResidentBytes()``, from /proc/self/status.
+    static func residentBytes() -> (current: Int, peak: Int) {
+        guard let status = readFile("/proc/self/status") else { return (0, 0) }
+        func field(_ name: String) -> Int {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+        return (field("VmRSS"), field("VmHWM"))
+    }
+
+    /// Returns freed memory to the system and resets the peak RSS (VmHWM) to the current RSS (Linux ≥ 4.0).
+    static func resetPeakResidentBytes() {
+        malloc_trim(0)
+        let fd = open("/proc/self/clear_refs", O_WRONLY)
+        if fd >= 0 {
+            _ = write(fd, "5", 1)
+            close(fd)
+        }
+    }
+
+    private static func readFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+@main
+struct PeerscanBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "peerscan-bench",
+        abstract: "Benchmarks for peerscan, each compared against a baseline in the same run.",
+        discussion: """
+            Build in release mode for meaningful numbers:
+              swift run -c release peerscan-bench diff --count 100000 --sections 10
+            """,
+        subcommands: [DiffBenchmark.self]
+    )
+}

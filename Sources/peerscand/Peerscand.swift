@@ -1,0 +1,104 @@
+import ArgumentParser
+import AvahiBrowser
+import Logging
+import PeerScanCore
+import ServiceLifecycle
+
+@main
+struct Peerscand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "peerscand",
+        abstract: "Browse mDNS/DNS-SD peers through Avahi and keep a snapshot of the devices on the local networks.",
+        discussion: """
+            peerscand browses every service type (or the given ones) through avahi-daemon, groups what it finds \
+            into devices — one per mDNS host name, identified by a UUID derived from that name — and keeps a \
+            snapshot of two sections: "config" (the scanning switch and this host) and "networks" (the devices, \
+            absent while scanning is off). Each change of the snapshot is a changeset of inserts, deletes, moves \
+            and updates.
+
+            With --dump, the snapshot, every changeset and the final snapshot are written to standard output as \
+            JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; the switch is kept in the state directory. \
+            SIGTERM or SIGINT stop the daemon.
+            """
+    )
+
+    @Option(name: .customLong("interface"), help: "Browse only this interface (repeatable; default: all).")
+    var interfaces: [String] = []
+
+    @Option(
+        name: .customLong("service-type"),
+        help: "Browse only this service type, e.g. _ssh._tcp (repeatable; default: all types)."
+    )
+    var serviceTypes: [String] = []
+
+    @Option(help: "The browsing domain.")
+    var domain = "local"
+
+    @Option(help: "Where the scanning switch is kept across restarts.")
+    var stateDirectory = "/var/lib/peerscan"
+
+    @Option(
+        help:
+            "Seconds to keep devices not seen again after avahi-daemon restarts, unless Avahi reports it is done first."
+    )
+    var resyncGrace: Double = 10
+
+    @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .info
+
+    @Flag(help: "Write the snapshot and every changeset as JSON lines to standard output.")
+    var dump = false
+
+    func validate() throws {
+        guard resyncGrace >= 0 else { throw ValidationError("--resync-grace must not be negative.") }
+        for type in serviceTypes where !type.hasPrefix("_") || !type.contains("._") {
+            throw ValidationError("--service-type \(type): expected a DNS-SD type like _ssh._tcp.")
+        }
+    }
+
+    func run() async throws {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "peerscand")
+
+        let stateFile = ScanningStateFile(directory: stateDirectory)
+        var isScanning = true
+        do {
+            isScanning = try stateFile.load() ?? true
+        } catch {
+            logger.error("state load failed", metadata: ["error": "\(error)", "scanning": "on"])
+        }
+        let browser = AvahiBrowser(
+            configuration: .init(interfaces: interfaces, serviceTypes: serviceTypes, domain: domain),
+            logger: logger
+        )
+        let store = SnapshotStore(isScanning: isScanning, interfaces: interfaces, logger: logger)
+        let scanner = ScanService(
+            source: AvahiDiscoverySource(browser: browser),
+            store: store,
+            stateFile: stateFile,
+            resyncGracePeriod: .milliseconds(Int(resyncGrace * 1000)),
+            logger: logger
+        )
+        var services: [any Service] = [scanner, ScanningSignals(scanner: scanner)]
+        if dump { services.append(DumpService(store: store)) }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        logger.info(
+            "starting",
+            metadata: ["scanning": "\(isScanning)", "interfaces": "\(interfaces.joined(separator: ","))"]
+        )
+        try await group.run()
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
