@@ -66,6 +66,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(
+            name: "PeerScanCoreTests",
+            dependencies: [
+                "PeerScanCore",
+                "Diffable",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
 
         // MARK: peerscand — the daemon: composes AvahiBrowser and PeerScanCore.
         .executableTarget(

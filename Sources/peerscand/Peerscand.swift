@@ -84,7 +84,7 @@ struct Peerscand: AsyncParsableCommand {
             resyncGracePeriod: .milliseconds(Int(resyncGrace * 1000)),
             logger: logger
         )
-        var services: [any Service] = [scanner, ScanningSignals(scanner: scanner)]
+        var services: [any Service] = [ScanningSignals(scanner: scanner), scanner]
         if dump { services.append(DumpService(store: store)) }
         let group = ServiceGroup(
             configuration: .init(

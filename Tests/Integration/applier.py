@@ -1,0 +1,83 @@
+"""An independent replayer of peerscan changesets, written from the README's description only.
+
+A snapshot is ``{"sections": [{"id": ..., "items": [...]}, ...]}``; a changeset is the JSON object documented in
+the README ("Changesets"). ``apply(snapshot, changes)`` returns the new snapshot and checks every identifier the
+changeset names, raising ``ChangesetMismatch`` when it does not fit.
+"""
+
+from __future__ import annotations
+
+import copy
+
+
+class ChangesetMismatch(AssertionError):
+    pass
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ChangesetMismatch(message)
+
+
+def apply(snapshot: dict, changes: dict) -> dict:
+    sections = [[s["id"], list(s["items"])] for s in copy.deepcopy(snapshot)["sections"]]
+
+    # 1. Remove deleted and moved-away items by old index path (highest first); keep the moved ones.
+    moved_items = {}
+    removals = []
+    for delete in changes.get("itemDeletes", []):
+        removals.append((tuple(delete["from"]), delete["id"], None))
+    for number, move in enumerate(changes.get("itemMoves", [])):
+        removals.append((tuple(move["from"]), move["id"], number))
+    for (section, index), item_id, move_number in sorted(removals, key=lambda r: r[0], reverse=True):
+        _check(section < len(sections) and index < len(sections[section][1]), f"no item at {[section, index]}")
+        item = sections[section][1].pop(index)
+        _check(item["id"] == item_id, f"item at {[section, index]} is {item['id']}, not {item_id}")
+        if move_number is not None:
+            moved_items[move_number] = item
+
+    # 2. Remove deleted and moved-away sections by old index (highest first); keep the moved ones.
+    moved_sections = {}
+    section_removals = [(d["from"], d["id"], None) for d in changes.get("sectionDeletes", [])]
+    section_removals += [(m["from"], m["id"], n) for n, m in enumerate(changes.get("sectionMoves", []))]
+    for index, section_id, move_number in sorted(section_removals, key=lambda r: r[0], reverse=True):
+        _check(index < len(sections), f"no section at {index}")
+        removed = sections.pop(index)
+        _check(removed[0] == section_id, f"section at {index} is {removed[0]}, not {section_id}")
+        if move_number is None:
+            _check(not removed[1], f"deleted section {section_id} still holds items")
+        else:
+            moved_sections[move_number] = removed
+
+    # 3. Insert new (empty) and moved sections in increasing order of new index.
+    insertions = [(i["at"], [i["id"], []]) for i in changes.get("sectionInserts", [])]
+    insertions += [(m["to"], moved_sections[n]) for n, m in enumerate(changes.get("sectionMoves", []))]
+    for index, section in sorted(insertions, key=lambda pair: pair[0]):
+        _check(index <= len(sections), f"section inserted at {index} beyond the end")
+        sections.insert(index, section)
+
+    # 4. Insert new and moved items in increasing order of new index path.
+    item_insertions = [(tuple(i["at"]), i["item"]) for i in changes.get("itemInserts", [])]
+    item_insertions += [(tuple(m["to"]), moved_items[n]) for n, m in enumerate(changes.get("itemMoves", []))]
+    for (section, index), item in sorted(item_insertions, key=lambda pair: pair[0]):
+        _check(section < len(sections) and index <= len(sections[section][1]), f"item inserted at {[section, index]}")
+        sections[section][1].insert(index, item)
+
+    # 5. Replace updated items.
+    for update in changes.get("itemUpdates", []):
+        section, index = update["at"]
+        _check(section < len(sections) and index < len(sections[section][1]), f"no item to update at {[section, index]}")
+        _check(sections[section][1][index]["id"] == update["item"]["id"], f"update at {[section, index]} names another item")
+        sections[section][1][index] = update["item"]
+
+    return {"sections": [{"id": section_id, "items": items} for section_id, items in sections]}
+
+
+def devices(snapshot: dict) -> dict:
+    """The peer items of a snapshot, by id."""
+    return {item["id"]: item for section in snapshot["sections"] if section["id"] == "networks" for item in section["items"]}
+
+
+def config_item(snapshot: dict, kind: str) -> dict:
+    """The config item of a kind (``scanning`` or ``host``)."""
+    return next(item for section in snapshot["sections"] if section["id"] == "config" for item in section["items"] if item["kind"] == kind)

@@ -1,0 +1,180 @@
+"""peerscand against a real avahi-daemon and real mDNS traffic from python-zeroconf peers, in network namespaces."""
+
+from __future__ import annotations
+
+import signal
+import uuid
+
+import applier
+
+ALPHA_SERVICES = [("Alpha", "_http._tcp", 80, {"path": "/"}), ("Alpha", "_ssh._tcp", 22, {})]
+BETA_SERVICES = [("Beta", "_ipp._tcp", 631, {"model": "X1"}), ("Beta", "_http._tcp", 8080, {"path": "/admin"})]
+
+
+def publish(peer, services):
+    for name, type_, port, txt in services:
+        peer.register(name, type_, port, txt)
+
+
+def device_named(snapshot: dict, host: str) -> dict | None:
+    return next((d for d in applier.devices(snapshot).values() if d["hostName"] == host), None)
+
+
+def has_device(host: str, types: set[str], addresses: set[str] | None = None):
+    def predicate(snapshot: dict) -> bool:
+        device = device_named(snapshot, host)
+        return (device is not None and {s["type"] for s in device["services"]} == types
+                and (addresses is None or addresses <= set(device["addresses"])))
+    return predicate
+
+
+def two_peers(lan):
+    alpha, beta = lan.add_peer("alpha"), lan.add_peer("beta")
+    publish(alpha, ALPHA_SERVICES)
+    publish(beta, BETA_SERVICES)
+    return alpha, beta
+
+
+def wait_for_both(daemon, alpha, beta):
+    daemon.wait_for(has_device("alpha.local", {"_http._tcp", "_ssh._tcp"}, {alpha.ipv4, alpha.ipv6}), what="alpha")
+    return daemon.wait_for(has_device("beta.local", {"_ipp._tcp", "_http._tcp"}, {beta.ipv4, beta.ipv6}), what="beta")
+
+
+def entries_of(changes_list: list[dict], device_id: str) -> dict[str, int]:
+    """How often a device appears under each kind of item change."""
+    counts = {"itemInserts": 0, "itemDeletes": 0, "itemUpdates": 0, "itemMoves": 0}
+    for changes in changes_list:
+        for kind in counts:
+            for entry in changes.get(kind, []):
+                if entry.get("id", entry.get("item", {}).get("id")) == device_id:
+                    counts[kind] += 1
+    return counts
+
+
+def test_two_hosts_appear_as_two_devices_with_everything_avahi_browse_sees(lan, start_daemon):
+    alpha, beta = two_peers(lan)
+    daemon = start_daemon()
+    snapshot = wait_for_both(daemon, alpha, beta)
+    devices = applier.devices(snapshot)
+    assert sorted(d["hostName"] for d in devices.values()) == ["alpha.local", "beta.local"]
+    alpha_device = device_named(snapshot, "alpha.local")
+    # The UUID rule, computed independently: uuid5(uuid5(DNS, "peerscan.io"), canonical host name).
+    assert alpha_device["id"] == str(uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_DNS, "peerscan.io"), "alpha.local"))
+    assert alpha_device["displayName"] == "Alpha"
+    assert alpha_device["interfaces"] == ["lan0"]
+    assert {(s["name"], s["type"], s["port"]) for s in alpha_device["services"]} == {
+        ("Alpha", "_http._tcp", 80), ("Alpha", "_ssh._tcp", 22)}
+    assert next(s for s in alpha_device["services"] if s["type"] == "_http._tcp")["txt"] == {"path": "/"}
+    # Sorted by display name: Alpha, then Beta.
+    assert [d["displayName"] for d in applier.devices(snapshot).values()] == ["Alpha", "Beta"]
+
+    # The anchor: every service and address avahi-browse resolves is in our snapshot.
+    rows = [row for row in lan.avahi_browse() if row.event == "=" and row.host in ("alpha.local", "beta.local")]
+    assert {row.protocol for row in rows} == {"IPv4", "IPv6"}
+    for row in rows:
+        device = device_named(daemon.wait_for(lambda s: True), row.host)
+        assert (row.name, row.type, row.port) in {(s["name"], s["type"], s["port"]) for s in device["services"]}
+        assert row.address.split("%")[0] in {a.split("%")[0] for a in device["addresses"]}
+
+
+def test_txt_port_and_new_service_are_single_updates(lan, start_daemon):
+    alpha, beta = two_peers(lan)
+    daemon = start_daemon()
+    wait_for_both(daemon, alpha, beta)
+    beta_id = device_named(daemon.snapshot, "beta.local")["id"]
+    start = daemon.sequence
+
+    beta.update("Beta", "_ipp._tcp", txt={"model": "X2"})
+    daemon.wait_for(lambda s: next(x for x in device_named(s, "beta.local")["services"]
+                                   if x["type"] == "_ipp._tcp")["txt"] == {"model": "X2"}, what="TXT change")
+    beta.update("Beta", "_http._tcp", port=8081)
+    daemon.wait_for(lambda s: next(x for x in device_named(s, "beta.local")["services"]
+                                   if x["type"] == "_http._tcp")["port"] == 8081, what="port change")
+    beta.register("Beta", "_ssh._tcp", 22)
+    daemon.wait_for(has_device("beta.local", {"_ipp._tcp", "_http._tcp", "_ssh._tcp"}), what="new service")
+
+    counts = entries_of(daemon.changes_since(start), beta_id)
+    assert counts["itemInserts"] == 0 and counts["itemDeletes"] == 0, counts
+    assert counts["itemUpdates"] >= 3, counts
+    # Alpha was not touched at all.
+    alpha_id = device_named(daemon.snapshot, "alpha.local")["id"]
+    assert entries_of(daemon.changes_since(start), alpha_id) == {"itemInserts": 0, "itemDeletes": 0,
+                                                                 "itemUpdates": 0, "itemMoves": 0}
+
+
+def test_withdrawing_services_removes_them_and_the_last_removes_the_device(lan, start_daemon):
+    alpha, beta = two_peers(lan)
+    daemon = start_daemon()
+    wait_for_both(daemon, alpha, beta)
+    beta_id = device_named(daemon.snapshot, "beta.local")["id"]
+    beta.unregister("Beta", "_http._tcp")
+    daemon.wait_for(has_device("beta.local", {"_ipp._tcp"}), what="one service left")
+    start = daemon.sequence
+    beta.unregister("Beta", "_ipp._tcp")
+    daemon.wait_for(lambda s: device_named(s, "beta.local") is None, what="beta removed")
+    assert entries_of(daemon.changes_since(start), beta_id)["itemDeletes"] == 1
+    assert device_named(daemon.snapshot, "alpha.local") is not None
+
+
+def test_scanning_off_deletes_the_networks_section_and_on_brings_it_back(lan, start_daemon):
+    alpha, beta = two_peers(lan)
+    daemon = start_daemon()
+    before = applier.devices(wait_for_both(daemon, alpha, beta))
+
+    daemon.signal(signal.SIGUSR1)
+    snapshot = daemon.wait_for(lambda s: [x["id"] for x in s["sections"]] == ["config"], what="networks deleted")
+    assert applier.config_item(snapshot, "scanning")["enabled"] is False
+    assert any(c.get("sectionDeletes") == [{"id": "networks", "from": 1}] for c in daemon.changes_since(0))
+
+    daemon.signal(signal.SIGUSR2)
+    after = applier.devices(wait_for_both(daemon, alpha, beta))
+    assert applier.config_item(daemon.snapshot, "scanning")["enabled"] is True
+    assert set(after) == set(before)
+
+
+def test_scanning_switch_survives_a_restart(lan, start_daemon):
+    daemon = start_daemon()
+    daemon.wait_running()
+    daemon.signal(signal.SIGUSR1)
+    daemon.wait_for(lambda s: len(s["sections"]) == 1, what="scanning off")
+    assert daemon.stop() == 0
+    again = start_daemon()
+    snapshot = again.wait_for(lambda s: True, what="first snapshot")
+    assert applier.config_item(snapshot, "scanning")["enabled"] is False
+    assert [x["id"] for x in snapshot["sections"]] == ["config"]
+
+
+def test_avahi_restart_causes_no_churn_and_removes_what_left_meanwhile(lan, start_daemon):
+    alpha, beta = two_peers(lan)
+    gamma = lan.add_peer("gamma")
+    gamma.register("Gamma", "_http._tcp", 80)
+    daemon = start_daemon()
+    wait_for_both(daemon, alpha, beta)
+    daemon.wait_for(has_device("gamma.local", {"_http._tcp"}), what="gamma")
+    ids = {d["hostName"]: d["id"] for d in daemon.devices().values()}
+    start = daemon.sequence
+
+    lan.stop_avahi(signal.SIGKILL)
+    daemon.wait_for(lambda s: applier.config_item(s, "host")["avahiState"] != "running", what="outage shown")
+    assert len(daemon.devices()) == 3, "devices are kept through the outage"
+    gamma.stop(graceful=False)  # leaves silently while nobody listens
+    lan.start_avahi()
+    daemon.wait_for(lambda s: applier.config_item(s, "host")["avahiState"] == "running", what="avahi back")
+    daemon.wait_for(lambda s: device_named(s, "gamma.local") is None, timeout=40, what="gamma removed")
+    assert daemon.process.poll() is None, "peerscand stayed up"
+
+    changes = daemon.changes_since(start)
+    for host in ("alpha.local", "beta.local"):
+        counts = entries_of(changes, ids[host])
+        assert counts["itemInserts"] == 0 and counts["itemDeletes"] == 0, (host, counts)
+    assert entries_of(changes, ids["gamma.local"])["itemDeletes"] == 1
+
+
+def test_device_ids_survive_a_daemon_restart(lan, start_daemon):
+    alpha, beta = two_peers(lan)
+    first = start_daemon()
+    ids = set(applier.devices(wait_for_both(first, alpha, beta)))
+    assert first.stop() == 0
+    assert set(applier.devices(first.final)) == ids, "the final snapshot is the last state"
+    second = start_daemon()
+    assert set(applier.devices(wait_for_both(second, alpha, beta))) == ids

@@ -1,0 +1,180 @@
+"""An mDNS/DNS-SD responder for one test-LAN peer, driven by JSON lines on stdin.
+
+Run inside a peer namespace by :class:`testlan.lan.Peer`; not meant to be run by hand
+(though ``/usr/bin/python3 responder.py --hostname h --address 10.231.0.10`` works for a try).
+
+Every input line is one JSON object with a ``cmd`` key; every command is answered by exactly
+one JSON line on stdout, ``{"ok": true, ...}`` once the command took effect (zeroconf has sent
+its announcements) or ``{"ok": false, "error": "..."}``. A ``{"ready": true}`` line is printed
+once zeroconf is up. Commands:
+
+``register``   name, type, port, txt (dict, or list of raw "k=v"/"k" strings), addresses (optional)
+``update``     name, type, and any of port, txt, addresses (zeroconf ``update_service``)
+``unregister`` name, type
+``set_addresses`` addresses: the host's new address list, applied to every service; goodbye
+               packets are sent for addresses that went away
+``list``       answers with the registered service names
+``quit``       unregisters everything (goodbye packets) and exits
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import signal
+import sys
+from typing import Any
+
+from zeroconf import DNSAddress, DNSOutgoing, InterfaceChoice, IPVersion, ServiceInfo, Zeroconf
+from zeroconf.const import _CLASS_IN, _CLASS_UNIQUE, _FLAGS_AA, _FLAGS_QR_RESPONSE, _TYPE_A, _TYPE_AAAA
+
+
+def full_type(service_type: str) -> str:
+    """Return ``_x._tcp.local.`` for ``_x._tcp``, ``_x._tcp.local`` or ``_x._tcp.local.``."""
+    t = service_type.rstrip(".")
+    if not t.endswith(".local"):
+        t += ".local"
+    return t + "."
+
+
+def txt_bytes(txt: Any) -> bytes | dict:
+    """Turn a dict (zeroconf properties) or a list of raw strings into ServiceInfo properties.
+
+    A list keeps exact control: ``["a=1", "flag", "a=2"]`` is sent as three raw TXT strings.
+    """
+    if txt is None:
+        return b""
+    if isinstance(txt, dict):
+        return txt
+    out = bytearray()
+    for item in txt:
+        raw = item.encode()
+        if len(raw) > 255:
+            raise ValueError(f"TXT string longer than 255 bytes: {item[:20]}...")
+        out += bytes([len(raw)]) + raw
+    return bytes(out)
+
+
+class Responder:
+    """Owns one Zeroconf instance and the services of one host name."""
+
+    def __init__(self, hostname: str, addresses: list[str]) -> None:
+        self.server = f"{hostname}.local."
+        self.addresses = list(addresses)
+        self.zc = Zeroconf(interfaces=InterfaceChoice.All, ip_version=IPVersion.All)
+        # (full service name) -> (ServiceInfo, spec dict used to build it)
+        self.services: dict[str, tuple[ServiceInfo, dict]] = {}
+
+    def _info(self, spec: dict) -> ServiceInfo:
+        stype = full_type(spec["type"])
+        return ServiceInfo(
+            stype,
+            f"{spec['name']}.{stype}",
+            port=int(spec["port"]),
+            properties=txt_bytes(spec.get("txt")),
+            server=self.server,
+            parsed_addresses=spec.get("addresses") or self.addresses,
+        )
+
+    def _key(self, msg: dict) -> str:
+        return f"{msg['name']}.{full_type(msg['type'])}"
+
+    def register(self, msg: dict) -> dict:
+        key = self._key(msg)
+        if "." in msg["name"]:  # zeroconf 0.47 writes it as two labels: avahi never sees the service
+            raise ValueError("python-zeroconf cannot publish instance names containing '.'")
+        if key in self.services:
+            raise ValueError(f"already registered: {key}")
+        spec = {k: msg.get(k) for k in ("name", "type", "port", "txt", "addresses")}
+        info = self._info(spec)
+        self.zc.register_service(info)
+        self.services[key] = (info, spec)
+        return {"service": key}
+
+    def update(self, msg: dict) -> dict:
+        key = self._key(msg)
+        _, spec = self.services[key]
+        spec = dict(spec)
+        for field in ("port", "txt", "addresses"):
+            if field in msg:
+                spec[field] = msg[field]
+        info = self._info(spec)
+        self.zc.update_service(info)
+        self.services[key] = (info, spec)
+        return {"service": key}
+
+    def unregister(self, msg: dict) -> dict:
+        key = self._key(msg)
+        info, _ = self.services.pop(key)
+        self.zc.unregister_service(info)
+        return {"service": key}
+
+    def set_addresses(self, msg: dict) -> dict:
+        new = list(msg["addresses"])
+        gone = [a for a in self.addresses if a not in new]
+        self.addresses = new
+        if gone:
+            out = DNSOutgoing(_FLAGS_QR_RESPONSE | _FLAGS_AA)
+            for text in gone:
+                ip = ipaddress.ip_address(text)
+                rtype = _TYPE_A if ip.version == 4 else _TYPE_AAAA
+                out.add_answer_at_time(DNSAddress(self.server, rtype, _CLASS_IN | _CLASS_UNIQUE, 0, ip.packed), 0)
+            self.zc.send(out)
+        for key, (_, spec) in list(self.services.items()):
+            if not spec.get("addresses"):
+                info = self._info(spec)
+                self.zc.update_service(info)
+                self.services[key] = (info, spec)
+        return {"addresses": self.addresses}
+
+    def handle(self, msg: dict) -> dict:
+        cmd = msg.get("cmd")
+        if cmd == "list":
+            return {"services": sorted(self.services)}
+        handler = {
+            "register": self.register,
+            "update": self.update,
+            "unregister": self.unregister,
+            "set_addresses": self.set_addresses,
+        }.get(cmd)
+        if handler is None:
+            raise ValueError(f"unknown command: {cmd!r}")
+        return handler(msg)
+
+    def close(self) -> None:
+        self.zc.close()  # unregisters everything, sending goodbye packets
+
+
+def reply(obj: dict) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hostname", required=True)
+    parser.add_argument("--address", action="append", default=[])
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    responder = Responder(args.hostname, args.address)
+    try:
+        reply({"ready": True, "server": responder.server})
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                msg = json.loads(line)
+                if msg.get("cmd") == "quit":
+                    reply({"ok": True, "cmd": "quit"})
+                    break
+                reply({"ok": True, "cmd": msg.get("cmd"), **responder.handle(msg)})
+            except Exception as error:  # reported to the harness, never fatal
+                reply({"ok": False, "error": f"{type(error).__name__}: {error}"})
+    finally:
+        responder.close()
+
+
+if __name__ == "__main__":
+    main()
