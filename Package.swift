@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         // MARK: Diffable — snapshots and their differences. No dependencies, by design.
@@ -62,6 +64,7 @@ let package = Package(
             dependencies: [
                 "Diffable",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -71,9 +74,28 @@ let package = Package(
             dependencies: [
                 "PeerScanCore",
                 "Diffable",
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+
+        // MARK: Varlink — the IPC protocol (NUL-framed JSON on a Unix socket), generic: no peerscan knowledge.
+        .target(
+            name: "Varlink",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // MARK: PeerScanAPI — the io.peerscan interface: its definition, wire types, and the daemon's handler.
+        .target(
+            name: "PeerScanAPI",
+            dependencies: ["PeerScanCore", "Varlink", .product(name: "Logging", package: "swift-log")],
+            exclude: ["io.peerscan.varlink"]
         ),
 
         // MARK: peerscand — the daemon: composes AvahiBrowser and PeerScanCore.
@@ -81,7 +103,9 @@ let package = Package(
             name: "peerscand",
             dependencies: [
                 "AvahiBrowser",
+                "PeerScanAPI",
                 "PeerScanCore",
+                "Varlink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -4,34 +4,66 @@ import Synchronization
 ///
 /// This is how bursts are coalesced without delays: while the consumer works on one batch, producers keep pushing;
 /// the next ``next()`` returns all of it together, so the store diffs once per burst, however long the burst.
+///
+/// A queue created with a `limit` never holds more than that many elements: when a push would exceed it, everything
+/// pending is dropped and the consumer's next ``nextBatch()`` says so (a slow subscriber then starts over from a
+/// fresh snapshot instead of growing memory without bound).
 public final class DrainingQueue<Element: Sendable>: Sendable {
-    private typealias Waiter = CheckedContinuation<[Element]?, Never>
+    /// What the consumer gets: the elements, in order, and how many were dropped before them.
+    public struct Batch: Sendable {
+        /// The elements pushed since the last batch (after the last drop), in order.
+        public var elements: [Element]
+        /// How many elements were dropped since the last batch because the queue was full.
+        public var dropped: Int
+    }
+
+    private typealias Waiter = CheckedContinuation<Batch?, Never>
 
     private struct State {
         var pending: [Element] = []
+        var dropped = 0
         var waiter: Waiter?
         var isFinished = false
 
+        var hasNews: Bool { !pending.isEmpty || dropped > 0 }
+
+        mutating func takeBatch() -> Batch {
+            defer {
+                pending = []
+                dropped = 0
+            }
+            return Batch(elements: pending, dropped: dropped)
+        }
+
         /// Hands everything pending to the waiting consumer, if there is one: returns it with what to resume it with.
-        mutating func takeWaiter() -> (Waiter, [Element]?)? {
+        mutating func takeWaiter() -> (Waiter, Batch?)? {
             guard let waiter else { return nil }
+            if !hasNews && !isFinished { return nil }
             self.waiter = nil
-            if pending.isEmpty { return isFinished ? (waiter, nil) : nil }
-            defer { pending = [] }
-            return (waiter, pending)
+            return (waiter, hasNews ? takeBatch() : nil)
         }
     }
 
     private let state = Mutex(State())
+    private let limit: Int?
 
     /// Creates an empty queue.
-    public init() {}
+    /// - Parameter limit: The most elements it holds; `nil` for no limit.
+    public init(limit: Int? = nil) {
+        self.limit = limit
+    }
 
-    /// Appends an element; wakes the consumer if it waits. Ignored after ``finish()``.
+    /// Appends an element, or drops everything pending if the queue is full; wakes the consumer if it waits.
+    /// Ignored after ``finish()``.
     public func push(_ element: Element) {
-        let wake = state.withLock { state -> (Waiter, [Element]?)? in
+        let wake = state.withLock { state -> (Waiter, Batch?)? in
             guard !state.isFinished else { return nil }
-            state.pending.append(element)
+            if let limit, state.pending.count >= limit {
+                state.dropped += state.pending.count + 1
+                state.pending = []
+            } else {
+                state.pending.append(element)
+            }
             return state.takeWaiter()
         }
         if let (waiter, batch) = wake { waiter.resume(returning: batch) }
@@ -39,7 +71,7 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
 
     /// Ends the queue: the consumer gets what is pending, then `nil`.
     public func finish() {
-        let wake = state.withLock { state -> (Waiter, [Element]?)? in
+        let wake = state.withLock { state -> (Waiter, Batch?)? in
             state.isFinished = true
             return state.takeWaiter()
         }
@@ -47,15 +79,18 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
     }
 
     /// Every element pushed since the last call, waiting for at least one; `nil` once the queue is finished and
-    /// drained, or when the waiting task is cancelled.
+    /// drained, or when the waiting task is cancelled. For a queue without a limit.
     public func next() async -> [Element]? {
+        await nextBatch()?.elements
+    }
+
+    /// Every element pushed since the last call and the number dropped, waiting for news; `nil` once the queue is
+    /// finished and drained, or when the waiting task is cancelled.
+    public func nextBatch() async -> Batch? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: Waiter) in
-                let immediate: [Element]?? = state.withLock { state in
-                    if !state.pending.isEmpty {
-                        defer { state.pending = [] }
-                        return .some(state.pending)
-                    }
+                let immediate: Batch?? = state.withLock { state in
+                    if state.hasNews { return .some(state.takeBatch()) }
                     if state.isFinished || Task.isCancelled { return .some(nil) }
                     state.waiter = continuation
                     return .none

@@ -1,3 +1,4 @@
+import DequeModule
 import Diffable
 import Foundation
 import Logging
@@ -36,6 +37,40 @@ public struct StoreUpdate: Sendable {
     public var sequence: UInt64
     /// The changes.
     public var changes: ScanChangeset
+    /// The changes as JSON, encoded once for every subscriber that sends them on.
+    public var encodedChanges: Data
+
+    /// Creates an update, encoding its changes.
+    public init(sequence: UInt64, changes: ScanChangeset) {
+        self.sequence = sequence
+        self.changes = changes
+        self.encodedChanges = (try? Self.encoder.encode(changes)) ?? Data("{}".utf8)
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+/// A bounded subscription: where it starts, and a queue of later updates that never holds more than its limit.
+///
+/// Either ``resumed`` holds every update after the sequence the subscriber asked to resume from (up to
+/// ``sequence``), or — when it asked for no resume, or the store no longer holds them — the subscriber starts from
+/// ``snapshot``. Updates after ``sequence`` arrive in ``updates``; a batch with `dropped > 0` means the subscriber
+/// fell behind and must start over from ``SnapshotStore/snapshot``. Call ``cancel()`` when done.
+public struct QueueSubscription: Sendable {
+    /// The snapshot at ``sequence``.
+    public var snapshot: ScanSnapshot
+    /// The sequence number of ``snapshot``.
+    public var sequence: UInt64
+    /// The updates after the requested resume point, if the store still held all of them.
+    public var resumed: [StoreUpdate]?
+    /// Every update after ``sequence``.
+    public var updates: DrainingQueue<StoreUpdate>
+    /// Ends the subscription.
+    public let cancel: @Sendable () -> Void
 }
 
 /// A subscriber's starting point and its stream of updates.
@@ -66,15 +101,19 @@ public actor SnapshotStore {
     private var resyncGeneration = 0
     private let logger: Logger
     private let subscribers = Subscribers()
+    private var history: Deque<StoreUpdate> = []
+    private let historyLimit: Int
 
     /// Creates a store.
     ///
     /// - Parameters:
     ///   - isScanning: The scanning switch at start.
     ///   - interfaces: The configured interface allow-list (empty: all interfaces).
+    ///   - historyLimit: How many recent updates are kept for subscribers that resume.
     ///   - logger: Where device changes are logged.
-    public init(isScanning: Bool, interfaces: [String], logger: Logger) {
+    public init(isScanning: Bool, interfaces: [String], historyLimit: Int = 1024, logger: Logger) {
         self.isScanning = isScanning
+        self.historyLimit = historyLimit
         self.configuredInterfaces = interfaces
         self.host = HostStatus(interfaces: interfaces)
         self.logger = logger
@@ -87,6 +126,9 @@ public actor SnapshotStore {
 
     /// Whether scanning is on.
     public var scanning: Bool { isScanning }
+
+    /// The current snapshot with its sequence number, read together.
+    public func current() -> (snapshot: ScanSnapshot, sequence: UInt64) { (snapshot, sequence) }
 
     /// The number of devices in the snapshot.
     public var deviceCount: Int { snapshot.numberOfItems(inSection: .networks) ?? 0 }
@@ -132,8 +174,31 @@ public actor SnapshotStore {
     /// It ends when the subscriber stops iterating or the store ends all subscriptions.
     public func subscribe() -> Subscription {
         let (stream, continuation) = AsyncStream<StoreUpdate>.makeStream()
-        subscribers.add(continuation)
+        let id = subscribers.add(.stream(continuation))
+        continuation.onTermination = { [subscribers] _ in subscribers.remove(id) }
         return Subscription(snapshot: snapshot, sequence: sequence, updates: stream)
+    }
+
+    /// Subscribes with a bounded queue, resuming after `since` if the store still holds every update after it.
+    ///
+    /// - Parameters:
+    ///   - limit: The most updates queued for this subscriber; beyond it they are dropped (see ``QueueSubscription``).
+    ///   - since: The sequence the subscriber already has; `nil` to start from a snapshot.
+    public func subscribe(limit: Int, resumingAfter since: UInt64? = nil) -> QueueSubscription {
+        var resumed: [StoreUpdate]?
+        if let since, since <= sequence {
+            let oldest = history.first?.sequence ?? sequence + 1
+            if since + 1 >= oldest { resumed = history.filter { $0.sequence > since } }
+        }
+        let queue = DrainingQueue<StoreUpdate>(limit: limit)
+        let id = subscribers.add(.queue(queue))
+        return QueueSubscription(
+            snapshot: snapshot,
+            sequence: sequence,
+            resumed: resumed,
+            updates: queue,
+            cancel: { [subscribers] in subscribers.remove(id) }
+        )
     }
 
     /// Ends every subscription's stream (at shutdown).
@@ -246,35 +311,57 @@ public actor SnapshotStore {
         snapshot = next
         sequence += 1
         let update = StoreUpdate(sequence: sequence, changes: changes)
+        history.append(update)
+        if history.count > historyLimit { history.removeFirst() }
         subscribers.yield(update)
     }
 }
 
-/// The continuations of the store's subscribers. A class around a lock, so that a stream's termination handler can
-/// remove its subscriber synchronously, from any thread.
+/// The store's subscribers. A class around a lock, so that a subscriber can be removed synchronously, from any
+/// thread (a stream's termination handler, a connection that ends).
 private final class Subscribers: Sendable {
-    private let continuations = Mutex<(next: Int, all: [Int: AsyncStream<StoreUpdate>.Continuation])>((0, [:]))
+    enum Sink: Sendable {
+        case stream(AsyncStream<StoreUpdate>.Continuation)
+        case queue(DrainingQueue<StoreUpdate>)
 
-    func add(_ continuation: AsyncStream<StoreUpdate>.Continuation) {
-        let id = continuations.withLock { state in
+        func yield(_ update: StoreUpdate) {
+            switch self {
+            case .stream(let continuation): continuation.yield(update)
+            case .queue(let queue): queue.push(update)
+            }
+        }
+
+        func finish() {
+            switch self {
+            case .stream(let continuation): continuation.finish()
+            case .queue(let queue): queue.finish()
+            }
+        }
+    }
+
+    private let sinks = Mutex<(next: Int, all: [Int: Sink])>((0, [:]))
+
+    func add(_ sink: Sink) -> Int {
+        sinks.withLock { state in
             defer { state.next += 1 }
-            state.all[state.next] = continuation
+            state.all[state.next] = sink
             return state.next
         }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.continuations.withLock { $0.all.removeValue(forKey: id) }
-        }
+    }
+
+    func remove(_ id: Int) {
+        _ = sinks.withLock { $0.all.removeValue(forKey: id) }
     }
 
     func yield(_ update: StoreUpdate) {
-        for continuation in continuations.withLock({ Array($0.all.values) }) { continuation.yield(update) }
+        for sink in sinks.withLock({ Array($0.all.values) }) { sink.yield(update) }
     }
 
     func finishAll() {
-        let all = continuations.withLock { state in
+        let all = sinks.withLock { state in
             defer { state.all = [:] }
             return Array(state.all.values)
         }
-        for continuation in all { continuation.finish() }
+        for sink in all { sink.finish() }
     }
 }

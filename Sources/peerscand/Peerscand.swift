@@ -1,8 +1,14 @@
 import ArgumentParser
 import AvahiBrowser
+import Foundation
 import Logging
+import PeerScanAPI
 import PeerScanCore
 import ServiceLifecycle
+import Varlink
+
+/// The version peerscand reports in org.varlink.service.GetInfo.
+let peerscanVersion = "0.1.0"
 
 @main
 struct Peerscand: AsyncParsableCommand {
@@ -16,9 +22,11 @@ struct Peerscand: AsyncParsableCommand {
             absent while scanning is off). Each change of the snapshot is a changeset of inserts, deletes, moves \
             and updates.
 
-            With --dump, the snapshot, every changeset and the final snapshot are written to standard output as \
-            JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; the switch is kept in the state directory. \
-            SIGTERM or SIGINT stop the daemon.
+            The snapshot and its changesets are served over Varlink (interface io.peerscan) on --socket: \
+            GetSnapshot, Monitor (the snapshot, then every changeset) and SetScanning. peerscanctl is its client; \
+            varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, every changeset and the final \
+            snapshot are also written to standard output as JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; \
+            the switch is kept in the state directory. SIGTERM or SIGINT stop the daemon.
             """
     )
 
@@ -46,10 +54,31 @@ struct Peerscand: AsyncParsableCommand {
     @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
-    @Flag(help: "Write the snapshot and every changeset as JSON lines to standard output.")
+    @Option(help: "The Varlink socket to serve io.peerscan on.")
+    var socket = PeerScanWire.defaultSocketPath
+
+    @Option(help: "The socket's permissions, in octal: who may connect (reading is open to all local users by default).")
+    var socketMode = "0666"
+
+    @Option(help: "The group whose members may switch scanning (root always may); empty for root only.")
+    var controlGroup = "peerscan"
+
+    @Option(help: "How many changesets are queued for a client that does not read before it is resynced.")
+    var clientQueue = 256
+
+    @Option(help: "The largest message a client may send, in bytes.")
+    var maxMessageSize = 65536
+
+    @Flag(help: "Also write the snapshot and every changeset as JSON lines to standard output.")
     var dump = false
 
     func validate() throws {
+        guard let mode = UInt32(socketMode, radix: 8), mode <= 0o777 else {
+            throw ValidationError("--socket-mode \(socketMode): expected octal permissions like 0666.")
+        }
+        _ = mode
+        guard clientQueue >= 1 else { throw ValidationError("--client-queue must be at least 1.") }
+        guard maxMessageSize >= 1024 else { throw ValidationError("--max-message-size must be at least 1024.") }
         guard resyncGrace >= 0 else { throw ValidationError("--resync-grace must not be negative.") }
         for type in serviceTypes where !type.hasPrefix("_") || !type.contains("._") {
             throw ValidationError("--service-type \(type): expected a DNS-SD type like _ssh._tcp.")
@@ -84,7 +113,21 @@ struct Peerscand: AsyncParsableCommand {
             resyncGracePeriod: .milliseconds(Int(resyncGrace * 1000)),
             logger: logger
         )
-        var services: [any Service] = [ScanningSignals(scanner: scanner), scanner]
+        let interface = PeerScanInterface(
+            store: store,
+            epoch: UUID().uuidString.lowercased(),
+            controlGroup: controlGroup.isEmpty ? nil : controlGroup,
+            clientQueueLimit: clientQueue,
+            setScanning: { await scanner.setScanning($0) }
+        )
+        let server = VarlinkServer(
+            listener: .path(socket, permissions: mode_t(UInt32(socketMode, radix: 8)!)),
+            interfaces: [interface],
+            info: .init(vendor: "peerscan", product: "peerscand", version: peerscanVersion, url: "man:peerscand(8)"),
+            maximumMessageSize: maxMessageSize,
+            logger: logger
+        )
+        var services: [any Service] = [ScanningSignals(scanner: scanner), scanner, server]
         if dump { services.append(DumpService(store: store)) }
         let group = ServiceGroup(
             configuration: .init(

@@ -1,0 +1,51 @@
+import Glibc
+
+/// File system chores around a Unix socket path.
+enum UnixSocketPath {
+    /// Makes `path` ready to bind: creates its directory (mode 0755) if missing; if a socket file is already there,
+    /// checks that no server answers on it (then it is stale and will be replaced).
+    /// - Throws: ``VarlinkServerError`` if another server answers, or the path is something else than a socket.
+    static func prepare(_ path: String) throws(VarlinkServerError) {
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if !directory.isEmpty { makeDirectories(directory) }
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }  // nothing there
+        guard (status.st_mode & S_IFMT) == S_IFSOCK else { throw .notASocket(path: path) }
+        if isServed(path) { throw .alreadyServed(path: path) }
+    }
+
+    /// Whether a server accepts connections on the socket at `path`.
+    static func isServed(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            bytes.copyBytes(from: path.utf8)
+            bytes[path.utf8.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
+    }
+
+    /// Removes a socket file, if there is one (never anything else).
+    static func remove(_ path: String) {
+        var status = stat()
+        if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
+    }
+
+    private static func makeDirectories(_ path: String) {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            mkdir(prefix, 0o755)
+        }
+    }
+}
