@@ -1,7 +1,9 @@
 # peerscan — see README.md. Every target installs the Debian packages it needs first (scripts/install-deps).
 SWIFT ?= swift
-# Debian's interpreter: it has python3-zeroconf and python3-pytest from scripts/install-deps.
-PYTHON ?= /usr/bin/python3
+# A virtual environment on Debian's interpreter (which has python3-zeroconf and python3-pytest from
+# scripts/install-deps) with the PyPI varlink client the integration tests talk to peerscand with.
+VENV ?= .venv
+PYTHON = $(VENV)/bin/python
 
 .PHONY: all deps build test unit-test integration-test demo bench clean
 
@@ -9,6 +11,9 @@ all: build
 
 deps:
 	@scripts/install-deps
+	@test -x $(PYTHON) || /usr/bin/python3 -m venv --system-site-packages $(VENV)
+	@$(PYTHON) -c "import varlink" 2>/dev/null || \
+		$(PYTHON) -m pip install --quiet --disable-pip-version-check varlink==31.0.0
 
 build: deps
 	$(SWIFT) build
@@ -33,4 +38,4 @@ bench: deps
 
 clean:
 	$(SWIFT) package clean
-	$(PYTHON) -m testlan cleanup
+	/usr/bin/python3 -m testlan cleanup

@@ -40,6 +40,10 @@ let package = Package(
             dependencies: [
                 "Diffable",
                 "CMalloc",
+                "PeerScanAPI",
+                "PeerScanCore",
+                "Varlink",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

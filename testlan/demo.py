@@ -115,7 +115,8 @@ def demo(duration: float | None, peerscand: str) -> None:
         lan.start_avahi()
         print(f"test LAN up (scanner namespace {lan.scanner_ns}); starting peerscand; Ctrl-C ends the demo", flush=True)
         state = Path(lan.tmpdir) / "state"
-        process = lan.popen_in_scanner([peerscand, "--dump", "--state-directory", str(state)],
+        socket = Path(lan.tmpdir) / "io.peerscan"
+        process = lan.popen_in_scanner([peerscand, "--dump", "--state-directory", str(state), "--socket", str(socket)],
                                        stdout=subprocess.PIPE, text=True)
         shower = threading.Thread(target=_show, args=(process,), daemon=True)
         shower.start()

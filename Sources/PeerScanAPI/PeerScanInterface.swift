@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PeerScanCore
+import Synchronization
 import Varlink
 
 /// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store.
@@ -17,6 +18,7 @@ public struct PeerScanInterface: VarlinkInterface {
     private let epoch: String
     private let controlGroup: String?
     private let clientQueueLimit: Int
+    private let replies = ReplyCache()
 
     /// Creates the interface.
     ///
@@ -44,7 +46,7 @@ public struct PeerScanInterface: VarlinkInterface {
         switch call.methodName {
         case "GetSnapshot":
             let (snapshot, sequence) = await store.current()
-            try await context.reply(PeerScanWire.SnapshotReply(epoch: epoch, sequence: sequence, snapshot: snapshot))
+            try await context.reply(snapshotReply(snapshot, sequence: sequence, kind: .final))
         case "Monitor":
             try await monitor(call.parameters(as: PeerScanWire.MonitorParameters.self), context: context)
         case "SetScanning":
@@ -68,9 +70,7 @@ public struct PeerScanInterface: VarlinkInterface {
         let subscription = await store.subscribe(limit: clientQueueLimit, resumingAfter: since)
         defer { subscription.cancel() }
         guard context.call.more else {
-            try await context.reply(
-                PeerScanWire.SnapshotReply(epoch: epoch, sequence: subscription.sequence, snapshot: subscription.snapshot)
-            )
+            try await context.reply(snapshotReply(subscription.snapshot, sequence: subscription.sequence, kind: .final))
             return
         }
         var sequence = subscription.sequence
@@ -78,21 +78,15 @@ public struct PeerScanInterface: VarlinkInterface {
             context.logger.info("client resumed", metadata: ["since": "\(since ?? 0)", "changesets": "\(resumed.count)"])
             for update in resumed { try await send(update, context: context) }
         } else {
-            let resync: Bool? = parameters.since != nil ? true : nil
-            if resync == true { context.logger.info("client resync", metadata: ["reason": "resume-unavailable"]) }
-            try await context.reply(
-                PeerScanWire.MonitorReply(epoch: epoch, sequence: sequence, snapshot: subscription.snapshot, resync: resync),
-                continues: true
-            )
+            let resync = parameters.since != nil
+            if resync { context.logger.info("client resync", metadata: ["reason": "resume-unavailable"]) }
+            try await context.reply(snapshotReply(subscription.snapshot, sequence: sequence, kind: resync ? .resync : .first))
         }
         while let batch = await subscription.updates.nextBatch() {
             if batch.dropped > 0 {
                 let (snapshot, current) = await store.current()
                 context.logger.notice("client resync", metadata: ["reason": "overflow", "dropped": "\(batch.dropped)"])
-                try await context.reply(
-                    PeerScanWire.MonitorReply(epoch: epoch, sequence: current, snapshot: snapshot, resync: true),
-                    continues: true
-                )
+                try await context.reply(snapshotReply(snapshot, sequence: current, kind: .resync))
                 sequence = current
             }
             for update in batch.elements where update.sequence > sequence {
@@ -102,11 +96,84 @@ public struct PeerScanInterface: VarlinkInterface {
         }
     }
 
-    /// Sends one changeset, encoded once for all clients.
+    /// Sends one changeset; its reply is prepared once for all clients.
     private func send(_ update: StoreUpdate, context: VarlinkCallContext) async throws {
-        var parameters = Data(#"{"changes":"#.utf8)
-        parameters.append(update.encodedChanges)
-        parameters.append(Data(#","epoch":"\#(epoch)","sequence":\#(update.sequence)}"#.utf8))
-        try await context.reply(encodedParameters: parameters, continues: true)
+        let reply = replies.changes(sequence: update.sequence) {
+            var parameters = Data(#"{"changes":"#.utf8)
+            parameters.append(update.encodedChanges)
+            parameters.append(Data(#","epoch":"\#(epoch)","sequence":\#(update.sequence)}"#.utf8))
+            return VarlinkPreparedReply(encodedParameters: parameters, continues: true)
+        }
+        try await context.reply(reply)
+    }
+
+    /// A reply carrying a snapshot, prepared once per sequence and kind for all clients that ask.
+    private func snapshotReply(
+        _ snapshot: ScanSnapshot,
+        sequence: UInt64,
+        kind: ReplyCache.SnapshotKind
+    ) throws -> VarlinkPreparedReply {
+        try replies.snapshot(sequence: sequence, kind: kind) {
+            switch kind {
+            case .final:
+                try VarlinkPreparedReply(
+                    PeerScanWire.SnapshotReply(epoch: epoch, sequence: sequence, snapshot: snapshot),
+                    continues: false
+                )
+            case .first, .resync:
+                try VarlinkPreparedReply(
+                    PeerScanWire.MonitorReply(
+                        epoch: epoch, sequence: sequence, snapshot: snapshot, resync: kind == .resync ? true : nil
+                    ),
+                    continues: true
+                )
+            }
+        }
+    }
+}
+
+/// Replies prepared for many clients: the snapshot replies of the latest sequence, and the recent changesets.
+/// A hundred clients that connect at once share one encoded snapshot instead of holding a hundred.
+private final class ReplyCache: Sendable {
+    enum SnapshotKind: Hashable { case final, first, resync }
+
+    private struct State {
+        var snapshotSequence: UInt64 = .max
+        var snapshots: [SnapshotKind: VarlinkPreparedReply] = [:]
+        var changes: [UInt64: VarlinkPreparedReply] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let changesKept = 64
+
+    func snapshot(
+        sequence: UInt64,
+        kind: SnapshotKind,
+        make: () throws -> VarlinkPreparedReply
+    ) throws -> VarlinkPreparedReply {
+        if let cached = state.withLock({ $0.snapshotSequence == sequence ? $0.snapshots[kind] : nil }) { return cached }
+        let reply = try make()
+        state.withLock { state in
+            if state.snapshotSequence != sequence {
+                if sequence < state.snapshotSequence && state.snapshotSequence != .max { return }  // an older one
+                state.snapshotSequence = sequence
+                state.snapshots = [:]
+            }
+            state.snapshots[kind] = reply
+        }
+        return reply
+    }
+
+    func changes(sequence: UInt64, make: () -> VarlinkPreparedReply) -> VarlinkPreparedReply {
+        if let cached = state.withLock({ $0.changes[sequence] }) { return cached }
+        let reply = make()
+        state.withLock { state in
+            state.changes[sequence] = reply
+            if state.changes.count > 2 * changesKept {
+                let newest = state.changes.keys.max() ?? sequence
+                state.changes = state.changes.filter { $0.key + UInt64(changesKept) > newest }
+            }
+        }
+        return reply
     }
 }

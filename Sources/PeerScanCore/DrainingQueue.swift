@@ -54,10 +54,15 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
     }
 
     /// Appends an element, or drops everything pending if the queue is full; wakes the consumer if it waits.
-    /// Ignored after ``finish()``.
-    public func push(_ element: Element) {
+    /// - Returns: `false` if the queue is finished: the element was ignored.
+    @discardableResult
+    public func push(_ element: Element) -> Bool {
+        var accepted = true
         let wake = state.withLock { state -> (Waiter, Batch?)? in
-            guard !state.isFinished else { return nil }
+            guard !state.isFinished else {
+                accepted = false
+                return nil
+            }
             if let limit, state.pending.count >= limit {
                 state.dropped += state.pending.count + 1
                 state.pending = []
@@ -67,6 +72,7 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
             return state.takeWaiter()
         }
         if let (waiter, batch) = wake { waiter.resume(returning: batch) }
+        return accepted
     }
 
     /// Ends the queue: the consumer gets what is pending, then `nil`.

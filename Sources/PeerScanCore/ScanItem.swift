@@ -154,7 +154,7 @@ extension ScanItem: Codable {
                 debugDescription: "Unknown item kind \"\(other)\"."
             )
         }
-        guard self.id == id else {
+        guard self.id == id, kind != "peer" || id == DeviceID.make(hostName: device?.hostName ?? "") else {
             throw DecodingError.dataCorruptedError(
                 forKey: .id,
                 in: container,

@@ -39,10 +39,14 @@ public struct ScanService: Service {
     }
 
     /// Switches scanning on or off and returns the sequence number once the change is in the snapshot.
+    /// Once the service has stopped, nothing changes any more: the current sequence is returned.
     public func setScanning(_ enabled: Bool) async -> UInt64 {
-        await withCheckedContinuation { continuation in
-            inputs.push(.setScanning(enabled, reply: { continuation.resume(returning: $0) }))
+        let reply = await withCheckedContinuation { (continuation: CheckedContinuation<UInt64?, Never>) in
+            let queued = inputs.push(.setScanning(enabled, reply: { continuation.resume(returning: $0) }))
+            if !queued { continuation.resume(returning: nil) }
         }
+        if let reply { return reply }
+        return await store.sequence
     }
 
     /// Queues a command without waiting for it.
@@ -82,7 +86,8 @@ public struct ScanService: Service {
         }
         if let generation = effects.resyncDeadline {
             group.addTask { [inputs, resyncGracePeriod] in
-                try await Task.sleep(for: resyncGracePeriod)
+                // Cancelled at shutdown: then there is nothing left to resync.
+                guard (try? await Task.sleep(for: resyncGracePeriod)) != nil else { return }
                 inputs.push(.resyncDeadline(generation: generation))
             }
         }

@@ -144,24 +144,32 @@ public actor SnapshotStore {
     public func apply(_ inputs: [StoreInput]) -> StoreEffects {
         var effects = StoreEffects()
         var replies: [@Sendable (UInt64) -> Void] = []
+        // Browsing only changes after the batch, when its effects are carried out. So the batch's discovery events
+        // count if the source was browsing when the batch began, and the switch's effects follow from its net
+        // change over the batch: "off, on" in one batch must not forget the devices (the source would not report
+        // them again).
+        let wasScanning = isScanning
+        var requestedScanning = isScanning
         for input in inputs {
             switch input {
             case .discovery(let event):
-                apply(event, effects: &effects)
+                apply(event, isScanning: wasScanning, effects: &effects)
             case .setScanning(let enabled, let reply):
                 if let reply { replies.append(reply) }
-                guard enabled != isScanning else { continue }
-                isScanning = enabled
-                effects.browsing = enabled
-                effects.persistScanning = enabled
-                if !enabled { table.removeAll() }
-                logger.info("scanning switched", metadata: ["enabled": "\(enabled)"])
+                requestedScanning = enabled
             case .resyncDeadline(let generation):
                 if generation == resyncGeneration && table.isResyncing && host.sourceState.isRunning {
                     logger.info("avahi resync finished", metadata: ["reason": "grace-period"])
                     table.finishResync()
                 }
             }
+        }
+        if requestedScanning != wasScanning {
+            isScanning = requestedScanning
+            effects.browsing = requestedScanning
+            effects.persistScanning = requestedScanning
+            if !requestedScanning { table.removeAll() }
+            logger.info("scanning switched", metadata: ["enabled": "\(requestedScanning)"])
         }
         publish(makeSnapshot())
         for reply in replies { reply(sequence) }
@@ -206,14 +214,15 @@ public actor SnapshotStore {
         subscribers.finishAll()
     }
 
-    private func apply(_ event: DiscoveryEvent, effects: inout StoreEffects) {
+    private func apply(_ event: DiscoveryEvent, isScanning: Bool, effects: inout StoreEffects) {
         switch event {
         case .sourceState(let state, let hostName):
             if state != host.sourceState {
                 logger.notice("avahi state", metadata: ["state": "\(state.name)", "reason": "\(state.reason ?? "")"])
             }
-            if !state.isRunning && !table.isResyncing && table.deviceCount > 0 {
-                // Keep the devices through the outage; those not seen again are removed afterwards.
+            if !state.isRunning && (host.sourceState.isRunning || !table.isResyncing) && table.deviceCount > 0 {
+                // Keep the devices through the outage; those not seen again are removed afterwards. A new outage
+                // during a resync starts it over: the daemon that comes back reports nothing about the old one.
                 table.beginResync()
                 resyncGeneration += 1
             }

@@ -40,11 +40,11 @@ public struct VarlinkCallContext: Sendable {
         try await writer.write(VarlinkEncoding.reply(parameters, continues: continues && call.more))
     }
 
-    /// Sends a reply whose parameters are already encoded as a JSON object — to send the same reply to many
-    /// clients while encoding it once.
-    public func reply(encodedParameters: Data, continues: Bool = false) async throws {
+    /// Sends a reply prepared once for many clients (the bytes are shared, not copied). A prepared reply that
+    /// continues is only for `more` calls.
+    public func reply(_ prepared: VarlinkPreparedReply) async throws {
         guard !call.oneway else { return }
-        try await writer.write(VarlinkEncoding.reply(encodedParameters: encodedParameters, continues: continues && call.more))
+        try await writer.write(prepared.frame)
     }
 
     /// Sends an error reply (nothing for a `oneway` call).
@@ -52,6 +52,27 @@ public struct VarlinkCallContext: Sendable {
         guard !call.oneway else { return }
         try await writer.write(VarlinkEncoding.error(error))
     }
+}
+
+/// A reply encoded once, to be sent to many clients: the same bytes go to each of them.
+public struct VarlinkPreparedReply: Sendable {
+    let frame: ByteBuffer
+
+    /// Prepares a reply from its parameters, already encoded as a JSON object.
+    /// - Parameters:
+    ///   - encodedParameters: The `parameters` object, as JSON.
+    ///   - continues: More replies follow (only for `more` calls).
+    public init(encodedParameters: Data, continues: Bool) {
+        frame = VarlinkEncoding.reply(encodedParameters: encodedParameters, continues: continues)
+    }
+
+    /// Prepares a reply by encoding its parameters.
+    public init(_ parameters: some Encodable, continues: Bool) throws {
+        frame = try VarlinkEncoding.reply(parameters, continues: continues)
+    }
+
+    /// The size of the reply on the wire, in bytes.
+    public var size: Int { frame.readableBytes }
 }
 
 /// A Varlink server on a Unix stream socket: any number of connections, pipelined calls answered in order,

@@ -1,0 +1,186 @@
+// The scan service over a fake discovery source: events reach the store in order, the store's effects are carried
+// out (browsing, the state file, the resync timer), and the service ends on graceful shutdown or cancellation.
+
+import Foundation
+import InMemoryLogging
+import Logging
+import ServiceLifecycle
+import Testing
+
+@testable import PeerScanCore
+
+/// Runs a scan service over a fake source in a task while `body` runs, then cancels it and waits for it to end.
+private func withRunningService(
+    store: SnapshotStore = makeStore(),
+    stateFile: ScanningStateFile? = nil,
+    resyncGracePeriod: Duration = .seconds(3600),
+    logger: Logger = silentLogger,
+    _ body: (ScanService, FakeDiscoverySource) async throws -> Void
+) async throws {
+    let source = FakeDiscoverySource()
+    let service = ScanService(
+        source: source,
+        store: store,
+        stateFile: stateFile,
+        resyncGracePeriod: resyncGracePeriod,
+        logger: logger
+    )
+    let running = Task { try await service.run() }
+    do {
+        try await body(service, source)
+    } catch {
+        running.cancel()
+        throw error
+    }
+    running.cancel()
+    try await running.value
+}
+
+/// Sends a marker event (a new host name) and waits until the store has applied it, and so everything sent before.
+private func waitUntilApplied(
+    _ source: FakeDiscoverySource,
+    _ store: SnapshotStore,
+    state: SourceState = .running
+) async -> Bool {
+    let marker = "marker-\(UUID()).local"
+    source.send(.sourceState(state, hostName: marker))
+    return await eventually { await store.hostStatus.hostName == marker }
+}
+
+@Suite struct ScanServiceTests {
+    @Test(arguments: [true, false])
+    func browsesAsTheStoresSwitchSays(isScanning: Bool) async throws {
+        try await withRunningService(store: makeStore(isScanning: isScanning)) { _, source in
+            #expect(await eventually { source.browsingCalls == [isScanning] })
+        }
+    }
+
+    @Test func appliesTheEventsInOrder() async throws {
+        let store = makeStore()
+        try await withRunningService(store: store) { _, source in
+            for port in 1...200 {
+                source.send(.serviceResolved(makeInstance("TV", host: "tv.local", port: UInt16(port))))
+            }
+            source.send(
+                .serviceResolved(makeInstance("Radio", host: "radio.local")),
+                .serviceRemoved(makeInstanceKey("Radio")),
+                .serviceRemoved(makeInstanceKey("NAS")),
+                .serviceResolved(makeInstance("NAS", host: "nas.local"))
+            )
+            #expect(await waitUntilApplied(source, store))
+            let snapshot = await store.snapshot
+            #expect(snapshot.device(hostName: "tv.local")?.services.map(\.port) == [200])
+            #expect(snapshot.device(hostName: "radio.local") == nil)
+            #expect(snapshot.device(hostName: "nas.local") != nil)
+        }
+    }
+
+    @Test func switchingScanningOffStopsBrowsingAndSavesTheSwitch() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = makeStore()
+            let stateFile = ScanningStateFile(directory: directory)
+            try await withRunningService(store: store, stateFile: stateFile) { service, source in
+                let sequence = await service.setScanning(false)
+                #expect(sequence == 1)
+                #expect(await store.sequence == 1)
+                #expect(await !store.scanning)
+                #expect(await eventually { source.browsingCalls == [true, false] })
+                #expect(await eventually { (try? stateFile.load()) == false })
+
+                #expect(await service.setScanning(true) == 2)
+                #expect(await eventually { source.browsingCalls == [true, false, true] })
+                #expect(await eventually { (try? stateFile.load()) == true })
+            }
+        }
+    }
+
+    @Test func aSwitchThatCannotBeSavedStillSwitchesAndIsLogged() async throws {
+        try await withTemporaryDirectory { directory in
+            let regularFile = directory + "/plain"
+            try "".write(toFile: regularFile, atomically: true, encoding: .utf8)
+            let logs = InMemoryLogHandler()
+            let logger = Logger(label: "peerscan.tests") { _ in logs }
+            let store = makeStore()
+            try await withRunningService(
+                store: store,
+                stateFile: ScanningStateFile(directory: regularFile),
+                logger: logger
+            ) { service, source in
+                _ = await service.setScanning(false)
+                #expect(await !store.scanning)
+                #expect(await eventually { source.browsingCalls == [true, false] })
+                #expect(
+                    await eventually {
+                        logs.entries.contains { $0.level == .error && $0.message == "state save failed" }
+                    }
+                )
+            }
+        }
+    }
+
+    @Test func theGraceTimerRemovesDevicesNotSeenAgainWhenBrowsingNeverSettles() async throws {
+        let store = makeStore()
+        try await withRunningService(store: store, resyncGracePeriod: .milliseconds(50)) { _, source in
+            source.send(
+                .serviceResolved(makeInstance("TV", host: "tv.local")),
+                .serviceResolved(makeInstance("NAS", host: "nas.local"))
+            )
+            #expect(await waitUntilApplied(source, store))
+            #expect(await waitUntilApplied(source, store, state: .connecting))
+            source.send(.sourceState(.running, hostName: nil), .serviceResolved(makeInstance("TV", host: "tv.local")))
+            #expect(await eventually { await store.deviceCount == 1 })
+            #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
+        }
+    }
+
+    @Test func gracefulShutdownAppliesWhatIsPendingAndEndsRun() async throws {
+        let store = makeStore()
+        let source = FakeDiscoverySource()
+        let service = ScanService(source: source, store: store, stateFile: nil, logger: silentLogger)
+        let group = ServiceGroup(services: [service], logger: silentLogger)
+        let subscription = await store.subscribe()
+        let running = Task { try await group.run() }
+        #expect(await eventually { !source.browsingCalls.isEmpty })
+
+        service.submit(.setScanning(false))
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(await !store.scanning)
+        #expect(await collect(subscription.updates)?.count == 1, "the subscriptions are ended")
+    }
+
+    // The grace timer is a child task of run(): shutting down while it is armed must not make run() throw.
+    @Test func gracefulShutdownWhileTheGraceTimerIsArmedEndsRunWithoutError() async throws {
+        let store = makeStore()
+        let source = FakeDiscoverySource()
+        let service = ScanService(
+            source: source,
+            store: store,
+            stateFile: nil,
+            resyncGracePeriod: .seconds(3600),
+            logger: silentLogger
+        )
+        let group = ServiceGroup(services: [service], logger: silentLogger)
+        let running = Task { try await group.run() }
+        source.send(.serviceResolved(makeInstance("TV", host: "tv.local")))
+        #expect(await waitUntilApplied(source, store))
+        #expect(await waitUntilApplied(source, store, state: .connecting))
+        #expect(await waitUntilApplied(source, store), "back: the timer is armed")
+        #expect(await waitUntilApplied(source, store), "and the effects of that batch carried out")
+
+        await group.triggerGracefulShutdown()
+        await #expect(throws: Never.self) { try await running.value }
+    }
+
+    @Test func cancellingRunEndsItAndTheSubscriptions() async throws {
+        let store = makeStore()
+        let source = FakeDiscoverySource()
+        let service = ScanService(source: source, store: store, stateFile: nil, logger: silentLogger)
+        let subscription = await store.subscribe()
+        let running = Task { try await service.run() }
+        #expect(await eventually { !source.browsingCalls.isEmpty })
+        running.cancel()
+        try await running.value
+        #expect(await collect(subscription.updates) != nil)
+    }
+}

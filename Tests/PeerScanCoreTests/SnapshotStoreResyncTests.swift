@@ -1,0 +1,159 @@
+// The store through an outage of the discovery daemon: devices are kept while it is away, those reported again are
+// left untouched, and the others go when the source has settled or the grace period is over.
+
+import Diffable
+import Testing
+
+@testable import PeerScanCore
+
+/// A running store holding "TV" (tv.local) and "NAS" (nas.local), both on eth0.
+private func makeRunningStoreWithTwoDevices() async -> SnapshotStore {
+    let store = makeStore()
+    await store.apply([.source(.running), .resolved(television), .resolved(nas)])
+    return store
+}
+
+private let television = makeInstance("TV", host: "tv.local", addresses: ["10.0.0.7"])
+private let nas = makeInstance("NAS", type: "_smb._tcp", host: "nas.local", addresses: ["10.0.0.8"])
+
+/// The changeset that only updates the `host` item to show `status`.
+private func hostUpdate(_ status: HostStatus) -> ScanChangeset {
+    var changes = ScanChangeset()
+    changes.itemUpdates = [.init(item: .host(status), at: ItemIndexPath(section: 0, item: 1))]
+    return changes
+}
+
+/// Takes the store through an outage: the source goes away, comes back and reports tv.local again. Returns the
+/// generation of the resync deadline the store asked for.
+private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotStore) async throws -> Int {
+    await store.apply([.source(.connecting)])
+    let effects = await store.apply([.source(.running), .resolved(television)])
+    return try #require(effects.resyncDeadline)
+}
+
+@Suite struct SnapshotStoreResyncTests {
+    @Test func anOutageKeepsTheDevicesAndTheHostShowsIt() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let devices = await store.snapshot.devices
+        let outcome = try await applyBatch([.source(.connecting)], to: store)
+        #expect(outcome.changes == hostUpdate(HostStatus(sourceState: .connecting, interfaces: ["eth0"])))
+        #expect(outcome.effects == StoreEffects())
+        #expect(await store.snapshot.devices == devices)
+        #expect(await store.hostStatus.sourceState == .connecting)
+    }
+
+    @Test func theHostShowsWhyTheSourceFailed() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        await store.apply([.source(.failure(reason: "Daemon connection failed"), hostName: "me.local")])
+        let status = try #require(await store.snapshot.hostStatus)
+        #expect(status.sourceState == .failure(reason: "Daemon connection failed"))
+        #expect(status.hostName == "me.local")
+        #expect(await store.deviceCount == 2)
+    }
+
+    @Test(arguments: [SourceState.connecting, .registering, .collision, .unavailable(reason: "no D-Bus")])
+    func comingBackAfterAnOutageAsksForAResyncDeadline(outage: SourceState) async {
+        let store = await makeRunningStoreWithTwoDevices()
+        let down = await store.apply([.source(outage)])
+        #expect(down.resyncDeadline == nil)
+        let up = await store.apply([.source(.running)])
+        #expect(up.resyncDeadline != nil)
+    }
+
+    @Test func comingBackWithoutDevicesAsksForNoDeadline() async {
+        let store = makeStore()
+        await store.apply([.source(.running)])
+        await store.apply([.source(.connecting)])
+        #expect(await store.apply([.source(.running)]).resyncDeadline == nil)
+    }
+
+    @Test func devicesReportedAgainAreUntouchedAndTheOthersGoWhenBrowsingSettles() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let running = HostStatus(sourceState: .running, interfaces: ["eth0"])
+        await store.apply([.source(.connecting)])
+
+        let back = try await applyBatch([.source(.running), .resolved(television)], to: store)
+        #expect(back.changes == hostUpdate(running), "no entry for the device reported again")
+        #expect(await store.deviceCount == 2, "nothing is removed before the source settles")
+
+        let settled = try await applyBatch([.browsingSettled], to: store)
+        var expected = ScanChangeset()
+        expected.itemDeletes = [
+            .init(id: DeviceID.make(hostName: "nas.local"), from: ItemIndexPath(section: 1, item: 0))
+        ]
+        #expect(settled.changes == expected)
+        #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
+    }
+
+    @Test func browsingSettledBeforeTheSourceIsBackRemovesNothing() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        await store.apply([.source(.connecting)])
+        let outcome = try await applyBatch([.browsingSettled], to: store)
+        #expect(outcome.updates.isEmpty)
+        #expect(await store.deviceCount == 2)
+    }
+
+    @Test func theDeadlineRemovesTheDevicesNotSeenAgain() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let generation = try await takeThroughAnOutageSeeingOnlyTheTelevisionAgain(store)
+
+        let wrong = try await applyBatch([.resyncDeadline(generation: generation + 1)], to: store)
+        #expect(wrong.updates.isEmpty, "a deadline of another generation is ignored")
+        #expect(await store.deviceCount == 2)
+
+        let right = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
+        var expected = ScanChangeset()
+        expected.itemDeletes = [
+            .init(id: DeviceID.make(hostName: "nas.local"), from: ItemIndexPath(section: 1, item: 0))
+        ]
+        #expect(right.changes == expected)
+    }
+
+    @Test func theDeadlineOfAnEarlierOutageIsIgnored() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let first = try await takeThroughAnOutageSeeingOnlyTheTelevisionAgain(store)
+        await store.apply([.browsingSettled])
+        await store.apply([.resolved(nas)])
+
+        let second = try await takeThroughAnOutageSeeingOnlyTheTelevisionAgain(store)
+        #expect(second != first)
+        let stale = try await applyBatch([.resyncDeadline(generation: first)], to: store)
+        #expect(stale.updates.isEmpty)
+        #expect(await store.deviceCount == 2)
+
+        await store.apply([.resyncDeadline(generation: second)])
+        #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
+    }
+
+    @Test func theDeadlineIsIgnoredWhileTheSourceIsDownAgain() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let generation = try await takeThroughAnOutageSeeingOnlyTheTelevisionAgain(store)
+        await store.apply([.source(.connecting)])
+        let outcome = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
+        #expect(outcome.updates.isEmpty)
+        #expect(await store.deviceCount == 2)
+    }
+
+    // A second outage starts over: the daemon that comes back knows nothing of what the previous one reported, so a
+    // device confirmed between the two outages and gone in the second must still be removed.
+    @Test func aSecondOutageDuringAResyncStartsItOver() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        await store.apply([.source(.connecting)])
+        await store.apply([.source(.running), .resolved(television), .resolved(nas)])
+        await store.apply([.source(.connecting)])
+        await store.apply([.source(.running), .resolved(television)])
+        await store.apply([.browsingSettled])
+        #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
+    }
+
+    @Test func switchingScanningOffEndsTheResync() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        await store.apply([.source(.connecting)])
+        await store.apply([.setScanning(false)])
+        await store.apply([.setScanning(true)])
+        await store.apply([.resolved(nas)])
+        #expect(await store.apply([.source(.running)]).resyncDeadline == nil)
+        await store.apply([.browsingSettled])
+        #expect(await store.snapshot.devices.map(\.hostName) == ["nas.local"])
+    }
+}

@@ -1,0 +1,266 @@
+// Shared by the test files: a silent logger, builders of service instances and store inputs, a fake discovery source,
+// a bounded wait, stream collection, a store replayer for subscribers, a temporary directory and a seeded generator.
+
+import Diffable
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import PeerScanCore
+
+/// A logger that drops everything.
+let silentLogger = Logger(label: "peerscan.tests") { _ in SwiftLogNoOpLogHandler() }
+
+// MARK: - Instances and inputs
+
+/// The key of the instance of service `name` (of `type` in `local`) seen on `interface` over `ipProtocol`.
+func makeInstanceKey(
+    _ name: String,
+    type: String = "_http._tcp",
+    interface: String = "eth0",
+    ipProtocol: IPProtocol = .ipv4
+) -> ServiceInstanceKey {
+    ServiceInstanceKey(interface: interface, ipProtocol: ipProtocol, name: name, type: type, domain: "local")
+}
+
+/// A resolved instance of service `name` (of `type` in `local`) on `host`, seen on `interface` over `ipProtocol`.
+func makeInstance(
+    _ name: String,
+    type: String = "_http._tcp",
+    host: String,
+    interface: String = "eth0",
+    ipProtocol: IPProtocol = .ipv4,
+    addresses: [String] = [],
+    port: UInt16 = 80,
+    txt: [TXTEntry] = []
+) -> ServiceInstance {
+    ServiceInstance(
+        key: makeInstanceKey(name, type: type, interface: interface, ipProtocol: ipProtocol),
+        hostName: host,
+        addresses: addresses,
+        port: port,
+        txt: txt
+    )
+}
+
+extension TXTEntry {
+    /// `key=value`, or a bare `key` when `value` is `nil`.
+    init(_ key: String, _ value: String?) {
+        self.init(key: key, value: value)
+    }
+}
+
+extension StoreInput {
+    /// The discovery event `.serviceResolved(instance)`.
+    static func resolved(_ instance: ServiceInstance) -> StoreInput { .discovery(.serviceResolved(instance)) }
+
+    /// The discovery event `.serviceRemoved(key)`.
+    static func removed(_ key: ServiceInstanceKey) -> StoreInput { .discovery(.serviceRemoved(key)) }
+
+    /// The discovery event `.sourceState(state, hostName: hostName)`.
+    static func source(_ state: SourceState, hostName: String? = nil) -> StoreInput {
+        .discovery(.sourceState(state, hostName: hostName))
+    }
+
+    /// The discovery event `.browsingSettled`.
+    static var browsingSettled: StoreInput { .discovery(.browsingSettled) }
+
+    /// Switches scanning without asking for the sequence.
+    static func setScanning(_ enabled: Bool) -> StoreInput { .setScanning(enabled, reply: nil) }
+}
+
+// MARK: - Stores and snapshots
+
+/// A store that logs nothing.
+func makeStore(isScanning: Bool = true, interfaces: [String] = []) -> SnapshotStore {
+    SnapshotStore(isScanning: isScanning, interfaces: interfaces, logger: silentLogger)
+}
+
+extension Snapshot where SectionID == ScanSection, Item == ScanItem {
+    /// The devices of the `networks` section, in order; empty without the section.
+    var devices: [Device] { (items(inSection: .networks) ?? []).compactMap(\.device) }
+
+    /// The status the `host` item shows.
+    var hostStatus: HostStatus? {
+        if case .host(let status)? = item(withIdentifier: DeviceID.host) { return status }
+        return nil
+    }
+
+    /// The device with this host name, if it is in the snapshot.
+    func device(hostName: String) -> Device? {
+        item(withIdentifier: DeviceID.make(hostName: hostName))?.device
+    }
+}
+
+/// What one batch did to a store: the effects it asked for and the updates it published.
+struct BatchOutcome {
+    var effects: StoreEffects
+    var updates: [StoreUpdate]
+
+    /// The changeset of the batch's one update; `nil` if it published none (or, wrongly, several).
+    var changes: ScanChangeset? { updates.count == 1 ? updates[0].changes : nil }
+}
+
+/// Applies one batch to a store and returns what it did. Ends the store's subscriptions, to collect the updates.
+func applyBatch(_ inputs: [StoreInput], to store: SnapshotStore) async throws -> BatchOutcome {
+    let subscription = await store.subscribe()
+    let effects = await store.apply(inputs)
+    await store.finishSubscriptions()
+    let updates = try #require(await collect(subscription.updates), "the subscription ended")
+    return BatchOutcome(effects: effects, updates: updates)
+}
+
+/// Whether devices are in the store's order: by display name, then by identifier.
+func isSortedForDisplay(_ devices: [Device]) -> Bool {
+    zip(devices, devices.dropFirst()).allSatisfy {
+        ($0.displayName, $0.id.description) < ($1.displayName, $1.id.description)
+    }
+}
+
+/// A subscriber's view of the store: its starting point, with every update replayed on it in order.
+struct ReplayingSubscriber {
+    private(set) var snapshot: ScanSnapshot
+    private(set) var sequence: UInt64
+
+    init(_ subscription: Subscription) {
+        snapshot = subscription.snapshot
+        sequence = subscription.sequence
+    }
+
+    /// A sequence number that does not follow the last one.
+    struct SequenceGap: Error, CustomStringConvertible {
+        var expected: UInt64
+        var received: UInt64
+        var description: String { "expected update \(expected), received \(received)" }
+    }
+
+    /// Replays an update; throws if it does not follow the last one or does not apply.
+    mutating func replay(_ update: StoreUpdate) throws {
+        guard update.sequence == sequence + 1 else {
+            throw SequenceGap(expected: sequence + 1, received: update.sequence)
+        }
+        snapshot = try snapshot.applying(update.changes)
+        sequence = update.sequence
+    }
+}
+
+// MARK: - Concurrency
+
+/// Polls `condition` until it holds or `limit` has passed, and tells whether it held. For effects that happen on
+/// another task with nothing to await; the limit only bounds how long a failing test takes.
+func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: limit)
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return try await condition()
+}
+
+/// Every element of `stream` until it ends; `nil` if it has not ended within `limit`.
+func collect<Element: Sendable>(
+    _ stream: AsyncStream<Element>,
+    within limit: Duration = .seconds(10)
+) async -> [Element]? {
+    await withTaskGroup(of: [Element]?.self) { group in
+        group.addTask {
+            var elements: [Element] = []
+            for await element in stream { elements.append(element) }
+            return Task.isCancelled ? nil : elements
+        }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+/// A value set from another task or a callback.
+final class Box<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    init(_ value: Value) { storage = Mutex(value) }
+
+    var value: Value {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+}
+
+// MARK: - A fake discovery source
+
+/// A discovery source the test drives: ``send(_:)`` delivers events, ``browsingCalls`` records ``setBrowsing(_:)``.
+/// Like Avahi's, its ``run()`` returns when its task is cancelled.
+final class FakeDiscoverySource: DiscoverySource {
+    let events: AsyncStream<DiscoveryEvent>
+    private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    private let calls = Mutex<[Bool]>([])
+
+    init() {
+        (events, continuation) = AsyncStream.makeStream()
+    }
+
+    /// The arguments of every ``setBrowsing(_:)`` call, in order.
+    var browsingCalls: [Bool] { calls.withLock { $0 } }
+
+    /// Delivers events, in order.
+    func send(_ events: DiscoveryEvent...) {
+        for event in events { continuation.yield(event) }
+    }
+
+    func run() async throws {
+        let (waiting, cancelled) = AsyncStream<Never>.makeStream()
+        await withTaskCancellationHandler {
+            for await _ in waiting {}
+        } onCancel: {
+            cancelled.finish()
+        }
+    }
+
+    func setBrowsing(_ enabled: Bool) {
+        calls.withLock { $0.append(enabled) }
+    }
+}
+
+// MARK: - Files
+
+/// Runs `body` with the path of a new, empty directory, and removes the directory afterwards.
+func withTemporaryDirectory<Result>(_ body: (String) async throws -> Result) async throws -> Result {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("peerscan-tests-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+// MARK: - Seeded randomness
+
+/// SplitMix64: a small, fast generator whose sequence depends only on its seed, so that a failure can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Every ordering of `elements`.
+func permutations<T>(of elements: [T]) -> [[T]] {
+    guard let first = elements.first else { return [[]] }
+    return permutations(of: Array(elements.dropFirst())).flatMap { rest in
+        (0...rest.count).map { position in
+            var permutation = rest
+            permutation.insert(first, at: position)
+            return permutation
+        }
+    }
+}
