@@ -20,11 +20,11 @@ build: deps
 
 # What CI runs (.ci/run): every Swift test, then the integration tests on a real test LAN (needs root).
 test: build
-	$(SWIFT) test
+	$(SWIFT) test --no-parallel
 	$(PYTHON) -m pytest -v Tests/Integration
 
 unit-test: deps
-	$(SWIFT) test
+	$(SWIFT) test --no-parallel
 
 integration-test: build
 	$(PYTHON) -m pytest -v Tests/Integration

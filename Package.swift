@@ -102,11 +102,20 @@ let package = Package(
             exclude: ["io.peerscan.varlink"]
         ),
 
+        .testTarget(name: "PeerScanAPITests", dependencies: ["PeerScanAPI", "PeerScanCore"]),
+
+        // MARK: DaemonSupport — sd_notify, socket activation, the watchdog and the log format, written by hand.
+        .target(
+            name: "DaemonSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+
         // MARK: peerscand — the daemon: composes AvahiBrowser and PeerScanCore.
         .executableTarget(
             name: "peerscand",
             dependencies: [
                 "AvahiBrowser",
+                "DaemonSupport",
                 "PeerScanAPI",
                 "PeerScanCore",
                 "Varlink",

@@ -180,7 +180,7 @@ public final class AvahiBrowser: @unchecked Sendable {
             defer { avahi_threaded_poll_unlock(poll) }
             guard browsingEnabled != enabled else { return }
             browsingEnabled = enabled
-            logger.info("avahi browsing \(enabled ? "on" : "off")")
+            logger.debug("avahi browsing", metadata: ["avahi.enabled": "\(enabled)"])
             if enabled { startBrowsing() } else { stopBrowsing() }
         }
     }
@@ -206,7 +206,7 @@ public final class AvahiBrowser: @unchecked Sendable {
         client = nil
         forgetBrowsing()
         let failure = AvahiError(code: error, operation: "avahi_client_new")
-        logger.info("avahi unavailable", metadata: ["avahi.error": "\(failure)"])
+        logger.debug("avahi unavailable", metadata: ["avahi.error": "\(failure)"])
         emit(.serverState(.unavailable(failure), hostName: nil))
         scheduleReconnect()
     }
@@ -243,7 +243,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     }
 
     private func report(_ state: AvahiServerState, hostName: String?) {
-        logger.info("avahi server state \(state)", metadata: hostName.map { ["avahi.host": "\($0)"] } ?? [:])
+        logger.debug("avahi server state", metadata: ["avahi.state": "\(state)", "avahi.host": "\(hostName ?? "")"])
         emit(.serverState(state, hostName: hostName))
     }
 
@@ -257,7 +257,7 @@ public final class AvahiBrowser: @unchecked Sendable {
         var when = timeval(tv_sec: now.tv_sec + Int(seconds) + micros / 1_000_000, tv_usec: micros % 1_000_000)
         let api = avahi_threaded_poll_get(poll)!
         api.pointee.timeout_update(reconnectTimer, &when)
-        logger.debug("avahi reconnect in \(delay)")
+        logger.debug("avahi reconnect", metadata: ["avahi.delay": "\(delay)"])
     }
 
     // MARK: - Browsers and resolvers (poll thread or poll lock held)
@@ -306,7 +306,7 @@ public final class AvahiBrowser: @unchecked Sendable {
             awaitingAllForNow.insert(browser)
             awaitingCacheExhausted.insert(browser)
         } else {
-            logger.info(
+            logger.warning(
                 "avahi browser failed",
                 metadata: ["avahi.error": "\(AvahiError(client: client, operation: operation))"]
             )
@@ -433,7 +433,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     private func settle(_ browser: OpaquePointer?, _ event: AvahiBrowserEvent) {
         guard let browser else { return }
         if event == AVAHI_BROWSER_FAILURE {
-            logger.info(
+            logger.warning(
                 "avahi browser failed",
                 metadata: ["avahi.error": "\(AvahiError(client: client, operation: "avahi_browser"))"]
             )

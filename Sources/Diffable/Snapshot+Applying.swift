@@ -75,12 +75,29 @@ extension Snapshot {
         var sectionInsertions = changes.sectionInserts.map { (at: $0.at, element: ($0.id, [Item]())) }
         sectionInsertions += zip(changes.sectionMoves, movedSections).map { (at: $0.to, element: $1) }
         if !sectionInsertions.isEmpty {
-            let merged = try Self._inserting(sectionInsertions, into: Array(zip(sectionIDs, sectionItems))) {
-                index throws(ChangesetError) in
-                throw ChangesetError(.positionOutOfRange, "section inserted at \(index) leaves a gap or conflicts")
-            }
+            let merged = try Self._inserting(
+                sectionInsertions,
+                into: Array(zip(sectionIDs, sectionItems)),
+                conflict: { index throws(ChangesetError) in
+                    throw ChangesetError(.positionConflict, "two sections inserted at \(index)")
+                },
+                gap: { index throws(ChangesetError) in
+                    throw ChangesetError(.positionOutOfRange, "section inserted at \(index) leaves a gap")
+                }
+            )
             sectionIDs = merged.map(\.0)
             sectionItems = merged.map(\.1)
+        }
+        for reload in changes.sectionReloads {
+            guard sectionIDs.indices.contains(reload.at) else {
+                throw ChangesetError(.positionOutOfRange, "section \(reload.id) reloaded at \(reload.at)")
+            }
+            guard sectionIDs[reload.at] == reload.id else {
+                throw ChangesetError(
+                    .identifierMismatch,
+                    "section \(reload.id) reloaded at \(reload.at) holds \(sectionIDs[reload.at])"
+                )
+            }
         }
 
         // 4. Insert new and moved items, by new index path.
@@ -94,13 +111,22 @@ extension Snapshot {
         for insertion in changes.itemInserts { try insert(insertion.item, at: insertion.at) }
         for (move, item) in zip(changes.itemMoves, movedItems) { try insert(item, at: move.to) }
         for (section, insertions) in itemInsertions.enumerated() where !insertions.isEmpty {
-            sectionItems[section] = try Self._inserting(insertions, into: sectionItems[section]) {
-                index throws(ChangesetError) in
-                throw ChangesetError(
-                    .positionOutOfRange,
-                    "item inserted at \(ItemIndexPath(section: section, item: index)) leaves a gap or conflicts"
-                )
-            }
+            sectionItems[section] = try Self._inserting(
+                insertions,
+                into: sectionItems[section],
+                conflict: { index throws(ChangesetError) in
+                    throw ChangesetError(
+                        .positionConflict,
+                        "two items inserted at \(ItemIndexPath(section: section, item: index))"
+                    )
+                },
+                gap: { index throws(ChangesetError) in
+                    throw ChangesetError(
+                        .positionOutOfRange,
+                        "item inserted at \(ItemIndexPath(section: section, item: index)) leaves a gap"
+                    )
+                }
+            )
         }
 
         // 5. Replace updated items.
@@ -173,17 +199,18 @@ extension Snapshot {
     static func _inserting<Element>(
         _ insertions: [(at: Int, element: Element)],
         into elements: [Element],
-        _ misfit: (Int) throws(ChangesetError) -> Never
+        conflict: (Int) throws(ChangesetError) -> Never,
+        gap: (Int) throws(ChangesetError) -> Never
     ) throws(ChangesetError) -> [Element] {
         let sorted = insertions.sorted { $0.at < $1.at }
         var result: [Element] = []
         result.reserveCapacity(elements.count + sorted.count)
         var next = 0
         for insertion in sorted {
-            // A final index beyond what the kept elements can fill, or one taken already, does not fit.
-            guard insertion.at >= result.count, insertion.at - result.count <= elements.count - next else {
-                try misfit(insertion.at)
-            }
+            // A final index taken already (by an insertion at the same index) conflicts; a negative one, or one beyond
+            // what the kept elements can fill, leaves a gap.
+            if insertion.at < result.count { try insertion.at >= 0 ? conflict(insertion.at) : gap(insertion.at) }
+            guard insertion.at - result.count <= elements.count - next else { try gap(insertion.at) }
             let fill = insertion.at - result.count
             result.append(contentsOf: elements[next..<next + fill])
             next += fill

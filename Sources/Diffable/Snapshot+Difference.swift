@@ -39,37 +39,43 @@ extension Snapshot {
             let oldStart = oldSection >= 0 ? old._sectionStarts[oldSection] : 0
             var stayingCount = 0
             crossingMoves.removeAll(keepingCapacity: true)
-            oldItemsHere.withUnsafeBufferPointer { oldItemsHere in
-                var last = -3  // old index of the previous item that stayed in this section
-                var earlier = -3  // the one before it
-                for (newItem, item) in items.enumerated() {
-                    let newPath = ItemIndexPath(section: newSection, item: newItem)
-                    let oldPath: ItemIndexPath
-                    if let index = Self._index(of: item.id, in: oldItemsHere, nearAfter: last, earlier) {
-                        oldPath = ItemIndexPath(section: oldSection, item: index)
-                    } else if let found = old._itemPaths[item.id] {
-                        oldPath = found
-                    } else {
-                        changes.itemInserts.append(.init(item: item, at: newPath))
-                        continue
-                    }
-                    let stays = oldPath.section == oldSection
-                    let oldItem = stays ? oldItemsHere[oldPath.item] : old._sectionItems[oldPath.section][oldPath.item]
-                    if oldItem != item
-                        || (hasMarks && (_reloadedItemIDs.contains(item.id) || _reconfiguredItemIDs.contains(item.id)))
-                    {
-                        changes.itemUpdates.append(.init(item: item, at: newPath))
-                    }
-                    if stays {
-                        oldItemSurvives[oldStart + oldPath.item] = true
-                        stayingOld[stayingCount] = oldPath.item
-                        stayingNew[stayingCount] = newItem
-                        stayingCount += 1
-                        earlier = last
-                        last = oldPath.item
-                    } else {
-                        oldItemSurvives[old._sectionStarts[oldPath.section] + oldPath.item] = true
-                        crossingMoves.append(.init(id: item.id, from: oldPath, to: newPath))
+            // Items are read in place (through buffer pointers), never copied: a copy costs a retain and a release
+            // per reference in the item.
+            items.withUnsafeBufferPointer { newItems in
+                oldItemsHere.withUnsafeBufferPointer { oldItemsHere in
+                    var last = -3  // old index of the previous item that stayed in this section
+                    var earlier = -3  // the one before it
+                    for newItem in newItems.indices {
+                        let id = newItems[newItem].id
+                        let newPath = ItemIndexPath(section: newSection, item: newItem)
+                        let oldPath: ItemIndexPath
+                        if let index = Self._index(of: id, in: oldItemsHere, nearAfter: last, earlier) {
+                            oldPath = ItemIndexPath(section: oldSection, item: index)
+                        } else if let found = old._itemPaths[id] {
+                            oldPath = found
+                        } else {
+                            changes.itemInserts.append(.init(item: newItems[newItem], at: newPath))
+                            continue
+                        }
+                        let stays = oldPath.section == oldSection
+                        let changed =
+                            stays
+                            ? oldItemsHere[oldPath.item] != newItems[newItem]
+                            : old._sectionItems[oldPath.section][oldPath.item] != newItems[newItem]
+                        if changed || (hasMarks && (_reloadedItemIDs.contains(id) || _reconfiguredItemIDs.contains(id))) {
+                            changes.itemUpdates.append(.init(item: newItems[newItem], at: newPath))
+                        }
+                        if stays {
+                            oldItemSurvives[oldStart + oldPath.item] = true
+                            stayingOld[stayingCount] = oldPath.item
+                            stayingNew[stayingCount] = newItem
+                            stayingCount += 1
+                            earlier = last
+                            last = oldPath.item
+                        } else {
+                            oldItemSurvives[old._sectionStarts[oldPath.section] + oldPath.item] = true
+                            crossingMoves.append(.init(id: id, from: oldPath, to: newPath))
+                        }
                     }
                 }
             }

@@ -114,20 +114,13 @@ public struct PeerScanInterface: VarlinkInterface {
         kind: ReplyCache.SnapshotKind
     ) throws -> VarlinkPreparedReply {
         try replies.snapshot(sequence: sequence, kind: kind) {
-            switch kind {
-            case .final:
-                try VarlinkPreparedReply(
-                    PeerScanWire.SnapshotReply(epoch: epoch, sequence: sequence, snapshot: snapshot),
-                    continues: false
-                )
-            case .first, .resync:
-                try VarlinkPreparedReply(
-                    PeerScanWire.MonitorReply(
-                        epoch: epoch, sequence: sequence, snapshot: snapshot, resync: kind == .resync ? true : nil
-                    ),
-                    continues: true
-                )
-            }
+            let parameters = try PeerScanWire.encodeSnapshotReply(
+                epoch: epoch,
+                sequence: sequence,
+                snapshot: snapshot,
+                resync: kind == .resync ? true : nil
+            )
+            return VarlinkPreparedReply(encodedParameters: parameters, continues: kind != .final)
         }
     }
 }
@@ -144,24 +137,31 @@ private final class ReplyCache: Sendable {
     }
 
     private let state = Mutex(State())
+    private let encoding = Mutex(())
     private let changesKept = 64
 
+    /// The snapshot reply for a sequence, encoded once: callers that ask while it is being encoded wait for it
+    /// (a hundred clients connecting at once must not encode, and hold, a hundred copies).
     func snapshot(
         sequence: UInt64,
         kind: SnapshotKind,
         make: () throws -> VarlinkPreparedReply
     ) throws -> VarlinkPreparedReply {
-        if let cached = state.withLock({ $0.snapshotSequence == sequence ? $0.snapshots[kind] : nil }) { return cached }
-        let reply = try make()
-        state.withLock { state in
-            if state.snapshotSequence != sequence {
-                if sequence < state.snapshotSequence && state.snapshotSequence != .max { return }  // an older one
-                state.snapshotSequence = sequence
-                state.snapshots = [:]
+        try encoding.withLock { _ in
+            if let cached = state.withLock({ $0.snapshotSequence == sequence ? $0.snapshots[kind] : nil }) {
+                return cached
             }
-            state.snapshots[kind] = reply
+            let reply = try make()
+            state.withLock { state in
+                if state.snapshotSequence != sequence {
+                    if sequence < state.snapshotSequence && state.snapshotSequence != .max { return }  // an older one
+                    state.snapshotSequence = sequence
+                    state.snapshots = [:]
+                }
+                state.snapshots[kind] = reply
+            }
+            return reply
         }
-        return reply
     }
 
     func changes(sequence: UInt64, make: () -> VarlinkPreparedReply) -> VarlinkPreparedReply {

@@ -38,9 +38,10 @@ public enum ScanItem: Hashable, Sendable, Identifiable {
     /// The scanning switch.
     case scanning(enabled: Bool)
     /// This host.
-    case host(HostStatus)
-    /// A device found on the network.
-    case peer(Device)
+    indirect case host(HostStatus)
+    /// A device found on the network. Boxed (`indirect`): a snapshot copies and compares its items often, and a box
+    /// is one reference to count instead of one per field of the device.
+    indirect case peer(Device)
 
     public var id: DeviceID {
         switch self {

@@ -101,6 +101,8 @@ public actor SnapshotStore {
     private var resyncGeneration = 0
     private let logger: Logger
     private let subscribers = Subscribers()
+    private var sourceStateWaiters: [CheckedContinuation<Void, Never>] = []
+    private var isSourceStateKnown = false
     private var history: Deque<StoreUpdate> = []
     private let historyLimit: Int
 
@@ -187,6 +189,13 @@ public actor SnapshotStore {
         return Subscription(snapshot: snapshot, sequence: sequence, updates: stream)
     }
 
+    /// Returns once the discovery source has reported its state at least once (running, connecting to a daemon
+    /// that is not there yet, unavailable, …), so that the daemon can tell systemd it is ready.
+    public func waitUntilSourceStateKnown() async {
+        if isSourceStateKnown { return }
+        await withCheckedContinuation { sourceStateWaiters.append($0) }
+    }
+
     /// Subscribes with a bounded queue, resuming after `since` if the store still holds every update after it.
     ///
     /// - Parameters:
@@ -217,6 +226,11 @@ public actor SnapshotStore {
     private func apply(_ event: DiscoveryEvent, isScanning: Bool, effects: inout StoreEffects) {
         switch event {
         case .sourceState(let state, let hostName):
+            if !isSourceStateKnown {
+                isSourceStateKnown = true
+                for waiter in sourceStateWaiters { waiter.resume() }
+                sourceStateWaiters = []
+            }
             if state != host.sourceState {
                 logger.notice("avahi state", metadata: ["state": "\(state.name)", "reason": "\(state.reason ?? "")"])
             }

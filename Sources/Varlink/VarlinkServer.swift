@@ -211,7 +211,7 @@ public struct VarlinkServer: Service {
             logger[metadataKey: "pid"] = "\(peer.pid)"
             logger[metadataKey: "uid"] = "\(peer.uid)"
         }
-        logger.debug("client connected")
+        logger.info("client connected")
         do {
             try await accepted.channel.executeThenClose { inbound, outbound in
                 let (calls, callsContinuation) = AsyncStream<ByteBuffer>.makeStream(
@@ -240,7 +240,7 @@ public struct VarlinkServer: Service {
                     try await group.waitForAll()
                 }
             }
-            logger.debug("client disconnected")
+            logger.info("client disconnected")
         } catch is CancellationError {
             logger.debug("client disconnected", metadata: ["reason": "shutdown"])
         } catch {

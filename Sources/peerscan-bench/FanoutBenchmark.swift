@@ -16,7 +16,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
             and optionally S that never read. Then K random changes (a TXT value of a random device) are applied \
             one at a time; each latency runs from just before the store applies the change to the moment the \
             last of the M clients has read the reply (CLOCK_MONOTONIC in both processes). Reported: p50, p99 and \
-            max latency, the peak RSS of this (the daemon's) process, and the bytes of a changeset reply on the \
+            max latency, the RSS of this (the daemon's) process with the store filled before any client connects and its \
+            peak during the run, and the bytes of a changeset reply on the \
             wire. With --stalled S, the same run is repeated with S stalled clients added, in the same process \
             run, so that the two p99 can be compared.
             """
@@ -38,14 +39,15 @@ struct FanoutBenchmark: AsyncParsableCommand {
         var p50_ms: Double
         var p99_ms: Double
         var max_ms: Double
+        var store_rss_mib: Double
         var peak_rss_mib: Double
         var bytes_per_changeset: Int
     }
 
     func run() async throws {
         if !json {
-            print("| devices | clients | stalled | changes | p50 (ms) | p99 (ms) | max (ms) | peak RSS (MiB) | bytes/changeset |")
-            print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+            print("| devices | clients | stalled | changes | p50 (ms) | p99 (ms) | max (ms) | RSS before clients (MiB) | peak RSS (MiB) | bytes/changeset |")
+            print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         }
         for stalledCount in stalled > 0 ? [0, stalled] : [0] {
             let result = try await measure(stalled: stalledCount)
@@ -56,7 +58,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
             } else {
                 print(
                     "| \(result.devices) | \(result.clients) | \(result.stalled) | \(result.changes) "
-                        + String(format: "| %.2f | %.2f | %.2f | %.1f ", result.p50_ms, result.p99_ms, result.max_ms, result.peak_rss_mib)
+                        + String(
+                            format: "| %.2f | %.2f | %.2f | %.1f | %.1f ",
+                            result.p50_ms, result.p99_ms, result.max_ms, result.store_rss_mib, result.peak_rss_mib
+                        )
                         + "| \(result.bytes_per_changeset) |"
                 )
             }
@@ -79,6 +84,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
             logger: logger
         )
         Measurement.resetPeakResidentBytes()
+        let storeResident = Measurement.residentBytes().current
 
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
@@ -118,6 +124,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 p50_ms: latencies[latencies.count / 2],
                 p99_ms: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
                 max_ms: latencies.last ?? 0,
+                store_rss_mib: Double(storeResident) / 1_048_576,
                 peak_rss_mib: Double(Measurement.residentBytes().peak) / 1_048_576,
                 bytes_per_changeset: bytes
             )

@@ -39,11 +39,13 @@ struct FanoutClients: ParsableCommand {
             for index in pollSet.indices where pollSet[index].revents != 0 {
                 let count = read(pollSet[index].fd, &chunk, chunk.count)
                 if count <= 0 { return }  // the benchmark ended the server
-                readers[index].buffer += chunk[0..<count]
-                while let end = readers[index].buffer.firstIndex(of: 0) {
-                    let message = readers[index].buffer[..<end]
-                    readers[index].buffer.removeSubrange(...end)
-                    guard let sequence = Self.sequence(in: message) else { continue }
+                // Split on NUL, scanning only the new bytes; a partial message waits in the buffer.
+                var start = 0
+                for position in 0..<count where chunk[position] == 0 {
+                    let message = readers[index].buffer + chunk[start..<position]
+                    readers[index].buffer = []
+                    start = position + 1
+                    guard let sequence = Self.sequence(in: message[...]) else { continue }
                     var entry = received[sequence, default: (0, 0)]
                     entry.count += 1
                     entry.bytes = message.count + 1
@@ -56,6 +58,7 @@ struct FanoutClients: ParsableCommand {
                         received[sequence] = nil
                     }
                 }
+                readers[index].buffer += chunk[start..<count]
             }
         }
     }

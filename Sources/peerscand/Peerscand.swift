@@ -1,5 +1,6 @@
 import ArgumentParser
 import AvahiBrowser
+import DaemonSupport
 import Foundation
 import Logging
 import PeerScanAPI
@@ -87,11 +88,7 @@ struct Peerscand: AsyncParsableCommand {
 
     func run() async throws {
         let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { _ in LogfmtLogHandler(level: level) }
         let logger = Logger(label: "peerscand")
 
         let stateFile = ScanningStateFile(directory: stateDirectory)
@@ -120,14 +117,30 @@ struct Peerscand: AsyncParsableCommand {
             clientQueueLimit: clientQueue,
             setScanning: { await scanner.setScanning($0) }
         )
+        // Socket activation: adopt the listening socket systemd passed (peerscand.socket), else bind --socket.
+        let activated = SocketActivation.listeningDescriptors().first(where: SocketActivation.isListeningUnixStream)
+        let listener: VarlinkServer.Listener =
+            activated.map { .fileDescriptor($0) } ?? .path(socket, permissions: mode_t(UInt32(socketMode, radix: 8)!))
+        let (socketServed, socketServedContinuation) = AsyncStream<Void>.makeStream()
         let server = VarlinkServer(
-            listener: .path(socket, permissions: mode_t(UInt32(socketMode, radix: 8)!)),
+            listener: listener,
             interfaces: [interface],
             info: .init(vendor: "peerscan", product: "peerscand", version: peerscanVersion, url: "man:peerscand(8)"),
             maximumMessageSize: maxMessageSize,
+            logger: logger,
+            ready: {
+                socketServedContinuation.yield()
+                socketServedContinuation.finish()
+            }
+        )
+        let systemd = SystemdIntegration(
+            notifier: SystemdNotifier(),
+            store: store,
+            socketServed: socketServed,
+            watchdogTimeout: SystemdWatchdog.timeout(),
             logger: logger
         )
-        var services: [any Service] = [ScanningSignals(scanner: scanner), scanner, server]
+        var services: [any Service] = [systemd, ScanningSignals(scanner: scanner), scanner, server]
         if dump { services.append(DumpService(store: store)) }
         let group = ServiceGroup(
             configuration: .init(
@@ -138,9 +151,15 @@ struct Peerscand: AsyncParsableCommand {
         )
         logger.info(
             "starting",
-            metadata: ["scanning": "\(isScanning)", "interfaces": "\(interfaces.joined(separator: ","))"]
+            metadata: [
+                "version": "\(peerscanVersion)",
+                "scanning": "\(isScanning)",
+                "interfaces": "\(interfaces.joined(separator: ","))",
+                "socket": "\(activated.map { "fd \($0) (socket activation)" } ?? socket)",
+            ]
         )
         try await group.run()
+        logger.info("stopped")
     }
 }
 

@@ -149,7 +149,7 @@ struct ReplayingSubscriber {
 
 /// Polls `condition` until it holds or `limit` has passed, and tells whether it held. For effects that happen on
 /// another task with nothing to await; the limit only bounds how long a failing test takes.
-func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now.advanced(by: limit)
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
