@@ -5,7 +5,18 @@ SWIFT ?= swift
 VENV ?= .venv
 PYTHON = $(VENV)/bin/python
 
-.PHONY: all deps build test unit-test integration-test demo bench clean
+# Installation (make install [PREFIX=/usr/local] [DESTDIR=]): binaries, systemd units, the sysusers file, manual pages
+# and shell completions. CONFIGURATION=debug installs the development build (the tests check the layout with it).
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIGURATION ?= release
+BINDIR = $(PREFIX)/bin
+UNITDIR = $(PREFIX)/lib/systemd/system
+SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
+MANDIR = $(PREFIX)/share/man
+DOCS = .build/docs
+
+.PHONY: all deps build test unit-test integration-test check-units check-install demo bench install docs clean
 
 all: build
 
@@ -18,9 +29,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# What CI runs (.ci/run): every Swift test, then the integration tests on a real test LAN (needs root).
+# What CI runs (.ci/run): every Swift test, the systemd units' lint and score, the install layout, then the
+# integration tests on a real test LAN (needs root).
 test: build
 	$(SWIFT) test --no-parallel
+	scripts/check-units
+	scripts/check-install
 	$(PYTHON) -m pytest -v Tests/Integration
 
 unit-test: deps
@@ -32,6 +46,35 @@ integration-test: build
 # The main job: a test LAN in network namespaces with peers that come, change and go, watched by peerscand.
 demo: build
 	$(PYTHON) -m testlan demo $(if $(DURATION),--duration $(DURATION))
+
+check-units: deps
+	scripts/check-units
+
+check-install: build
+	scripts/check-install
+
+docs: build
+	scripts/generate-docs $(DOCS)
+
+install: deps
+	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
+	scripts/generate-docs $(DOCS)
+	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscand" "$(DESTDIR)$(BINDIR)/peerscand"
+	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscanctl" "$(DESTDIR)$(BINDIR)/peerscanctl"
+	install -d "$(DESTDIR)$(UNITDIR)"
+	sed 's|/usr/local/bin/|$(BINDIR)/|' systemd/peerscand.service > "$(DESTDIR)$(UNITDIR)/peerscand.service"
+	install -m 0644 systemd/peerscand.socket "$(DESTDIR)$(UNITDIR)/peerscand.socket"
+	install -D -m 0644 systemd/peerscan.sysusers "$(DESTDIR)$(SYSUSERSDIR)/peerscan.conf"
+	install -D -m 0644 $(DOCS)/man1/peerscanctl.1 "$(DESTDIR)$(MANDIR)/man1/peerscanctl.1"
+	install -D -m 0644 $(DOCS)/man8/peerscand.8 "$(DESTDIR)$(MANDIR)/man8/peerscand.8"
+	install -D -m 0644 $(DOCS)/completions/bash/peerscanctl "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/peerscanctl"
+	install -D -m 0644 $(DOCS)/completions/zsh/_peerscanctl "$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_peerscanctl"
+	install -D -m 0644 $(DOCS)/completions/fish/peerscanctl.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/peerscanctl.fish"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		systemd-sysusers "$(SYSUSERSDIR)/peerscan.conf"; \
+		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
+		echo "installed; now: systemctl enable --now peerscand.socket && peerscanctl watch"; \
+	fi
 
 bench: deps
 	$(SWIFT) run -c release peerscan-bench diff --count 1000 --count 10000 --count 100000 --sections 1 --sections 10

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension Snapshot {
     /// The changes that turn `old` into this snapshot.
     ///
@@ -6,7 +12,9 @@ extension Snapshot {
     /// items usually keep their order, an item found right after the old position of one of the previous items of
     /// its section is recognised by comparing at most three identifiers, without hashing. Items and sections that
     /// survive but fall out of order are found with a longest increasing subsequence, which makes the reported moves
-    /// minimal (see ``Changeset``). Content is compared with `==` once per surviving item. Reload and reconfigure
+    /// minimal (see ``Changeset``). Content is compared with `==` at most once per surviving item: not at all when
+    /// the two stored values are identical bit for bit (an item the new snapshot copied from the old one), which
+    /// also treats such an item as unchanged even if its type's `==` is not reflexive (NaN). Reload and reconfigure
     /// marks of *this* snapshot are reported as updates; the marks of `old` are ignored.
     ///
     /// - Parameter old: The earlier snapshot.
@@ -60,7 +68,7 @@ extension Snapshot {
                         let stays = oldPath.section == oldSection
                         let changed =
                             stays
-                            ? oldItemsHere[oldPath.item] != newItems[newItem]
+                            ? !Self._same(oldItemsHere.baseAddress! + oldPath.item, newItems.baseAddress! + newItem)
                             : old._sectionItems[oldPath.section][oldPath.item] != newItems[newItem]
                         if changed || (hasMarks && (_reloadedItemIDs.contains(id) || _reconfiguredItemIDs.contains(id))) {
                             changes.itemUpdates.append(.init(item: newItems[newItem], at: newPath))
@@ -152,6 +160,13 @@ extension Snapshot {
             }
         }
         return newToOldSection
+    }
+
+    /// Whether two items are equal: bit for bit (the same stored value, e.g. an item a snapshot copied from the
+    /// other, which then costs no call of `==` and no copy), or else by `==`.
+    @inlinable @inline(__always)
+    static func _same(_ old: UnsafePointer<Item>, _ new: UnsafePointer<Item>) -> Bool {
+        memcmp(old, new, MemoryLayout<Item>.size) == 0 || old.pointee == new.pointee
     }
 
     /// The index of the item `id` in `items` if it is one or two places after `last`, or one place after `earlier`;
