@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Diffable", targets: ["Diffable"]),
         .executable(name: "peerscan-bench", targets: ["peerscan-bench"]),
         .executable(name: "peerscand", targets: ["peerscand"]),
+        .executable(name: "peerscanctl", targets: ["peerscanctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -38,6 +39,7 @@ let package = Package(
         .executableTarget(
             name: "peerscan-bench",
             dependencies: [
+                "AsyncPrimitives",
                 "Diffable",
                 "CMalloc",
                 "PeerScanAPI",
@@ -47,6 +49,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+
+        // MARK: AsyncPrimitives — two small concurrency tools: a draining queue and a one-shot event. Generic.
+        .target(name: "AsyncPrimitives"),
 
         // MARK: Avahi — the C client library and its one Swift wrapper.
         .systemLibrary(
@@ -66,6 +71,7 @@ let package = Package(
         .target(
             name: "PeerScanCore",
             dependencies: [
+                "AsyncPrimitives",
                 "Diffable",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -76,6 +82,7 @@ let package = Package(
         .testTarget(
             name: "PeerScanCoreTests",
             dependencies: [
+                "AsyncPrimitives",
                 "PeerScanCore",
                 "Diffable",
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -88,17 +95,26 @@ let package = Package(
         .target(
             name: "Varlink",
             dependencies: [
+                "AsyncPrimitives",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(
+            name: "VarlinkTests",
+            dependencies: [
+                "Varlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // MARK: PeerScanAPI — the io.peerscan interface: its definition, wire types, and the daemon's handler.
         .target(
             name: "PeerScanAPI",
-            dependencies: ["PeerScanCore", "Varlink", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["AsyncPrimitives", "PeerScanCore", "Varlink", .product(name: "Logging", package: "swift-log")],
             exclude: ["io.peerscan.varlink"]
         ),
 
@@ -108,6 +124,10 @@ let package = Package(
         .target(
             name: "DaemonSupport",
             dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "DaemonSupportTests",
+            dependencies: ["DaemonSupport", .product(name: "Logging", package: "swift-log")]
         ),
 
         // MARK: peerscand — the daemon: composes AvahiBrowser and PeerScanCore.
@@ -123,6 +143,40 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // MARK: peerscanctl — the command-line client: its logic in PeerScanClient, a thin executable on top.
+        .target(
+            name: "PeerScanClient",
+            dependencies: [
+                "Diffable",
+                "PeerScanAPI",
+                "PeerScanCore",
+                "Varlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "peerscanctl",
+            dependencies: [
+                "PeerScanAPI",
+                "PeerScanClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "PeerScanClientTests",
+            dependencies: [
+                "Diffable",
+                "PeerScanAPI",
+                "PeerScanClient",
+                "PeerScanCore",
+                "Varlink",
+                "peerscanctl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

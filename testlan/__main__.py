@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import signal
 
-from .demo import default_peerscand, demo
+from pathlib import Path
+
+from .demo import default_binary, demo
 from .lan import TestLAN, cleanup_stale
 
 SAMPLE_SERVICES = [
@@ -42,7 +44,9 @@ def main() -> None:
     up_parser.add_argument("--peers", type=int, default=2)
     demo_parser = commands.add_parser("demo", help="peers that come, change and go, watched by peerscand")
     demo_parser.add_argument("--duration", type=float, default=None, help="seconds (default: until Ctrl-C)")
-    demo_parser.add_argument("--peerscand", default=default_peerscand(), help="the peerscand binary")
+    demo_parser.add_argument("--peerscand", default=default_binary("peerscand"), help="the peerscand binary")
+    demo_parser.add_argument("--peerscanctl", default=default_binary("peerscanctl"), help="the peerscanctl binary")
+    demo_parser.add_argument("--log", type=Path, default=Path(".build/demo/peerscand.log"), help="peerscand's log")
     commands.add_parser("cleanup", help="remove namespaces and temp dirs of dead harness processes")
     args = parser.parse_args()
     if args.command == "up":
@@ -51,7 +55,10 @@ def main() -> None:
         except KeyboardInterrupt:
             pass
     elif args.command == "demo":
-        demo(args.duration, args.peerscand)
+        try:
+            demo(args.duration, args.peerscand, args.peerscanctl, args.log)
+        except KeyboardInterrupt:
+            pass
     else:
         for ns in cleanup_stale():
             print(f"removed {ns}")

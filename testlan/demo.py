@@ -1,14 +1,17 @@
 """The demo scene: peers that appear, change and leave over time, with peerscand watching them.
 
-``python3 -m testlan demo [--duration SECONDS] [--peerscand PATH]`` brings up the test LAN, starts peerscand in the
-scanner namespace and shows its changes as they happen, while a script plays the scene in a loop. Ctrl-C (or the
-duration) ends it and tears everything down.
+``python3 -m testlan demo [--duration SECONDS] [--peerscand PATH] [--peerscanctl PATH] [--log FILE]`` brings up the
+test LAN, starts peerscand in the scanner namespace (its Varlink socket in the LAN's temporary directory) and runs
+``peerscanctl watch`` on that socket, so the live changes show on the terminal, while a script plays the scene in a
+loop: devices appear, gain services, change TXT records and ports, lose services and leave; avahi-daemon restarts
+once; scanning is switched off and on once. Ctrl-C (or the duration) ends it and tears everything down. peerscand's
+log goes to --log (default .build/demo/peerscand.log).
 """
 
 from __future__ import annotations
 
-import json
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -19,69 +22,14 @@ from .lan import TestLAN
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _describe(changes: dict, snapshot_items: dict) -> list[str]:
-    """One line per change, for people."""
-    lines = []
-    for insert in changes.get("itemInserts", []):
-        item = insert["item"]
-        snapshot_items[item["id"]] = item
-        if item["kind"] == "peer":
-            types = ",".join(sorted({s["type"] for s in item["services"]}))
-            lines.append(f"+ {item['displayName']} ({item['hostName']}) {' '.join(item['addresses'])} {types}")
-    for update in changes.get("itemUpdates", []):
-        item = update["item"]
-        old = snapshot_items.get(item["id"], {})
-        snapshot_items[item["id"]] = item
-        if item["kind"] == "peer":
-            lines.append(f"~ {item['displayName']} ({item['hostName']}) {_difference(old, item)}")
-        elif item["kind"] == "host":
-            lines.append(f"  avahi {item['avahiState']}" + (f" ({item['avahiReason']})" if item["avahiReason"] else ""))
-        elif item["kind"] == "scanning":
-            lines.append(f"  scanning {'on' if item['enabled'] else 'off'}")
-    for delete in changes.get("itemDeletes", []):
-        item = snapshot_items.pop(delete["id"], {})
-        if item.get("kind") == "peer":
-            lines.append(f"- {item['displayName']} ({item['hostName']})")
-    return lines
-
-
-def _difference(old: dict, new: dict) -> str:
-    parts = []
-    old_services = {(s["name"], s["type"]): s for s in old.get("services", [])}
-    new_services = {(s["name"], s["type"]): s for s in new["services"]}
-    parts += [f"+{key[1]}" for key in new_services.keys() - old_services.keys()]
-    parts += [f"-{key[1]}" for key in old_services.keys() - new_services.keys()]
-    for key in new_services.keys() & old_services.keys():
-        if old_services[key]["port"] != new_services[key]["port"]:
-            parts.append(f"{key[1]} port {old_services[key]['port']}→{new_services[key]['port']}")
-        for txt_key in sorted(set(old_services[key]["txt"]) | set(new_services[key]["txt"])):
-            before, after = old_services[key]["txt"].get(txt_key), new_services[key]["txt"].get(txt_key)
-            if before != after:
-                parts.append(f"txt {txt_key}={before}→{after}")
-    parts += [f"address {a} new" for a in sorted(set(new["addresses"]) - set(old.get("addresses", [])))]
-    parts += [f"address {a} gone" for a in sorted(set(old.get("addresses", [])) - set(new["addresses"]))]
-    return ", ".join(parts) or "changed"
-
-
-def _show(process: subprocess.Popen) -> None:
-    items: dict = {}
-    for line in process.stdout:
-        message = json.loads(line)
-        stamp = time.strftime("%H:%M:%S")
-        if message["event"] == "snapshot" and not message.get("final"):
-            for section in message["snapshot"]["sections"]:
-                for item in section["items"]:
-                    items[item["id"]] = item
-            print(f"{stamp} snapshot at sequence {message['sequence']}: {len(items) - 2} devices", flush=True)
-        elif message["event"] == "changeset":
-            for text in _describe(message["changes"], items):
-                print(f"{stamp} [{message['sequence']}] {text}", flush=True)
-
-
-def _scene(lan: TestLAN, stop: threading.Event) -> None:
-    """Peers appear, change and leave, in a loop."""
+def _scene(lan: TestLAN, peerscanctl: str, socket: Path, stop: threading.Event) -> None:
+    """Peers appear, change and leave, in a loop; avahi restarts and scanning toggles in the first round."""
     def pause(seconds: float) -> bool:
         return not stop.wait(seconds)
+
+    def scanning(state: str) -> None:
+        subprocess.run([peerscanctl, "scanning", state, "--socket", str(socket)], check=False,
+                       stdout=subprocess.DEVNULL)
 
     tv = lan.add_peer("livingroom-tv")
     printer = lan.add_peer("office-printer")
@@ -101,6 +49,13 @@ def _scene(lan: TestLAN, stop: threading.Event) -> None:
         if not pause(2): break
         laptop.update("Laptop", "_ssh._tcp", port=2222)
         if not pause(2): break
+        if round_number == 1:
+            lan.restart_avahi()  # no churn: the devices stay
+            if not pause(4): break
+            scanning("off")
+            if not pause(2): break
+            scanning("on")
+            if not pause(3): break
         laptop.unregister("Laptop", "_ssh._tcp")
         if not pause(2): break
         tv.unregister("Living Room TV", "_raop._tcp")
@@ -110,18 +65,21 @@ def _scene(lan: TestLAN, stop: threading.Event) -> None:
         if not pause(3): break
 
 
-def demo(duration: float | None, peerscand: str) -> None:
-    with TestLAN() as lan:
+def demo(duration: float | None, peerscand: str, peerscanctl: str, log: Path) -> None:
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with TestLAN() as lan, open(log, "w") as log_file:
         lan.start_avahi()
-        print(f"test LAN up (scanner namespace {lan.scanner_ns}); starting peerscand; Ctrl-C ends the demo", flush=True)
-        state = Path(lan.tmpdir) / "state"
         socket = Path(lan.tmpdir) / "io.peerscan"
-        process = lan.popen_in_scanner([peerscand, "--dump", "--state-directory", str(state), "--socket", str(socket)],
-                                       stdout=subprocess.PIPE, text=True)
-        shower = threading.Thread(target=_show, args=(process,), daemon=True)
-        shower.start()
+        print(f"test LAN up (scanner namespace {lan.scanner_ns}); peerscand logs to {log}; Ctrl-C ends the demo",
+              flush=True)
+        lan.popen_in_scanner([peerscand, "--state-directory", str(Path(lan.tmpdir) / "state"), "--socket", str(socket)],
+                             stderr=log_file)
+        deadline = time.monotonic() + 10
+        while not socket.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        watch = subprocess.Popen([peerscanctl, "watch", "--socket", str(socket), "--timestamps"])
         stop = threading.Event()
-        scene = threading.Thread(target=_scene, args=(lan, stop), daemon=True)
+        scene = threading.Thread(target=_scene, args=(lan, peerscanctl, socket, stop), daemon=True)
         scene.start()
         try:
             scene.join(timeout=duration)
@@ -129,7 +87,10 @@ def demo(duration: float | None, peerscand: str) -> None:
             pass
         stop.set()
         scene.join(timeout=20)
+        time.sleep(1.5)  # let the last changes reach the watcher
+        watch.send_signal(signal.SIGINT)
+        watch.wait(timeout=10)
 
 
-def default_peerscand() -> str:
-    return os.environ.get("PEERSCAND", str(ROOT / ".build" / "debug" / "peerscand"))
+def default_binary(name: str) -> str:
+    return os.environ.get(name.upper(), str(ROOT / ".build" / "debug" / name))

@@ -23,7 +23,11 @@ public struct LogfmtLogHandler: LogHandler {
     ///   - forJournal: Write journald's priority prefix instead of a timestamp; by default, when standard error is
     ///     the journal's stream.
     ///   - descriptor: Where lines go (standard error by default).
-    public init(level: Logger.Level, forJournal: Bool = LogfmtLogHandler.standardErrorIsJournal(), descriptor: Int32 = 2) {
+    public init(
+        level: Logger.Level,
+        forJournal: Bool = LogfmtLogHandler.standardErrorIsJournal(),
+        descriptor: Int32 = 2
+    ) {
         self.logLevel = level
         self.forJournal = forJournal
         self.output = LineWriter(descriptor: descriptor)
@@ -37,7 +41,15 @@ public struct LogfmtLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var fields = self.metadata
         if let extra = event.metadata { fields.merge(extra) { _, new in new } }
-        output.write(Self.format(level: event.level, message: "\(event.message)", metadata: fields, forJournal: forJournal, date: Date()))
+        output.write(
+            Self.format(
+                level: event.level,
+                message: "\(event.message)",
+                metadata: fields,
+                forJournal: forJournal,
+                date: Date()
+            )
+        )
     }
 
     /// One log line, without the newline.
@@ -51,7 +63,7 @@ public struct LogfmtLogHandler: LogHandler {
         var line = forJournal ? "<\(priority(level))>" : "\(timestamp(date)) \(level) "
         line += message.replacingOccurrences(of: "\n", with: " ")
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-            line += " \(key)=\(quoted("\(value)"))"
+            line += " \(sanitizedKey(key))=\(quoted("\(value)"))"
         }
         return line
     }
@@ -68,10 +80,24 @@ public struct LogfmtLogHandler: LogHandler {
         }
     }
 
+    /// A logfmt key: spaces, `=`, `"` and control characters become `_`, so that a key can neither end the line nor
+    /// forge another field.
+    public static func sanitizedKey(_ key: String) -> String {
+        let cleaned = String(
+            key.unicodeScalars.map { scalar -> Character in
+                scalar == " " || scalar == "=" || scalar == "\"" || scalar.value < 0x20 || scalar.value == 0x7F
+                    || (0x80..<0xA0).contains(scalar.value) ? "_" : Character(scalar)
+            }
+        )
+        return cleaned.isEmpty ? "_" : cleaned
+    }
+
     /// A logfmt value: as is, or in double quotes (with `"` and `\` escaped) if it is empty or holds a space, `=`,
     /// `"` or a control character.
     public static func quoted(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.unicodeScalars.contains { $0 == " " || $0 == "=" || $0 == "\"" || $0.value < 0x20 || $0 == "\\" }
+        let needsQuotes =
+            value.isEmpty
+            || value.unicodeScalars.contains { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || isControl($0) }
         guard needsQuotes else { return value }
         var escaped = "\""
         for scalar in value.unicodeScalars {
@@ -80,11 +106,16 @@ public struct LogfmtLogHandler: LogHandler {
             case "\\": escaped += "\\\\"
             case "\n": escaped += "\\n"
             case "\t": escaped += "\\t"
-            case let other where other.value < 0x20: escaped += "\\u{\(String(other.value, radix: 16))}"
+            case let other where isControl(other): escaped += "\\u{\(String(other.value, radix: 16))}"
             default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped + "\""
+    }
+
+    /// C0 and C1 control characters and DEL.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
     }
 
     /// Whether standard error is the journal stream systemd connected (`$JOURNAL_STREAM` is its `device:inode`).
@@ -102,22 +133,28 @@ public struct LogfmtLogHandler: LogHandler {
         let milliseconds = Int(date.timeIntervalSince1970 * 1000) % 1000
         return String(
             format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-            parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec,
+            parts.tm_year + 1900,
+            parts.tm_mon + 1,
+            parts.tm_mday,
+            parts.tm_hour,
+            parts.tm_min,
+            parts.tm_sec,
             milliseconds
         )
     }
 }
 
-/// Writes whole lines with one `write(2)` each, so that lines from several threads never interleave.
+/// Writes whole lines under one process-wide lock, so that lines from several threads (and from every handler, one
+/// per logger) never interleave.
 private final class LineWriter: Sendable {
     private let descriptor: Int32
-    private let lock = Mutex(())
+    private static let lock = Mutex(())
 
     init(descriptor: Int32) { self.descriptor = descriptor }
 
     func write(_ line: String) {
         let bytes = Array((line + "\n").utf8)
-        lock.withLock { _ in
+        Self.lock.withLock { _ in
             var offset = 0
             while offset < bytes.count {
                 let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }

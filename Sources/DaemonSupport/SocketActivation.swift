@@ -23,10 +23,11 @@ public enum SocketActivation {
             }
         }
         guard let pid = environment("LISTEN_PID").flatMap({ Int32($0) }), pid == processID,
-            let count = environment("LISTEN_FDS").flatMap({ Int32($0) }), count > 0
+            let count = environment("LISTEN_FDS").flatMap({ Int32($0) }), count > 0,
+            count <= Int32.max - firstDescriptor
         else { return [] }
         let descriptors = Array(firstDescriptor..<firstDescriptor + count)
-        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        for descriptor in descriptors where fcntl(descriptor, F_SETFD, FD_CLOEXEC) != 0 { return [] }
         return descriptors
     }
 

@@ -8,7 +8,9 @@ public enum SystemdWatchdog {
         environment: (String) -> String? = Environment.value,
         processID: Int32 = getpid()
     ) -> Duration? {
-        if let pid = environment("WATCHDOG_PID").flatMap({ Int32($0) }), pid != processID { return nil }
+        if let text = environment("WATCHDOG_PID") {
+            guard let pid = Int32(text), pid > 0, pid == processID else { return nil }
+        }
         guard let microseconds = environment("WATCHDOG_USEC").flatMap({ Int64($0) }), microseconds > 0 else {
             return nil
         }

@@ -70,7 +70,8 @@ extension Snapshot {
                             stays
                             ? !Self._same(oldItemsHere.baseAddress! + oldPath.item, newItems.baseAddress! + newItem)
                             : old._sectionItems[oldPath.section][oldPath.item] != newItems[newItem]
-                        if changed || (hasMarks && (_reloadedItemIDs.contains(id) || _reconfiguredItemIDs.contains(id))) {
+                        if changed || (hasMarks && (_reloadedItemIDs.contains(id) || _reconfiguredItemIDs.contains(id)))
+                        {
                             changes.itemUpdates.append(.init(item: newItems[newItem], at: newPath))
                         }
                         if stays {

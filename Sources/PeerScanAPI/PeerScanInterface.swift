@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Foundation
 import Logging
 import PeerScanCore
@@ -55,7 +56,9 @@ public struct PeerScanInterface: VarlinkInterface {
                 context.logger.notice("client denied", metadata: ["method": "SetScanning"])
                 throw VarlinkError(
                     PeerScanWire.permissionDeniedError,
-                    parameters: ["reason": "switching scanning needs root or membership of group \(controlGroup ?? "root")"]
+                    parameters: [
+                        "reason": "switching scanning needs root or membership of group \(controlGroup ?? "root")"
+                    ]
                 )
             }
             context.logger.info("client set scanning", metadata: ["enabled": "\(enabled)"])
@@ -75,12 +78,17 @@ public struct PeerScanInterface: VarlinkInterface {
         }
         var sequence = subscription.sequence
         if let resumed = subscription.resumed {
-            context.logger.info("client resumed", metadata: ["since": "\(since ?? 0)", "changesets": "\(resumed.count)"])
+            context.logger.info(
+                "client resumed",
+                metadata: ["since": "\(since ?? 0)", "changesets": "\(resumed.count)"]
+            )
             for update in resumed { try await send(update, context: context) }
         } else {
             let resync = parameters.since != nil
             if resync { context.logger.info("client resync", metadata: ["reason": "resume-unavailable"]) }
-            try await context.reply(snapshotReply(subscription.snapshot, sequence: sequence, kind: resync ? .resync : .first))
+            try await context.reply(
+                snapshotReply(subscription.snapshot, sequence: sequence, kind: resync ? .resync : .first)
+            )
         }
         while let batch = await subscription.updates.nextBatch() {
             if batch.dropped > 0 {

@@ -32,6 +32,23 @@ public enum PeerScanWire {
             self.epoch = epoch
             self.since = since
         }
+
+        private enum CodingKeys: String, CodingKey { case epoch, since }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            epoch = try container.decodeIfPresent(String.self, forKey: .epoch)
+            // A negative or fractional number is reported by the decoder without a coding path: name it here.
+            do {
+                since = try container.decodeIfPresent(UInt64.self, forKey: .since)
+            } catch {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .since,
+                    in: container,
+                    debugDescription: "since must be a sequence number (0 or more)"
+                )
+            }
+        }
     }
 
     /// One `Monitor` reply: a snapshot (first, or on resync) or a changeset.

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Logging
 import ServiceLifecycle
 

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DequeModule
 import Diffable
 import Foundation
@@ -101,8 +102,7 @@ public actor SnapshotStore {
     private var resyncGeneration = 0
     private let logger: Logger
     private let subscribers = Subscribers()
-    private var sourceStateWaiters: [CheckedContinuation<Void, Never>] = []
-    private var isSourceStateKnown = false
+    private let sourceStateKnown = OneShotSignal()
     private var history: Deque<StoreUpdate> = []
     private let historyLimit: Int
 
@@ -191,9 +191,10 @@ public actor SnapshotStore {
 
     /// Returns once the discovery source has reported its state at least once (running, connecting to a daemon
     /// that is not there yet, unavailable, …), so that the daemon can tell systemd it is ready.
+    ///
+    /// Returns early when the waiting task is cancelled.
     public func waitUntilSourceStateKnown() async {
-        if isSourceStateKnown { return }
-        await withCheckedContinuation { sourceStateWaiters.append($0) }
+        await sourceStateKnown.wait()
     }
 
     /// Subscribes with a bounded queue, resuming after `since` if the store still holds every update after it.
@@ -226,11 +227,7 @@ public actor SnapshotStore {
     private func apply(_ event: DiscoveryEvent, isScanning: Bool, effects: inout StoreEffects) {
         switch event {
         case .sourceState(let state, let hostName):
-            if !isSourceStateKnown {
-                isSourceStateKnown = true
-                for waiter in sourceStateWaiters { waiter.resume() }
-                sourceStateWaiters = []
-            }
+            sourceStateKnown.fire()
             if state != host.sourceState {
                 logger.notice("avahi state", metadata: ["state": "\(state.name)", "reason": "\(state.reason ?? "")"])
             }

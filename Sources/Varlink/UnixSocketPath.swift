@@ -35,6 +35,18 @@ enum UnixSocketPath {
         return result == 0
     }
 
+    /// The longest path NIO binds or connects to (the portable limit, shorter than Linux's 107).
+    static let maximumLength = 103
+
+    /// A name next to `path` to bind first and rename over it: `path.PID.new`, or a shorter `.PID.new` in the same
+    /// directory when that would be too long for a socket address.
+    static func temporaryName(for path: String) -> String {
+        let long = "\(path).\(getpid()).new"
+        guard long.utf8.count > maximumLength else { return long }
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return "\(directory.isEmpty && !path.hasPrefix("/") ? "." : directory)/.\(getpid()).new"
+    }
+
     /// Removes a socket file, if there is one (never anything else).
     static func remove(_ path: String) {
         var status = stat()
@@ -42,7 +54,7 @@ enum UnixSocketPath {
     }
 
     private static func makeDirectories(_ path: String) {
-        var prefix = ""
+        var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
             mkdir(prefix, 0o755)

@@ -32,6 +32,9 @@ public enum VarlinkConnectError: Error, Hashable, Sendable, CustomStringConverti
 public final class VarlinkClientConnection {
     private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    /// Set when a stream was abandoned before its last reply: its remaining replies would be taken for the answers
+    /// of later calls, so the connection cannot be used any more.
+    private var abandonedStream = false
 
     private init(
         inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
@@ -82,7 +85,8 @@ public final class VarlinkClientConnection {
     }
 
     /// Calls a method with `more: true` and hands each reply to `body` until the last one (`continues` false) or
-    /// until `body` returns `false`.
+    /// until `body` returns `false`. A stream left before its last reply makes the connection unusable: its later
+    /// calls throw.
     public func callMore(
         _ method: String,
         _ parameters: some Encodable = [String: String](),
@@ -91,7 +95,12 @@ public final class VarlinkClientConnection {
         try await outbound.write(VarlinkEncoding.call(method, parameters, more: true, oneway: false))
         while true {
             let reply = try await nextReply()
-            guard try await body(reply), reply.continues else { return }
+            let wantsMore = try await body(reply)
+            guard reply.continues else { return }
+            guard wantsMore else {
+                abandonedStream = true
+                return
+            }
         }
     }
 
@@ -102,6 +111,9 @@ public final class VarlinkClientConnection {
 
     /// The next reply; an error reply is thrown as ``VarlinkError``.
     private func nextReply() async throws -> VarlinkReply {
+        if abandonedStream {
+            throw VarlinkProtocolError.invalidMessage("a stream on this connection was abandoned; open a new one")
+        }
         guard let frame = try await inbound.next() else { throw VarlinkProtocolError.connectionClosed }
         let reply = try VarlinkReply(message: Data(frame.readableBytesView))
         if let error = reply.varlinkError { throw error }

@@ -57,7 +57,8 @@ public struct VarlinkCall: Sendable {
     /// - Throws: ``VarlinkError/invalidParameter(_:)`` naming the offending parameter.
     public func parameters<Parameters: Decodable>(as type: Parameters.Type) throws(VarlinkError) -> Parameters {
         do {
-            if let parameters = try JSONDecoder().decode(ParametersEnvelope<Parameters>.self, from: message).parameters {
+            if let parameters = try JSONDecoder().decode(ParametersEnvelope<Parameters>.self, from: message).parameters
+            {
                 return parameters
             }
             return try JSONDecoder().decode(Parameters.self, from: Data("{}".utf8))
@@ -131,7 +132,8 @@ public struct VarlinkReply: Sendable {
     /// - Throws: ``VarlinkProtocolError/invalidMessage(_:)`` if they do not match `type`.
     public func parameters<Parameters: Decodable>(as type: Parameters.Type) throws(VarlinkProtocolError) -> Parameters {
         do {
-            if let parameters = try JSONDecoder().decode(ParametersEnvelope<Parameters>.self, from: message).parameters {
+            if let parameters = try JSONDecoder().decode(ParametersEnvelope<Parameters>.self, from: message).parameters
+            {
                 return parameters
             }
             return try JSONDecoder().decode(Parameters.self, from: Data("{}".utf8))
@@ -197,7 +199,11 @@ enum VarlinkEncoding {
     }
 
     static func call(_ method: String, _ parameters: some Encodable, more: Bool, oneway: Bool) throws -> ByteBuffer {
-        frame(try encoder.encode(Call(method: method, parameters: parameters, more: more ? true : nil, oneway: oneway ? true : nil)))
+        frame(
+            try encoder.encode(
+                Call(method: method, parameters: parameters, more: more ? true : nil, oneway: oneway ? true : nil)
+            )
+        )
     }
 
     private static func frame(_ json: Data) -> ByteBuffer {

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Foundation
 import Glibc
 import Logging
@@ -191,9 +192,14 @@ public struct VarlinkServer: Service {
             // Bind a temporary name, set the permissions, then rename it into place: clients never see a socket
             // with the wrong permissions, and a stale socket is replaced in one step.
             try UnixSocketPath.prepare(path)
-            let temporary = "\(path).\(getpid()).new"
+            let temporary = UnixSocketPath.temporaryName(for: path)
             UnixSocketPath.remove(temporary)
-            let socket = try await bootstrap.bind(unixDomainSocketPath: temporary, childChannelInitializer: initializer)
+            let socket: NIOAsyncChannel<Accepted, Never>
+            do {
+                socket = try await bootstrap.bind(unixDomainSocketPath: temporary, childChannelInitializer: initializer)
+            } catch {
+                throw VarlinkServerError.cannotListen(path: path, reason: "\(error)")
+            }
             guard chmod(temporary, permissions) == 0, rename(temporary, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 UnixSocketPath.remove(temporary)
@@ -217,23 +223,32 @@ public struct VarlinkServer: Service {
                 let (calls, callsContinuation) = AsyncStream<ByteBuffer>.makeStream(
                     bufferingPolicy: .bufferingOldest(maximumPipelinedCalls)
                 )
+                // A stream ends when the connection closes; a client that only shuts down its writing side (socat
+                // does) still gets every reply.
                 let closed = OneShotSignal()
+                accepted.channel.channel.closeFuture.whenComplete { _ in closed.fire() }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        defer {
-                            callsContinuation.finish()
-                            closed.fire()
-                        }
-                        for try await frame in inbound {
-                            if case .dropped = callsContinuation.yield(frame) {
-                                throw VarlinkServerError.tooManyPipelinedCalls(limit: maximumPipelinedCalls)
+                        defer { callsContinuation.finish() }
+                        do {
+                            for try await frame in inbound {
+                                if case .dropped = callsContinuation.yield(frame) {
+                                    throw VarlinkServerError.tooManyPipelinedCalls(limit: maximumPipelinedCalls)
+                                }
                             }
+                        } catch {
+                            closed.fire()
+                            throw error
                         }
                     }
                     for await frame in calls {
                         let call = try VarlinkCall(message: Data(frame.readableBytesView))
                         let context = VarlinkCallContext(
-                            call: call, peer: accepted.peer, connectionID: id, logger: logger, writer: outbound
+                            call: call,
+                            peer: accepted.peer,
+                            connectionID: id,
+                            logger: logger,
+                            writer: outbound
                         )
                         try await dispatch(context, closed: closed)
                     }
@@ -372,5 +387,10 @@ public enum VarlinkServerError: Error, Hashable, Sendable, CustomStringConvertib
 /// A counter for connection numbers.
 private final class ConnectionCounter: Sendable {
     private let value = Mutex(0)
-    func next() -> Int { value.withLock { value in defer { value += 1 }; return value + 1 } }
+    func next() -> Int {
+        value.withLock { value in
+            defer { value += 1 }
+            return value + 1
+        }
+    }
 }

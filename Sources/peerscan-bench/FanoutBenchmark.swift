@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncPrimitives
 import Foundation
 import Logging
 import PeerScanAPI
@@ -27,7 +28,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(help: "The number of reading clients M.") var clients = 100
     @Option(help: "The number of changes K.") var changes = 1_000
     @Option(help: "Also run with this many clients that never read (0: skip).") var stalled = 0
-    @Option(help: "Changesets queued per client before it is resynced (peerscand's --client-queue).") var clientQueue = 256
+    @Option(help: "Changesets queued per client before it is resynced (peerscand's --client-queue).") var clientQueue =
+        256
     @Option(help: "The seed of the random changes.") var seed: UInt64 = 42
     @Flag(help: "Print one JSON object per run.") var json = false
 
@@ -46,7 +48,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         if !json {
-            print("| devices | clients | stalled | changes | p50 (ms) | p99 (ms) | max (ms) | RSS before clients (MiB) | peak RSS (MiB) | bytes/changeset |")
+            print(
+                "| devices | clients | stalled | changes | p50 (ms) | p99 (ms) | max (ms) | RSS before clients (MiB) | peak RSS (MiB) | bytes/changeset |"
+            )
             print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         }
         for stalledCount in stalled > 0 ? [0, stalled] : [0] {
@@ -60,7 +64,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
                     "| \(result.devices) | \(result.clients) | \(result.stalled) | \(result.changes) "
                         + String(
                             format: "| %.2f | %.2f | %.2f | %.1f | %.1f ",
-                            result.p50_ms, result.p99_ms, result.max_ms, result.store_rss_mib, result.peak_rss_mib
+                            result.p50_ms,
+                            result.p99_ms,
+                            result.max_ms,
+                            result.store_rss_mib,
+                            result.peak_rss_mib
                         )
                         + "| \(result.bytes_per_changeset) |"
                 )
@@ -75,7 +83,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
         await store.apply((0..<devices).map { .discovery(.serviceResolved(Self.instance(device: $0, value: 0))) })
         let path = "/tmp/peerscan-bench-\(getpid()).sock"
         let interface = PeerScanInterface(
-            store: store, epoch: "bench", controlGroup: nil, clientQueueLimit: clientQueue, setScanning: { _ in 0 }
+            store: store,
+            epoch: "bench",
+            controlGroup: nil,
+            clientQueueLimit: clientQueue,
+            setScanning: { _ in 0 }
         )
         let server = VarlinkServer(
             listener: .path(path, permissions: 0o600),
@@ -134,7 +146,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
     static func instance(device: Int, value: Int) -> ServiceInstance {
         ServiceInstance(
             key: ServiceInstanceKey(
-                interface: "bench0", ipProtocol: .ipv4, name: "Device \(device)", type: "_http._tcp", domain: "local"
+                interface: "bench0",
+                ipProtocol: .ipv4,
+                name: "Device \(device)",
+                type: "_http._tcp",
+                domain: "local"
             ),
             hostName: "device-\(device).local",
             addresses: ["10.\(device >> 16 & 255).\(device >> 8 & 255).\(device & 255)"],
@@ -168,7 +184,9 @@ private final class AcknowledgementReader: Sendable {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let fields = String(decoding: pending[..<newline], as: UTF8.self).split(separator: " ")
                     pending.removeSubrange(...newline)
-                    if fields.count == 3, let sequence = UInt64(fields[0]), let time = Int64(fields[1]), let size = Int(fields[2]) {
+                    if fields.count == 3, let sequence = UInt64(fields[0]), let time = Int64(fields[1]),
+                        let size = Int(fields[2])
+                    {
                         lines.push((sequence, time, size))
                     }
                 }

@@ -53,7 +53,10 @@ struct FanoutClients: ParsableCommand {
                     if entry.count == clients {
                         var now = timespec()
                         clock_gettime(CLOCK_MONOTONIC, &now)
-                        let line = Array("\(sequence) \(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)) \(entry.bytes)\n".utf8)
+                        let line = Array(
+                            "\(sequence) \(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)) \(entry.bytes)\n"
+                                .utf8
+                        )
                         _ = write(STDOUT_FILENO, line, line.count)  // unbuffered: the benchmark waits for it
                         received[sequence] = nil
                     }
@@ -90,7 +93,9 @@ struct FanoutClients: ParsableCommand {
             if message[index..<index + key.count].elementsEqual(key) {
                 var value: UInt64 = 0
                 var position = index + key.count
-                while position < message.endIndex, let digit = Int(exactly: message[position]), (48...57).contains(digit) {
+                while position < message.endIndex, let digit = Int(exactly: message[position]),
+                    (48...57).contains(digit)
+                {
                     value = value * 10 + UInt64(digit - 48)
                     position += 1
                 }

@@ -58,7 +58,9 @@ struct Peerscand: AsyncParsableCommand {
     @Option(help: "The Varlink socket to serve io.peerscan on.")
     var socket = PeerScanWire.defaultSocketPath
 
-    @Option(help: "The socket's permissions, in octal: who may connect (reading is open to all local users by default).")
+    @Option(
+        help: "The socket's permissions, in octal: who may connect (reading is open to all local users by default)."
+    )
     var socketMode = "0666"
 
     @Option(help: "The group whose members may switch scanning (root always may); empty for root only.")

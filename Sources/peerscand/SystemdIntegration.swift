@@ -18,23 +18,30 @@ struct SystemdIntegration: Service {
     let logger: Logger
 
     func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
-            if let watchdogTimeout {
-                group.addTask { await pingWatchdog(every: watchdogTimeout / 2) }
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                if let watchdogTimeout {
+                    group.addTask { await pingWatchdog(every: watchdogTimeout / 2) }
+                }
+                group.addTask { await reportReadinessAndStatus() }
+                // Runs until the daemon shuts down (or is cancelled), whatever its children do meanwhile.
+                try? await gracefulShutdown()
+                group.cancelAll()
             }
-            group.addTask { await reportReadinessAndStatus() }
-            await withGracefulShutdownHandler {
-                await group.next()
-            } onGracefulShutdown: {
-                send(["STOPPING=1", "STATUS=stopping"])
-            }
-            group.cancelAll()
+        } onGracefulShutdown: {
+            send(["STOPPING=1", "STATUS=stopping"])
         }
     }
 
     private func reportReadinessAndStatus() async {
-        for await _ in socketServed { break }
+        var served = false
+        for await _ in socketServed {
+            served = true
+            break
+        }
+        guard served else { return }  // the socket was never served: the daemon is failing
         await store.waitUntilSourceStateKnown()
+        guard !Task.isCancelled else { return }
         let subscription = await store.subscribe()
         var status = await Self.status(of: store)
         send(["READY=1", "STATUS=\(status)"])

@@ -1,5 +1,6 @@
 """Fixtures for the integration tests: a test LAN (network namespaces, a private bus, a real avahi-daemon and
-python-zeroconf peers — see testlan/) and peerscand running in it with --dump.
+python-zeroconf peers — see testlan/) and peerscand running in it with --dump, serving its Varlink socket in the
+test's temp dir (varlinkclient.py talks to it).
 
 Run as root: `make test` (or `python3 -m pytest tests/integration` after `swift build`).
 """
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from testlan.lan import TestLAN  # noqa: E402
 import applier  # noqa: E402
+import varlinkclient  # noqa: E402
 
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 
@@ -37,10 +39,14 @@ def pytest_collection_modifyitems(config, items):
 
 
 class Daemon:
-    """peerscand --dump in the scanner namespace, its output replayed into the current snapshot."""
+    """peerscand --dump in the scanner namespace, its output replayed into the current snapshot; its Varlink socket
+    is `socket`."""
 
-    def __init__(self, lan: TestLAN, state_directory: Path, *extra: str) -> None:
+    def __init__(self, lan: TestLAN, state_directory: Path, *extra: str, socket: Path | None = None) -> None:
         self.lan = lan
+        # Always a socket of the test's own (default: in the LAN's temp dir), never the shared default under /run.
+        self.socket = socket or lan.tmpdir / "io.peerscan"
+        extra = ("--socket", str(self.socket), *extra)
         self.argv = [str(PEERSCAND), "--dump", "--state-directory", str(state_directory), "--log-level", "debug",
                      "--resync-grace", "20", *extra]
         self.snapshot: dict | None = None
@@ -53,7 +59,8 @@ class Daemon:
         self.process = lan.popen_in_scanner(self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     def _read(self) -> None:
         for line in self.process.stdout:
@@ -94,6 +101,22 @@ class Daemon:
         """Waits until Avahi is running as the host item shows it (and peerscand's signal handlers are installed)."""
         return self.wait_for(lambda s: applier.config_item(s, "host")["avahiState"] == "running", what="avahi running")
 
+    def wait_serving(self, timeout: float = 20) -> None:
+        """Waits until the Varlink socket answers GetInfo."""
+        deadline = time.monotonic() + timeout
+        while not varlinkclient.answers(self.socket):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                why = "timed out" if self.process.poll() is None else f"peerscand exited ({self.process.poll()})"
+                tail = "\n".join(self.stderr_lines[-30:])
+                raise AssertionError(f"{why} waiting for {self.socket} to answer\n{tail}")
+            time.sleep(0.05)
+
+    @property
+    def rss_kib(self) -> int:
+        """peerscand's resident set (`ip netns exec` execs it: the Popen's pid is peerscand's)."""
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+
     def devices(self) -> dict:
         with self.condition:
             return applier.devices(self.snapshot)
@@ -108,8 +131,15 @@ class Daemon:
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-        code = self.process.wait(timeout=15)
+        try:
+            code = self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise AssertionError("peerscand did not stop within 15 s of SIGTERM (killed):\n"
+                                 + "\n".join(self.stderr_lines[-30:])) from None
         self._reader.join(timeout=5)
+        self._stderr_reader.join(timeout=5)
         return code
 
 
@@ -132,3 +162,41 @@ def start_daemon(lan, tmp_path):
     yield start
     for daemon in daemons:
         daemon.stop()
+
+
+@pytest.fixture
+def socket_path(lan):
+    """Where the Varlink socket goes: the LAN's temp dir, which is mode 0755 (searchable by any user)."""
+    return lan.tmpdir / "io.peerscan"
+
+
+@pytest.fixture
+def start_varlink_daemon(lan, tmp_path, socket_path):
+    """Starts peerscand with --dump and --socket (default: `socket_path`), waiting until the socket answers."""
+    daemons: list[Daemon] = []
+
+    def start(*extra: str, socket: Path | None = None, wait: bool = True) -> Daemon:
+        daemon = Daemon(lan, tmp_path / f"state{len(daemons)}", *extra, socket=socket or socket_path)
+        daemons.append(daemon)
+        if wait:
+            daemon.wait_serving()
+            daemon.wait_running()
+        return daemon
+
+    yield start
+    for daemon in daemons:
+        daemon.stop()
+
+
+@pytest.fixture
+def control_group():
+    """A group created for the test (name, gid), removed afterwards."""
+    name = f"pstest{os.getpid()}"
+    subprocess.run(["groupdel", name], capture_output=True)
+    subprocess.run(["groupadd", name], check=True, capture_output=True)
+    try:
+        gid = int(subprocess.run(["getent", "group", name], check=True, capture_output=True, text=True)
+                  .stdout.split(":")[2])
+        yield name, gid
+    finally:
+        subprocess.run(["groupdel", name], check=True, capture_output=True)

@@ -20,7 +20,10 @@ import Testing
             interfaces: ["eth0"],
             services: [
                 DeviceService(
-                    name: "Living Room TV", type: "_airplay._tcp", domain: "local", port: 7000,
+                    name: "Living Room TV",
+                    type: "_airplay._tcp",
+                    domain: "local",
+                    port: 7000,
                     txt: [TXTEntry(key: "flag", value: nil), TXTEntry(key: "model", value: "X1")]
                 )
             ]
@@ -47,7 +50,12 @@ import Testing
     }
 
     @Test func anEmptySnapshotEncodes() throws {
-        let encoded = try PeerScanWire.encodeSnapshotReply(epoch: "e", sequence: 0, snapshot: ScanSnapshot(), resync: nil)
+        let encoded = try PeerScanWire.encodeSnapshotReply(
+            epoch: "e",
+            sequence: 0,
+            snapshot: ScanSnapshot(),
+            resync: nil
+        )
         #expect(String(decoding: encoded, as: UTF8.self) == #"{"epoch":"e","sequence":0,"snapshot":{"sections":[]}}"#)
     }
 }

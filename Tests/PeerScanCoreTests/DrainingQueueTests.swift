@@ -1,5 +1,6 @@
 // The draining queue: many producers, one consumer that takes everything pending at once.
 
+import AsyncPrimitives
 import Testing
 
 @testable import PeerScanCore

@@ -1,6 +1,7 @@
 // Shared by the test files: a silent logger, builders of service instances and store inputs, a fake discovery source,
 // a bounded wait, stream collection, a store replayer for subscribers, a temporary directory and a seeded generator.
 
+import AsyncPrimitives
 import Diffable
 import Foundation
 import Logging

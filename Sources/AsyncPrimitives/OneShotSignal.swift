@@ -1,7 +1,7 @@
 import Synchronization
 
 /// An event that happens once; any number of tasks can wait for it. A waiting task that is cancelled stops waiting.
-final class OneShotSignal: Sendable {
+public final class OneShotSignal: Sendable {
     private struct State {
         var fired = false
         var nextWaiter = 0
@@ -10,8 +10,11 @@ final class OneShotSignal: Sendable {
 
     private let state = Mutex(State())
 
-    /// Fires the event: every waiter, present and future, returns.
-    func fire() {
+    /// Creates an event that has not happened.
+    public init() {}
+
+    /// Fires the event: every waiter, present and future, returns. Firing again does nothing.
+    public func fire() {
         let waiters = state.withLock { state in
             state.fired = true
             defer { state.waiters = [:] }
@@ -21,7 +24,7 @@ final class OneShotSignal: Sendable {
     }
 
     /// Returns once the event fired, or the task is cancelled.
-    func wait() async {
+    public func wait() async {
         let id = state.withLock { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter

@@ -1,0 +1,228 @@
+import Diffable
+import PeerScanCore
+
+/// One line of `peerscanctl watch`: a change of the snapshot, described for people.
+public struct ChangeLine: Hashable, Sendable, CustomStringConvertible {
+    /// What kind of change the line reports; it decides the sign and the colour.
+    public enum Kind: Hashable, Sendable {
+        /// A device appeared: `+ …`, green.
+        case added
+        /// A device went away: `- …`, red.
+        case removed
+        /// A device changed: `~ …`, yellow.
+        case changed
+        /// The configuration changed (scanning, Avahi, this host): no sign, no colour.
+        case configuration
+    }
+
+    /// The kind of change.
+    public var kind: Kind
+    /// The description, without the sign.
+    public var text: String
+
+    /// Creates a line.
+    public init(_ kind: Kind, _ text: String) {
+        self.kind = kind
+        self.text = text
+    }
+
+    /// The line as printed without colour: `+ Living Room TV (tv.local) 10.0.0.7 _airplay._tcp`.
+    public var description: String {
+        switch kind {
+        case .added: "+ \(text)"
+        case .removed: "- \(text)"
+        case .changed: "~ \(text)"
+        case .configuration: text
+        }
+    }
+
+    /// The colour the line is printed in on a terminal.
+    public var colour: TerminalText.Colour? {
+        switch kind {
+        case .added: .green
+        case .removed: .red
+        case .changed: .yellow
+        case .configuration: nil
+        }
+    }
+}
+
+/// Describes the changes between two snapshots for people, one ``ChangeLine`` per device or setting that changed.
+///
+/// Lines come in this order: configuration (scanning, Avahi's state, this host), devices removed (in their old
+/// order), devices added and devices changed (in their new order). A change of order alone (a device moved because
+/// its name changed) is not a change for people and prints nothing; the rename does. When scanning is switched off
+/// the devices are not reported as removed one by one: the `scanning switched off` line counts them.
+///
+/// A changed device is described precisely, e.g.
+/// `~ Living Room TV: + _ssh._tcp, address 10.0.0.7 gone, _airplay._tcp txt model=X1→X2, _http._tcp port 80→8080`.
+/// Text published by devices is escaped (``TerminalText/escapingControlCharacters(_:)``).
+public enum ChangeDescription {
+    /// The lines describing a changeset.
+    ///
+    /// - Parameters:
+    ///   - changes: A changeset that takes `old` to `new`.
+    ///   - old: The snapshot before.
+    ///   - new: The snapshot after.
+    /// - Returns: The lines, empty if nothing visible changed.
+    /// - Complexity: O(c + d) for c changes and the d services, addresses and TXT entries of the devices changed.
+    public static func lines(for changes: ScanChangeset, from old: ScanSnapshot, to new: ScanSnapshot) -> [ChangeLine] {
+        let networksDeleted = changes.sectionDeletes.contains { $0.id == .networks }
+        let oldNetworks = old.index(ofSection: .networks)
+        var hiddenDevices = 0
+        var removed: [ChangeLine] = []
+        for delete in changes.itemDeletes {
+            guard case .peer(let device)? = old.item(at: delete.from) else { continue }
+            if networksDeleted && delete.from.section == oldNetworks {
+                hiddenDevices += 1
+            } else {
+                removed.append(ChangeLine(.removed, summary(of: device)))
+            }
+        }
+
+        var configuration: [ChangeLine] = []
+        var added: [(ItemIndexPath, ChangeLine)] = []
+        for insert in changes.itemInserts {
+            switch insert.item {
+            case .peer(let device): added.append((insert.at, ChangeLine(.added, summary(of: device))))
+            case .scanning(let enabled):
+                configuration.append(ChangeLine(.configuration, "scanning \(enabled ? "on" : "off")"))
+            case .host(let status): configuration += hostLines(from: nil, to: status)
+            }
+        }
+        for update in changes.itemUpdates {
+            let previous = old.item(withIdentifier: update.item.id)
+            switch (previous, update.item) {
+            case (.scanning(let was)?, .scanning(let now)) where was != now:
+                var text = "scanning switched \(now ? "on" : "off")"
+                if hiddenDevices > 0 {
+                    text += " (\(hiddenDevices) \(hiddenDevices == 1 ? "device" : "devices") no longer listed)"
+                    hiddenDevices = 0
+                }
+                configuration.insert(ChangeLine(.configuration, text), at: 0)
+            case (.host(let was)?, .host(let now)):
+                configuration += hostLines(from: was, to: now)
+            case (.peer(let was)?, .peer(let now)):
+                added.append((update.at, ChangeLine(.changed, changeSummary(from: was, to: now))))
+            case (_, .peer(let now)):
+                added.append((update.at, ChangeLine(.changed, "\(escaped(now.displayName)): changed")))
+            default:
+                break
+            }
+        }
+        if hiddenDevices > 0 {
+            configuration.append(
+                ChangeLine(
+                    .configuration,
+                    "device list removed (\(hiddenDevices) \(hiddenDevices == 1 ? "device" : "devices") no longer listed)"
+                )
+            )
+        }
+        // Inserts and updates are each sorted by new position; merge them so the lines follow the new order.
+        let ordered = added.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }
+        return configuration + removed + ordered.map(\.element.1)
+    }
+
+    /// The lines describing what differs between two snapshots, computed with `Snapshot.difference(from:)`: what
+    /// `watch` prints after a resync.
+    ///
+    /// - Complexity: That of `difference(from:)`, plus that of ``lines(for:from:to:)``.
+    public static func lines(from old: ScanSnapshot, to new: ScanSnapshot) -> [ChangeLine] {
+        lines(for: new.difference(from: old), from: old, to: new)
+    }
+
+    /// `Living Room TV (tv.local) 10.0.0.7 _airplay._tcp,_raop._tcp`.
+    static func summary(of device: Device) -> String {
+        let addresses = device.addresses.isEmpty ? "(no address)" : device.addresses.joined(separator: ",")
+        let types = SnapshotTable.serviceTypes(of: device).joined(separator: ",")
+        return escaped("\(device.displayName) (\(device.hostName)) \(addresses) \(types)")
+    }
+
+    /// `Living Room TV: + _ssh._tcp, address 10.0.0.7 gone, …`: the old name, then every difference.
+    static func changeSummary(from old: Device, to new: Device) -> String {
+        var parts: [String] = []
+        if old.displayName != new.displayName { parts.append("renamed to \(new.displayName)") }
+        if old.hostName != new.hostName { parts.append("host \(old.hostName)→\(new.hostName)") }
+
+        let oldServices = Dictionary(old.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let newServices = Dictionary(new.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        // A type is named with its instance name when the device has (or had) several services of that type.
+        var typeCounts: [String: Int] = [:]
+        for key in Set(oldServices.keys).union(newServices.keys) { typeCounts[key.type, default: 0] += 1 }
+        func label(_ service: DeviceService) -> String {
+            var label = service.type
+            if typeCounts[service.type, default: 0] > 1 { label += " \"\(service.name)\"" }
+            if service.domain != "local" { label += " in \(service.domain)" }
+            return label
+        }
+        parts += new.services.filter { oldServices[$0.key] == nil }.map { "+ \(label($0))" }
+        parts += old.services.filter { newServices[$0.key] == nil }.map { "- \(label($0))" }
+
+        parts += additions(from: old.addresses, to: new.addresses).map { "address \($0) new" }
+        parts += additions(from: new.addresses, to: old.addresses).map { "address \($0) gone" }
+        parts += additions(from: old.interfaces, to: new.interfaces).map { "interface \($0) new" }
+        parts += additions(from: new.interfaces, to: old.interfaces).map { "interface \($0) gone" }
+
+        for service in new.services {
+            guard let before = oldServices[service.key] else { continue }
+            if before.txt != service.txt {
+                parts.append("\(label(service)) txt \(txtChanges(from: before.txt, to: service.txt))")
+            }
+            if before.port != service.port { parts.append("\(label(service)) port \(before.port)→\(service.port)") }
+        }
+        if parts.isEmpty { parts.append("changed") }
+        return escaped("\(old.displayName): \(parts.joined(separator: ", "))")
+    }
+
+    /// `model=X1→X2 +fw=2 -color`: the keys whose value changed, the keys added, the keys removed.
+    static func txtChanges(from old: [TXTEntry], to new: [TXTEntry]) -> String {
+        func entry(_ key: String, _ value: String?) -> String { value.map { "\(key)=\($0)" } ?? key }
+        let oldValues = Dictionary(old.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let newKeys = Set(new.map(\.key))
+        var changes: [String] = []
+        for item in new {
+            switch oldValues[item.key] {
+            case nil:
+                changes.append("+\(entry(item.key, item.value))")
+            case let before? where before != item.value:
+                if let before, let after = item.value {
+                    changes.append("\(item.key)=\(before)→\(after)")
+                } else {
+                    changes.append("\(entry(item.key, before))→\(entry(item.key, item.value))")
+                }
+            default:
+                break
+            }
+        }
+        changes += old.filter { !newKeys.contains($0.key) }.map { "-\($0.key)" }
+        return changes.isEmpty ? "reordered" : changes.joined(separator: " ")
+    }
+
+    /// Avahi's state and this host's name and interfaces, when they changed.
+    static func hostLines(from old: HostStatus?, to new: HostStatus) -> [ChangeLine] {
+        var lines: [ChangeLine] = []
+        if old?.sourceState != new.sourceState {
+            lines.append(ChangeLine(.configuration, "avahi \(SnapshotTable.avahiState(new.sourceState))"))
+        }
+        var parts: [String] = []
+        if old?.hostName != new.hostName {
+            let name = { (name: String?) in name.map(escaped) ?? "(unknown)" }
+            parts.append(
+                old == nil ? "name \(name(new.hostName))" : "name \(name(old?.hostName))→\(name(new.hostName))"
+            )
+        }
+        let oldInterfaces = old?.interfaces ?? []
+        parts += additions(from: oldInterfaces, to: new.interfaces).map { "interface \(escaped($0)) new" }
+        parts += additions(from: new.interfaces, to: oldInterfaces).map { "interface \(escaped($0)) gone" }
+        if !parts.isEmpty { lines.append(ChangeLine(.configuration, "this host: \(parts.joined(separator: ", "))")) }
+        return lines
+    }
+
+    /// The elements of `new` that are not in `old`, in the order of `new`.
+    static func additions(from old: [String], to new: [String]) -> [String] {
+        let old = Set(old)
+        return new.filter { !old.contains($0) }
+    }
+
+    static func escaped(_ text: String) -> String { TerminalText.escapingControlCharacters(text) }
+}

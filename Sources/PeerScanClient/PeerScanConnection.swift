@@ -1,0 +1,84 @@
+import Foundation
+import PeerScanAPI
+import Varlink
+
+/// A connection to peerscand: the methods of `io.peerscan`, with their replies decoded.
+///
+/// ```swift
+/// let reply = try await PeerScanConnection.withConnection(to: path) { try await $0.snapshot() }
+/// ```
+/// Replies keep their JSON as received (``Received/json``), so that `--json` output shows fields this client does
+/// not know.
+public struct PeerScanConnection {
+    /// A reply: decoded, and as received.
+    public struct Received<Reply> {
+        /// The reply's parameters, decoded.
+        public var reply: Reply
+        /// The reply's parameters as received.
+        public var json: JSONValue
+    }
+
+    private let connection: VarlinkClientConnection
+
+    /// Connects to peerscand, runs `body` with the connection, and closes it.
+    ///
+    /// - Parameters:
+    ///   - path: The socket path.
+    ///   - body: What to do with the connection.
+    /// - Returns: What `body` returns.
+    /// - Throws: `VarlinkConnectError` if peerscand cannot be reached; whatever `body` throws.
+    public static func withConnection<Result: Sendable>(
+        to path: String,
+        _ body: (PeerScanConnection) async throws -> Result
+    ) async throws -> Result {
+        try await VarlinkClientConnection.withConnection(to: path) { connection in
+            try await body(PeerScanConnection(connection: connection))
+        }
+    }
+
+    /// Calls `GetSnapshot`.
+    ///
+    /// - Returns: The current snapshot, its epoch and sequence.
+    /// - Throws: `VarlinkError` for an error reply; `VarlinkProtocolError` or `DecodingError` for a reply that is not
+    ///   a `GetSnapshot` reply.
+    public func snapshot() async throws -> Received<PeerScanWire.SnapshotReply> {
+        let json = try await connection.call(method("GetSnapshot"), as: JSONValue.self)
+        return Received(reply: try json.decode(as: PeerScanWire.SnapshotReply.self), json: json)
+    }
+
+    /// Calls `SetScanning`.
+    ///
+    /// - Parameter enabled: Whether scanning should be on.
+    /// - Returns: The sequence at which the switch is in the snapshot.
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied` for a caller without the right); `VarlinkProtocolError`
+    ///   or `DecodingError` for a malformed reply.
+    public func setScanning(_ enabled: Bool) async throws -> UInt64 {
+        try await connection.call(
+            method("SetScanning"),
+            PeerScanWire.SetScanningParameters(enabled: enabled),
+            as: PeerScanWire.SetScanningReply.self
+        ).sequence
+    }
+
+    /// Calls `Monitor` with `more` and hands each reply to `body`, until `body` returns `false` or peerscand ends the
+    /// call.
+    ///
+    /// - Parameters:
+    ///   - parameters: Where to resume from, if anywhere.
+    ///   - body: Handles one reply; returns whether to go on.
+    /// - Throws: `VarlinkError` for an error reply; `VarlinkProtocolError` for a malformed reply or a closed
+    ///   connection; `DecodingError` for a reply that is not a `Monitor` reply; whatever `body` throws.
+    public func monitor(
+        _ parameters: PeerScanWire.MonitorParameters,
+        _ body: (Received<PeerScanWire.MonitorReply>) async throws -> Bool
+    ) async throws {
+        try await connection.callMore(method("Monitor"), parameters) { reply in
+            let json = try reply.parameters(as: JSONValue.self)
+            return try await body(Received(reply: try json.decode(as: PeerScanWire.MonitorReply.self), json: json))
+        }
+    }
+
+    private func method(_ name: String) -> String { "\(PeerScanWire.interfaceName).\(name)" }
+}
+
+extension PeerScanConnection.Received: Sendable where Reply: Sendable {}

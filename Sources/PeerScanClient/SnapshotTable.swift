@@ -1,0 +1,92 @@
+import PeerScanCore
+
+/// The human-readable form of a snapshot, as `peerscanctl list` prints it: the configuration, then a table with one
+/// row per device.
+///
+/// ```
+/// scanning    on
+/// host        scanner.local
+/// avahi       running
+/// interfaces  lan0
+///
+/// NAME          HOST          ADDRESSES                           SERVICES
+/// Alpha         alpha.local   10.231.0.10,fd70:7363:616e::10      _http._tcp,_ssh._tcp
+/// ```
+/// Text published by devices is escaped (``TerminalText/escapingControlCharacters(_:)``); nothing is truncated.
+public enum SnapshotTable {
+    /// The lines of the rendering, without line terminators.
+    ///
+    /// - Parameter snapshot: The snapshot to show.
+    /// - Complexity: O(n) in the size of the snapshot.
+    public static func render(_ snapshot: ScanSnapshot) -> [String] {
+        var lines = configuration(of: snapshot)
+        lines.append("")
+        guard let devices = snapshot.items(inSection: .networks)?.compactMap(\.device) else {
+            lines.append("Scanning is off: no devices are tracked. Switch it on with: peerscanctl scanning on")
+            return lines
+        }
+        guard !devices.isEmpty else {
+            lines.append("No devices found yet.")
+            return lines
+        }
+        let rows =
+            [["NAME", "HOST", "ADDRESSES", "SERVICES"]]
+            + devices.map { device in
+                [
+                    escaped(device.displayName),
+                    escaped(device.hostName),
+                    device.addresses.isEmpty ? "-" : escaped(device.addresses.joined(separator: ",")),
+                    escaped(serviceTypes(of: device).joined(separator: ",")),
+                ]
+            }
+        return lines + columns(rows)
+    }
+
+    /// The configuration lines: scanning, host name, Avahi's state (and reason), interfaces.
+    static func configuration(of snapshot: ScanSnapshot) -> [String] {
+        var fields: [(String, String)] = []
+        for item in snapshot.items(inSection: .config) ?? [] {
+            switch item {
+            case .scanning(let enabled):
+                fields.append(("scanning", enabled ? "on" : "off"))
+            case .host(let status):
+                fields.append(("host", status.hostName.map(escaped) ?? "(not known yet)"))
+                fields.append(("avahi", avahiState(status.sourceState)))
+                fields.append(
+                    ("interfaces", status.interfaces.isEmpty ? "-" : escaped(status.interfaces.joined(separator: ",")))
+                )
+            case .peer:
+                break
+            }
+        }
+        return columns(fields.map { [$0.0, $0.1] })
+    }
+
+    /// Avahi's state and, for `failure` and `unavailable`, its reason: `unavailable (Daemon not running)`.
+    static func avahiState(_ state: SourceState) -> String {
+        guard let reason = state.reason, !reason.isEmpty else { return state.name }
+        return "\(state.name) (\(escaped(reason)))"
+    }
+
+    /// The service types a device offers, each once, in order.
+    static func serviceTypes(of device: Device) -> [String] {
+        var seen: Set<String> = []
+        return device.services.map(\.type).filter { seen.insert($0).inserted }
+    }
+
+    /// Rows aligned in columns two spaces apart; the last column is not padded.
+    static func columns(_ rows: [[String]]) -> [String] {
+        guard let count = rows.map(\.count).max(), count > 0 else { return [] }
+        var widths = [Int](repeating: 0, count: count)
+        for row in rows {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
+        }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }.joined(separator: "  ")
+        }
+    }
+
+    static func escaped(_ text: String) -> String { TerminalText.escapingControlCharacters(text) }
+}

@@ -1,0 +1,68 @@
+import PeerScanCore
+import Testing
+
+@testable import PeerScanClient
+
+@Suite("The list table")
+struct SnapshotTableTests {
+    @Test("configuration first, then one aligned row per device, last column unpadded")
+    func table() {
+        let alpha = makeDevice(
+            "alpha.local",
+            name: "Alpha",
+            addresses: ["10.231.0.10", "fd70:7363:616e::10"],
+            services: [makeService("_http._tcp", name: "Alpha"), makeService("_ssh._tcp", name: "Alpha", port: 22)]
+        )
+        let snapshot = makeSnapshot(devices: [alpha, makeTV()])
+        #expect(
+            SnapshotTable.render(snapshot) == [
+                "scanning    on",
+                "host        scanner.local",
+                "avahi       running",
+                "interfaces  lan0",
+                "",
+                "NAME            HOST         ADDRESSES                       SERVICES",
+                "Alpha           alpha.local  10.231.0.10,fd70:7363:616e::10  _http._tcp,_ssh._tcp",
+                "Living Room TV  tv.local     10.0.0.7                        _airplay._tcp,_raop._tcp",
+            ]
+        )
+    }
+
+    @Test("Avahi's reason, an unknown host name, no interfaces yet, no devices yet")
+    func degraded() {
+        let host = HostStatus(hostName: nil, sourceState: .failure(reason: "Bad state"), interfaces: [])
+        #expect(
+            SnapshotTable.render(makeSnapshot(host: host)) == [
+                "scanning    on",
+                "host        (not known yet)",
+                "avahi       failure (Bad state)",
+                "interfaces  -",
+                "",
+                "No devices found yet.",
+            ]
+        )
+    }
+
+    @Test("scanning off: no device table, and how to switch it on")
+    func scanningOff() {
+        #expect(
+            SnapshotTable.render(makeSnapshot(scanning: false)) == [
+                "scanning    off",
+                "host        scanner.local",
+                "avahi       running",
+                "interfaces  lan0",
+                "",
+                "Scanning is off: no devices are tracked. Switch it on with: peerscanctl scanning on",
+            ]
+        )
+    }
+
+    @Test("a device without addresses shows -, names from the network are escaped")
+    func escaping() {
+        let device = makeDevice("x.local", name: "Bad\u{7}Name", services: [makeService("_http._tcp", name: "x")])
+        #expect(
+            SnapshotTable.render(makeSnapshot(devices: [device])).last
+                == #"Bad\u{7}Name  x.local  -          _http._tcp"#
+        )
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+@testable import PeerScanClient
+
+@Suite("Colour, escaping and time stamps")
+struct TerminalTextTests {
+    @Test(
+        "colour only on a terminal, with NO_COLOR unset or empty and TERM not dumb",
+        arguments: [
+            (true, [:], true),
+            (true, ["NO_COLOR": ""], true),
+            (true, ["NO_COLOR": "1"], false),
+            (true, ["NO_COLOR": "0"], false),
+            (true, ["TERM": "dumb"], false),
+            (true, ["TERM": "xterm-256color"], true),
+            (false, [:], false),
+        ] as [(Bool, [String: String], Bool)]
+    )
+    func colourDecision(isTerminal: Bool, environment: [String: String], expected: Bool) {
+        #expect(TerminalText.usesColour(isTerminal: isTerminal, environment: environment) == expected)
+    }
+
+    @Test("change lines in colour: green +, red -, yellow ~; configuration uncoloured")
+    func colouredLines() {
+        let printer = WatchPrinter(format: .text, usesColour: true, showsTimestamps: false)
+        #expect(printer.changeLine(ChangeLine(.added, "a")).text == "\u{1B}[32m+ a\u{1B}[0m")
+        #expect(printer.changeLine(ChangeLine(.removed, "a")).text == "\u{1B}[31m- a\u{1B}[0m")
+        #expect(printer.changeLine(ChangeLine(.changed, "a")).text == "\u{1B}[33m~ a\u{1B}[0m")
+        #expect(printer.changeLine(ChangeLine(.configuration, "scanning switched on")).text == "scanning switched on")
+    }
+
+    @Test("change lines without colour")
+    func plainLines() {
+        let printer = WatchPrinter(format: .text, usesColour: false, showsTimestamps: false)
+        #expect(printer.changeLine(ChangeLine(.added, "a")) == OutputLine(.standardOutput, "+ a"))
+        #expect(printer.changeLine(ChangeLine(.removed, "a")).text == "- a")
+    }
+
+    @Test("time stamps: RFC 3339 with the local offset, on change lines and notes")
+    func timestamps() {
+        let instant = Date(timeIntervalSince1970: 1_748_786_587)  // 2025-06-01T14:03:07Z
+        #expect(Timestamp.rfc3339(instant, timeZone: TimeZone(secondsFromGMT: 0)!) == "2025-06-01T14:03:07+00:00")
+        #expect(Timestamp.rfc3339(instant, timeZone: TimeZone(secondsFromGMT: 7200)!) == "2025-06-01T16:03:07+02:00")
+        #expect(
+            Timestamp.rfc3339(instant, timeZone: TimeZone(secondsFromGMT: -(3 * 3600 + 1800))!)
+                == "2025-06-01T10:33:07-03:30"
+        )
+        let printer = WatchPrinter(
+            format: .text,
+            usesColour: false,
+            showsTimestamps: true,
+            now: { instant },
+            timeZone: TimeZone(secondsFromGMT: 7200)!
+        )
+        #expect(printer.changeLine(ChangeLine(.added, "a")).text == "2025-06-01T16:03:07+02:00 + a")
+        #expect(
+            printer.note("reconnected")
+                == OutputLine(.standardError, "2025-06-01T16:03:07+02:00 peerscanctl: reconnected")
+        )
+    }
+
+    @Test("control characters are escaped, other text is kept")
+    func escaping() {
+        #expect(TerminalText.escapingControlCharacters("Living Room TV — 客厅") == "Living Room TV — 客厅")
+        #expect(
+            TerminalText.escapingControlCharacters("a\u{1B}[31mb\n\t\r\u{0}\u{7F}\u{9B}")
+                == #"a\e[31mb\n\t\r\u{0}\u{7f}\u{9b}"#
+        )
+    }
+}
+
+@Suite("Standard output")
+struct StandardStreamsTests {
+    @Test("waiting for the reader of a pipe returns once it closed its end")
+    func readerCloses() async throws {
+        var descriptors: [CInt] = [0, 0]
+        #expect(pipe(&descriptors) == 0)
+        defer { close(descriptors[1]) }
+        close(descriptors[0])
+        await StandardStreams.waitUntilReaderCloses(descriptors[1])
+    }
+
+    @Test("waiting on something that is not a pipe ends only when cancelled")
+    func notAPipe() async throws {
+        let descriptor = open("/dev/null", O_WRONLY)
+        defer { close(descriptor) }
+        let waiting = Task { await StandardStreams.waitUntilReaderCloses(descriptor) }
+        waiting.cancel()
+        await waiting.value
+    }
+}

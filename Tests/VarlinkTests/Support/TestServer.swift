@@ -1,0 +1,309 @@
+import Foundation
+import Glibc
+import Logging
+import Synchronization
+import Testing
+import Varlink
+
+/// `org.example.test`: the interface the tests serve.
+///
+/// - `Echo(text)` replies with its parameters.
+/// - `Count(count)` (`more` only) streams `count` replies `(index, text)`, `continues` on all but the last.
+/// - `Fail(reason)` answers with the error `org.example.test.Failed(reason, code: "42")`.
+/// - `Wait()` (`more`) waits until it is cancelled; it records `Wait entered` and `Wait cancelled`.
+/// - `Gated()` (`more`) replies once, records `Gated entered`, waits until the test records `open` (or it is
+///   cancelled: `Gated cancelled`), then replies a last time.
+/// - `WhoAmI()` replies with the caller's credentials as the server saw them.
+/// - `Prepared(text, mode, continues)` replies `(text)` through `reply(_:continues:)` (`mode: "plain"`), a
+///   `VarlinkPreparedReply` made from the value (`"prepared"`) or from encoded JSON (`"encoded"`); a continuing reply
+///   is followed by a last `(text: "end")`.
+struct TestInterface: VarlinkInterface {
+    let name = "org.example.test"
+    let definition = """
+        interface org.example.test
+
+        method Echo(text: string) -> (text: string)
+        method Count(count: int) -> (index: int, text: string)
+        method Fail(reason: string) -> ()
+        method Wait() -> ()
+        method Gated() -> (step: int)
+        method WhoAmI() -> (pid: int, uid: int, gid: int)
+        method Prepared(text: string, mode: string, continues: ?bool) -> (text: string)
+
+        error Failed (reason: string, code: string)
+
+        """
+    let recorder: Recorder
+
+    struct Text: Codable, Sendable, Equatable {
+        var text: String
+    }
+
+    func handle(_ call: VarlinkCall, context: VarlinkCallContext) async throws {
+        switch call.methodName {
+        case "Echo":
+            try await context.reply(call.parameters(as: Text.self))
+        case "Count":
+            struct Parameters: Decodable { var count: Int }
+            struct Reply: Encodable { var index: Int, text: String }
+            guard call.more else { throw VarlinkError.expectedMore }
+            let count = try call.parameters(as: Parameters.self).count
+            for index in 0..<count {
+                try await context.reply(Reply(index: index, text: "item \(index)"), continues: index < count - 1)
+            }
+        case "Fail":
+            struct Parameters: Decodable { var reason: String }
+            let reason = try call.parameters(as: Parameters.self).reason
+            throw VarlinkError("org.example.test.Failed", parameters: ["reason": reason, "code": "42"])
+        case "Wait":
+            recorder.record("Wait entered")
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(60)) }
+            recorder.record("Wait cancelled")
+        case "Gated":
+            try await context.reply(["step": 1], continues: true)
+            recorder.record("Gated entered")
+            while !recorder.contains("open") && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+            if Task.isCancelled {
+                recorder.record("Gated cancelled")
+                return
+            }
+            try await context.reply(["step": 2])
+        case "WhoAmI":
+            struct Reply: Encodable { var pid: Int32, uid: UInt32, gid: UInt32 }
+            guard let peer = context.peer else { throw VarlinkError("org.example.test.NoCredentials") }
+            try await context.reply(Reply(pid: peer.pid, uid: peer.uid, gid: peer.gid))
+        case "Prepared":
+            struct Parameters: Decodable { var text: String, mode: String, continues: Bool? }
+            let parameters = try call.parameters(as: Parameters.self)
+            let reply = Text(text: parameters.text)
+            let continues = parameters.continues ?? false
+            switch parameters.mode {
+            case "plain": try await context.reply(reply, continues: continues)
+            case "prepared": try await context.reply(VarlinkPreparedReply(reply, continues: continues))
+            case "encoded":
+                // Encoded as the server encodes (sorted keys, slashes as is), so the bytes can be compared.
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                try await context.reply(
+                    VarlinkPreparedReply(encodedParameters: encoder.encode(reply), continues: continues)
+                )
+            default: throw VarlinkError.invalidParameter("mode")
+            }
+            if continues { try await context.reply(Text(text: "end")) }
+        default:
+            throw VarlinkError.methodNotFound(call.method)
+        }
+    }
+}
+
+/// A second interface, so that GetInfo has something to sort.
+struct OtherInterface: VarlinkInterface {
+    let name = "org.example.other"
+    let definition = "interface org.example.other\n\nmethod Ping() -> ()\n"
+
+    func handle(_ call: VarlinkCall, context: VarlinkCallContext) async throws {
+        try await context.reply([String: String]())
+    }
+}
+
+/// Events the test interface records, for a test to wait on.
+final class Recorder: Sendable {
+    private let events = Mutex<[String]>([])
+
+    func record(_ event: String) { events.withLock { $0.append(event) } }
+    func contains(_ event: String) -> Bool { events.withLock { $0.contains(event) } }
+
+    /// Waits until `event` was recorded; gives up (returning `false`) after a generous bound, so that a test that
+    /// waits for an event that never happens fails instead of hanging. Nothing is asserted about the time taken.
+    func waitFor(_ event: String) async -> Bool {
+        for _ in 0..<4000 {
+            if contains(event) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return contains(event)
+    }
+}
+
+let quietLogger = Logger(label: "varlink-tests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+let testInfo = VarlinkServer.Info(
+    vendor: "Example",
+    product: "varlink-tests",
+    version: "1.2.3",
+    url: "https://example.org"
+)
+
+/// Where a test server listens, and what its interface recorded.
+struct TestServer: Sendable {
+    let path: String
+    let directory: String
+    let recorder: Recorder
+}
+
+/// The server did not start (its error was thrown by `run()` instead).
+struct ServerDidNotStart: Error {}
+
+/// Runs a test server on `test.sock` in a fresh directory, runs `body`, then stops the server (cancels it) and
+/// removes the directory.
+@discardableResult
+func withTestServer<Result>(
+    permissions: mode_t = 0o600,
+    maximumMessageSize: Int = 1 << 20,
+    maximumPipelinedCalls: Int = 64,
+    _ body: (TestServer) async throws -> Result
+) async throws -> Result {
+    try await withTemporaryDirectory { directory in
+        let server = TestServer(path: directory + "/test.sock", directory: directory, recorder: Recorder())
+        return try await serving(
+            .path(server.path, permissions: permissions),
+            recorder: server.recorder,
+            maximumMessageSize: maximumMessageSize,
+            maximumPipelinedCalls: maximumPipelinedCalls
+        ) {
+            try await body(server)
+        }
+    }
+}
+
+/// Runs a `VarlinkServer` with the test interfaces on `listener` in a task group; runs `body` once it listens,
+/// then cancels it and waits for `run()` to return (it must not throw on cancellation).
+/// - Throws: What `run()` threw if it failed before listening; what `body` threw.
+@discardableResult
+func serving<Result>(
+    _ listener: VarlinkServer.Listener,
+    recorder: Recorder = Recorder(),
+    maximumMessageSize: Int = 1 << 20,
+    maximumPipelinedCalls: Int = 64,
+    _ body: () async throws -> Result
+) async throws -> Result {
+    let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
+    let server = VarlinkServer(
+        listener: listener,
+        interfaces: [TestInterface(recorder: recorder), OtherInterface()],
+        info: testInfo,
+        maximumMessageSize: maximumMessageSize,
+        maximumPipelinedCalls: maximumPipelinedCalls,
+        logger: quietLogger,
+        ready: { readyContinuation.yield() }
+    )
+    return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { group in
+        group.addTask {
+            defer { readyContinuation.finish() }
+            try await server.run()
+        }
+        var readiness = ready.makeAsyncIterator()
+        guard await readiness.next() != nil else {
+            try await group.next()
+            throw ServerDidNotStart()
+        }
+        do {
+            let result = try await body()
+            group.cancelAll()
+            try await group.waitForAll()
+            return result
+        } catch {
+            group.cancelAll()
+            throw error
+        }
+    }
+}
+
+/// Creates a fresh directory under /tmp (short, for `sun_path`), runs `body` with its path, and removes it.
+@discardableResult
+func withTemporaryDirectory<Result>(_ body: (String) async throws -> Result) async throws -> Result {
+    var template = Array("/tmp/vlt-XXXXXX".utf8CString)
+    guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        throw POSIXFailure("mkdtemp")
+    }
+    let directory = String(cString: created)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    return try await body(directory)
+}
+
+/// A JSON value, to compare raw replies exactly.
+enum JSON: Hashable, Sendable, Decodable, CustomStringConvertible, ExpressibleByStringLiteral,
+    ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSON].self))
+        }
+    }
+
+    /// Parses a message.
+    init(parsing text: String) throws {
+        self = try JSONDecoder().decode(JSON.self, from: Data(text.utf8))
+    }
+
+    init(stringLiteral value: String) { self = .string(value) }
+    init(integerLiteral value: Int) { self = .number(Double(value)) }
+    init(booleanLiteral value: Bool) { self = .bool(value) }
+    init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    init(dictionaryLiteral elements: (String, JSON)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+
+    subscript(key: String) -> JSON? {
+        guard case .object(let members) = self else { return nil }
+        return members[key]
+    }
+
+    var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): "\(value)"
+        case .number(let value): "\(value)"
+        case .string(let value): "\"\(value)\""
+        case .array(let values): "[\(values.map(\.description).joined(separator: ", "))]"
+        case .object(let members):
+            "{\(members.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", "))}"
+        }
+    }
+}
+
+extension RawSocket {
+    /// The next message, parsed; `nil` if the server closed the connection.
+    func readReply() async throws -> JSON? {
+        try await readMessage().map { try JSON(parsing: $0) }
+    }
+}
+
+/// A call message, as JSON text.
+func callMessage(_ method: String, _ parameters: String = "{}", more: Bool = false, oneway: Bool = false) -> String {
+    var fields = [#""method":"\#(method)""#, #""parameters":\#(parameters)"#]
+    if more { fields.append(#""more":true"#) }
+    if oneway { fields.append(#""oneway":true"#) }
+    return "{" + fields.joined(separator: ",") + "}"
+}
+
+/// The stat of a path, or `nil` if there is nothing there.
+func fileStatus(_ path: String) -> stat? {
+    var status = stat()
+    return lstat(path, &status) == 0 ? status : nil
+}
+
+/// In a child process (an exit test) run as root: becomes `nobody`, so that file permissions apply. Exits with
+/// status 2 if that fails. Does nothing when not root (permissions already apply).
+func dropPrivilegesIfRoot() {
+    guard geteuid() == 0 else { return }
+    guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0 else { exit(2) }
+}
