@@ -374,6 +374,7 @@ public final class AvahiBrowser: @unchecked Sendable {
             return emit(.serviceRemoved(key))
         }
         guard rows[key] == nil else { return }
+        emit(.serviceFound(key))
         let resolver = avahi_service_resolver_new(
             client,
             interface,
@@ -443,8 +444,9 @@ public final class AvahiBrowser: @unchecked Sendable {
         {
             emit(.cacheExhausted)
         }
-        if event != AVAHI_BROWSER_CACHE_EXHAUSTED, awaitingAllForNow.remove(browser) != nil, awaitingAllForNow.isEmpty {
-            emit(.allForNow)
+        if event != AVAHI_BROWSER_CACHE_EXHAUSTED, awaitingAllForNow.remove(browser) != nil {
+            if let type = serviceBrowsers.first(where: { $0.value == browser })?.key { emit(.typeSettled(type)) }
+            if awaitingAllForNow.isEmpty { emit(.allForNow) }
         }
     }
 

@@ -5,6 +5,10 @@ public enum AvahiEvent: Sendable, Equatable {
     /// The connection to avahi-daemon changed state; `hostName` is the daemon's fully qualified
     /// host name (`"scanner.local"`) while it is registering, running or in collision.
     case serverState(AvahiServerState, hostName: String?)
+    /// A browser reported a service (a new browse row); its resolution follows as ``serviceResolved(_:)``. Emitted
+    /// before ``allForNow`` for every row the browsers know, so a consumer can tell which services are still there
+    /// before they are resolved.
+    case serviceFound(AvahiServiceKey)
     /// A service was resolved for the first time, or its resolution changed (address, port, TXT,
     /// host name or flags). The resolver of each browse row stays open, so every later change is
     /// reported; identical repeats are not.
@@ -14,6 +18,9 @@ public enum AvahiEvent: Sendable, Equatable {
     /// Resolving a browse row failed (for example a timeout). The resolver stays open: a later
     /// answer still arrives as ``serviceResolved(_:)``.
     case resolveFailed(AvahiServiceKey, AvahiError)
+    /// The browser of this service type reported Avahi's `ALL_FOR_NOW` (or failed): every service of the type it
+    /// will find soon has been reported with ``serviceFound(_:)``.
+    case typeSettled(String)
     /// Every browser created so far has reported Avahi's `ALL_FOR_NOW`: the picture is settled
     /// for now. Reported again after each later settling (new service types, reconnects).
     case allForNow

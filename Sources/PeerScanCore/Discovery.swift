@@ -1,11 +1,18 @@
 /// What a discovery source tells the daemon. A source reports *service instances*: one per (interface, IP protocol,
 /// service) as mDNS sees them, duplicates and all; the ``PeerTable`` groups them into devices.
 public enum DiscoveryEvent: Sendable, Equatable {
+    /// A browser saw an instance; it is resolved later (``serviceResolved(_:)``). Confirms a known instance during a
+    /// resync: Avahi's all-for-now comes once every instance was *seen*, not resolved.
+    case serviceFound(ServiceInstanceKey)
     /// An instance was resolved for the first time, or changed (address, port, TXT, host name).
     case serviceResolved(ServiceInstance)
     /// An instance is gone.
     case serviceRemoved(ServiceInstanceKey)
-    /// The source has reported everything it currently knows (Avahi's ALL_FOR_NOW from every browser).
+    /// The browser of one service type has reported everything it currently knows (Avahi's ALL_FOR_NOW).
+    case typeSettled(String)
+    /// The source has reported everything it currently knows (Avahi's ALL_FOR_NOW from every browser so far). With
+    /// an empty cache (a daemon that just started) this can come before the service types are known: a resync
+    /// only ends for the types that were seen again.
     case browsingSettled
     /// The state of the source's connection to its daemon changed; `hostName` is this host's mDNS name, if known.
     case sourceState(SourceState, hostName: String?)

@@ -20,6 +20,8 @@ public struct PeerTable: Sendable {
     private var rows: [ServiceInstanceKey: Row] = [:]
     private var keysByHost: [String: Set<ServiceInstanceKey>] = [:]
     private var unconfirmed: Set<ServiceInstanceKey> = []
+    /// The service types seen (an instance found or resolved, or the type's browser settled) since the resync began.
+    private var typesSeenAgain: Set<String> = []
     private var resolutionCounter: UInt64 = 0
     private var changedHosts: Set<String> = []
 
@@ -43,7 +45,13 @@ public struct PeerTable: Sendable {
             rows[instance.key] = Row(instance: instance, hostName: host, resolution: resolutionCounter)
             keysByHost[host, default: []].insert(instance.key)
             unconfirmed.remove(instance.key)
+            if isResyncing { typesSeenAgain.insert(instance.key.type) }
             changedHosts.insert(host)
+        case .serviceFound(let key):
+            unconfirmed.remove(key)  // seen again: its resolution follows
+            if isResyncing { typesSeenAgain.insert(key.type) }
+        case .typeSettled(let type):
+            if isResyncing { typesSeenAgain.insert(type) }
         case .serviceRemoved(let key):
             remove(key)
         case .browsingSettled, .sourceState:
@@ -51,16 +59,26 @@ public struct PeerTable: Sendable {
         }
     }
 
-    /// Marks every instance unconfirmed; instances resolved again before ``finishResync()`` are kept.
+    /// Marks every instance unconfirmed; instances seen or resolved again before ``finishResync()`` are kept.
     public mutating func beginResync() {
         unconfirmed = Set(rows.keys)
+        typesSeenAgain = []
         isResyncing = true
     }
 
-    /// Removes every instance that was not resolved again since ``beginResync()``.
+    /// Removes the unconfirmed instances of the service types seen again since ``beginResync()``: their browsers
+    /// have reported, so an instance still unconfirmed is gone. Instances of types not seen again stay until
+    /// ``finishResync()``. The resync ends when no unconfirmed instance is left.
+    public mutating func finishResyncOfTypesSeenAgain() {
+        for key in unconfirmed where typesSeenAgain.contains(key.type) { remove(key) }
+        if unconfirmed.isEmpty { finishResync() }
+    }
+
+    /// Removes every instance that was not seen or resolved again since ``beginResync()``.
     public mutating func finishResync() {
         for key in unconfirmed { remove(key) }
         unconfirmed = []
+        typesSeenAgain = []
         isResyncing = false
     }
 

@@ -244,10 +244,10 @@ public actor SnapshotStore {
             if let hostName { host.hostName = hostName }
         case .browsingSettled:
             if table.isResyncing && host.sourceState.isRunning {
-                logger.info("avahi resync finished", metadata: ["reason": "all-for-now"])
-                table.finishResync()
+                table.finishResyncOfTypesSeenAgain()
+                if !table.isResyncing { logger.info("avahi resync finished", metadata: ["reason": "all-for-now"]) }
             }
-        case .serviceResolved, .serviceRemoved:
+        case .serviceFound, .serviceResolved, .serviceRemoved, .typeSettled:
             if isScanning { table.apply(event) }
         }
     }

@@ -52,8 +52,12 @@ struct AvahiDiscoverySource: DiscoverySource {
                     txt: service.txt.map { TXTEntry(key: $0.key, value: $0.stringValue) }
                 )
             )
+        case .serviceFound(let key):
+            return .serviceFound(instanceKey(key))
         case .serviceRemoved(let key):
             return .serviceRemoved(instanceKey(key))
+        case .typeSettled(let type):
+            return .typeSettled(type)
         case .allForNow:
             return .browsingSettled
         case .resolveFailed, .cacheExhausted:

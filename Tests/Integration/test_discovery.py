@@ -166,6 +166,8 @@ def test_avahi_restart_causes_no_churn_and_removes_what_left_meanwhile(lan, star
     changes = daemon.changes_since(start)
     for host in ("alpha.local", "beta.local"):
         counts = entries_of(changes, ids[host])
+        if counts["itemInserts"] or counts["itemDeletes"]:
+            print("\n".join(daemon.stderr_lines))
         assert counts["itemInserts"] == 0 and counts["itemDeletes"] == 0, (host, counts)
     assert entries_of(changes, ids["gamma.local"])["itemDeletes"] == 1
 

@@ -76,7 +76,11 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         #expect(back.changes == hostUpdate(running), "no entry for the device reported again")
         #expect(await store.deviceCount == 2, "nothing is removed before the source settles")
 
-        let settled = try await applyBatch([.browsingSettled], to: store)
+        // As Avahi reports it: each type's browser settles, then all of them.
+        let settled = try await applyBatch(
+            [.typeSettled(television.key.type), .typeSettled(nas.key.type), .browsingSettled],
+            to: store
+        )
         var expected = ScanChangeset()
         expected.itemDeletes = [
             .init(id: DeviceID.make(hostName: "nas.local"), from: ItemIndexPath(section: 1, item: 0))
@@ -142,7 +146,24 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         await store.apply([.source(.running), .resolved(television), .resolved(nas)])
         await store.apply([.source(.connecting)])
         await store.apply([.source(.running), .resolved(television)])
-        await store.apply([.browsingSettled])
+        await store.apply([.typeSettled(nas.key.type), .browsingSettled])
+        #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
+    }
+
+    // A daemon that just started has an empty cache: its browsers can report all-for-now before the service types
+    // are even known. Nothing of a type not seen again is removed then; the type's own settling (or the deadline)
+    // decides.
+    @Test func settlingBeforeATypeIsSeenAgainKeepsItsDevices() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        await store.apply([.source(.connecting)])
+        await store.apply([.source(.running)])
+        let early = try await applyBatch([.browsingSettled], to: store)
+        #expect(early.updates.isEmpty)
+        #expect(await store.deviceCount == 2)
+
+        await store.apply([.resolved(television), .typeSettled(television.key.type), .browsingSettled])
+        #expect(await store.deviceCount == 2, "the NAS's type has not been browsed again yet")
+        await store.apply([.typeSettled(nas.key.type), .browsingSettled])
         #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
     }
 

@@ -67,6 +67,9 @@ extension StoreInput {
     /// The discovery event `.browsingSettled`.
     static var browsingSettled: StoreInput { .discovery(.browsingSettled) }
 
+    /// The discovery event `.typeSettled(type)`: the browser of that service type has reported everything.
+    static func typeSettled(_ type: String) -> StoreInput { .discovery(.typeSettled(type)) }
+
     /// Switches scanning without asking for the sequence.
     static func setScanning(_ enabled: Bool) -> StoreInput { .setScanning(enabled, reply: nil) }
 }
