@@ -85,11 +85,13 @@ def demo(duration: float | None, peerscand: str, peerscanctl: str, log: Path) ->
             scene.join(timeout=duration)
         except KeyboardInterrupt:
             pass
-        stop.set()
-        scene.join(timeout=20)
+        # Stop the watcher first: processes the scene started (avahi-daemon after its restart) die with the scene's
+        # thread, because the harness gives its children PR_SET_PDEATHSIG, which follows the creating thread.
         time.sleep(1.5)  # let the last changes reach the watcher
         watch.send_signal(signal.SIGINT)
         watch.wait(timeout=10)
+        stop.set()
+        scene.join(timeout=20)
 
 
 def default_binary(name: str) -> str:
