@@ -57,7 +57,11 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _child_setup() -> None:
-    """In the child before exec: die with the harness even if the harness gets SIGKILL."""
+    """In the child before exec: die with the harness even if the harness gets SIGKILL.
+
+    PR_SET_PDEATHSIG follows the *thread* that started the child: a process started from a thread that ends
+    (e.g. an avahi-daemon restarted from a helper thread) is killed then.
+    """
     _libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 

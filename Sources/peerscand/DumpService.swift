@@ -20,13 +20,19 @@ struct DumpService: Service {
     func run() async throws {
         let subscription = await store.subscribe()
         write(Line(event: "snapshot", sequence: subscription.sequence, snapshot: subscription.snapshot))
-        await withGracefulShutdownHandler {
-            for await update in subscription.updates.cancelOnGracefulShutdown() {
-                write(Line(event: "changeset", sequence: update.sequence, changes: update.changes))
-            }
-        } onGracefulShutdown: {
+        // The snapshot as printed so far: the final line is always the state after the last printed changeset.
+        var snapshot = subscription.snapshot
+        var sequence = subscription.sequence
+        // Not cancelled at graceful shutdown: the stream ends when the scanner, shut down before this service,
+        // has applied everything and ends the subscriptions — so every last change is printed.
+        for await update in subscription.updates {
+            write(Line(event: "changeset", sequence: update.sequence, changes: update.changes))
+            snapshot = (try? snapshot.applying(update.changes)) ?? snapshot
+            sequence = update.sequence
         }
-        write(Line(event: "snapshot", sequence: await store.sequence, final: true, snapshot: await store.snapshot))
+        write(Line(event: "snapshot", sequence: sequence, final: true, snapshot: snapshot))
+        // A service may only return once asked to (or cancelled): its turn comes right after the scanner's.
+        try? await gracefulShutdown()
     }
 
     private func write(_ line: Line) {

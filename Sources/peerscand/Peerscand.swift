@@ -142,8 +142,11 @@ struct Peerscand: AsyncParsableCommand {
             watchdogTimeout: SystemdWatchdog.timeout(),
             logger: logger
         )
-        var services: [any Service] = [systemd, ScanningSignals(scanner: scanner), scanner, server]
+        // Started in this order, shut down in the reverse one: the server stops taking calls first, then the scanner
+        // applies what is pending and ends the subscriptions, then --dump writes its final line.
+        var services: [any Service] = [systemd, ScanningSignals(scanner: scanner)]
         if dump { services.append(DumpService(store: store)) }
+        services += [scanner, server]
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map { .init(service: $0) },
