@@ -104,14 +104,18 @@ public actor SnapshotStore {
     private let subscribers = Subscribers()
     private let sourceStateKnown = OneShotSignal()
     private var history: Deque<StoreUpdate> = []
+    private var historyBytes = 0
     private let historyLimit: Int
+    /// The most bytes of encoded changesets the history keeps (a few huge changesets, e.g. scanning switched off
+    /// with thousands of devices, must not pin memory): 16 MiB.
+    private let historyByteLimit = 16 << 20
 
     /// Creates a store.
     ///
     /// - Parameters:
     ///   - isScanning: The scanning switch at start.
     ///   - interfaces: The configured interface allow-list (empty: all interfaces).
-    ///   - historyLimit: How many recent updates are kept for subscribers that resume.
+    ///   - historyLimit: How many recent updates are kept for subscribers that resume (at most 16 MiB of them).
     ///   - logger: Where device changes are logged.
     public init(isScanning: Bool, interfaces: [String], historyLimit: Int = 1024, logger: Logger) {
         self.isScanning = isScanning
@@ -332,7 +336,10 @@ public actor SnapshotStore {
         sequence += 1
         let update = StoreUpdate(sequence: sequence, changes: changes)
         history.append(update)
-        if history.count > historyLimit { history.removeFirst() }
+        historyBytes += update.encodedChanges.count
+        while history.count > historyLimit || (historyBytes > historyByteLimit && history.count > 1) {
+            historyBytes -= history.removeFirst().encodedChanges.count
+        }
         subscribers.yield(update)
     }
 }
