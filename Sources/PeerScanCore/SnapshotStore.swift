@@ -268,7 +268,7 @@ public actor SnapshotStore {
             } else if next.contains(section: .networks) {
                 try next.deleteSections([.networks])
             }
-            if configuredInterfaces.isEmpty { host.interfaces = Set(table.devices.flatMap(\.interfaces)).sorted() }
+            if configuredInterfaces.isEmpty { host.interfaces = table.interfaces }
             try next.updateItems([.host(host)])
         } catch {
             // Our own edits of our own snapshot cannot fail; if they ever do, say so and keep the last good state.
