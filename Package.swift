@@ -32,6 +32,7 @@ let package = Package(
             name: "DiffableTests",
             dependencies: [
                 "Diffable",
+                "SeededRandom",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -40,6 +41,7 @@ let package = Package(
             name: "peerscan-bench",
             dependencies: [
                 "AsyncPrimitives",
+                "SeededRandom",
                 "Diffable",
                 "CMalloc",
                 "PeerScanAPI",
@@ -49,6 +51,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+
+        // MARK: SeededRandom — a replayable random number generator for benchmarks and randomized tests.
+        .target(name: "SeededRandom"),
 
         // MARK: AsyncPrimitives — two small concurrency tools: a draining queue and a one-shot event. Generic.
         .target(name: "AsyncPrimitives"),
@@ -83,6 +88,7 @@ let package = Package(
             name: "PeerScanCoreTests",
             dependencies: [
                 "AsyncPrimitives",
+                "SeededRandom",
                 "PeerScanCore",
                 "Diffable",
                 .product(name: "InMemoryLogging", package: "swift-log"),

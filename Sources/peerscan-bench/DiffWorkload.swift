@@ -1,5 +1,6 @@
 import Diffable
 import Foundation
+import SeededRandom
 
 /// An item of the diff benchmark: a random UUID and some content.
 struct BenchItem: Identifiable, Equatable, Sendable {

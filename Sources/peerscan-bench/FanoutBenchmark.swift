@@ -5,6 +5,7 @@ import Logging
 import PeerScanAPI
 import PeerScanCore
 import Varlink
+import SeededRandom
 
 /// `peerscan-bench fanout`: how fast one changeset reaches many Monitor clients over real Unix sockets.
 struct FanoutBenchmark: AsyncParsableCommand {

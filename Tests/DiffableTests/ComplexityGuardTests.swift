@@ -2,6 +2,7 @@
 // identifiers and items, and require them to stay within a constant per item at every size, and to grow linearly from
 // 1,000 to 64,000 items. Counting, not timing, so the guard holds in debug builds and on a busy machine.
 
+import SeededRandom
 import Synchronization
 import Testing
 
@@ -61,7 +62,7 @@ typealias CountedSnapshot = Snapshot<Int, CountedItem>
 /// An old snapshot of `size` items in sections of 250, and a new one with about 10% of the items deleted, 10%
 /// inserted, 10% moved (half inside their section, half to another) and 10% updated, and one section moved.
 private func makeCountedPair(size: Int) throws -> (old: CountedSnapshot, new: CountedSnapshot) {
-    var random = SplitMix64(state: UInt64(size))
+    var random = SeededGenerator(seed: UInt64(size))
     let sectionCount = size / 250
     let oldSections = (0..<sectionCount).map { section in
         (section * 250..<(section + 1) * 250).map { CountedItem(id: CountedID(value: $0), content: 0) }

@@ -8,6 +8,7 @@
 
 import Foundation
 import PropertyBased
+import SeededRandom
 import Testing
 
 @testable import Diffable
@@ -131,7 +132,7 @@ struct RandomPair: Sendable {
 
     /// The two snapshots, the same for the same recipe. Invariants are checked after every edit.
     func make() throws -> (old: TestSnapshot, new: TestSnapshot) {
-        var random = SplitMix64(state: seed)
+        var random = SeededGenerator(seed: seed)
         func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &random) < probability }
 
         let sectionIDs = (0..<sectionCount).map { "s\($0)" }

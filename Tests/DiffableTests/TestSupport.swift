@@ -2,6 +2,8 @@
 // enumeration of arrangements for the exhaustive tests, a brute-force minimum number of moves, and a checker of a
 // changeset against the documented index semantics.
 
+import SeededRandom
+
 @testable import Diffable
 
 /// An item of the test snapshots: its identity is `id`, its content is `content`.
@@ -48,18 +50,7 @@ extension Snapshot {
 
 // MARK: - Randomness
 
-/// SplitMix64: a tiny generator whose sequence depends only on its seed (0 included).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+// The seeded generator is SeededRandom's `SeededGenerator` (SplitMix64), shared with the benchmarks.
 
 // MARK: - Arrangements
 
