@@ -1,11 +1,26 @@
 // swift-tools-version: 6.2
-// peerscan: a diffable snapshot of the mDNS/DNS-SD peers on the local networks, streamed over Varlink.
+// peerscan: a diffable snapshot of the devices on the local networks, streamed over Varlink.
 //
-// Modules depend downward only:
-//   Diffable (no dependencies)
-//   CAvahi (system library) <- AvahiBrowser (the only importer of CAvahi)
-//   PeerScanCore (Diffable) : devices, snapshot, store; knows nothing about Avahi
-//   peerscand (executable)   : composes AvahiBrowser + PeerScanCore
+// Every target in one line, in data-flow order (Avahi events -> peer table -> snapshot -> diff -> subscribers ->
+// socket -> client). Modules depend downward only; only AvahiBrowser imports CAvahi.
+//   Diffable          snapshots of sections and items, and their minimal-move differences; no dependencies
+//   AsyncPrimitives   a draining queue and a one-shot signal; generic
+//   CAvahi            the system library libavahi-client (pkg-config avahi-client)
+//   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
+//   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types and definition
+//   PeerScanCore      the daemon's state: discovery events, peer table, snapshot store, scan service, UUIDv5 ids
+//   Varlink           the Varlink protocol (NUL-framed JSON messages, errors) and its client
+//   VarlinkServer     the Varlink server: Unix socket, connections, peer credentials, org.varlink.service
+//   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, snapshot encoding, resume history
+//   TextEscaping      control characters made visible, for the terminal and for log lines
+//   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
+//   peerscand         the daemon: composes AvahiBrowser, PeerScanCore, PeerScanServer and DaemonSupport
+//   PeerScanClient    peerscanctl's logic: connection, monitor session, tables and change lines
+//   peerscanctl       the command-line client, a thin executable over PeerScanClient
+//   SeededRandom      a replayable random number generator for benchmarks and randomized tests
+//   CMalloc           the system's malloc statistics, for the benchmark's memory figures
+//   peerscan-bench    the diff and fanout benchmarks
+//   TestSupport       what the test targets share: temporary directories, POSIX failures, waits, a silent logger
 import PackageDescription
 
 let package = Package(
@@ -33,30 +48,14 @@ let package = Package(
             dependencies: [
                 "Diffable",
                 "SeededRandom",
+                "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .systemLibrary(name: "CMalloc"),
-        .executableTarget(
-            name: "peerscan-bench",
-            dependencies: [
-                "AsyncPrimitives",
-                "SeededRandom",
-                "Diffable",
-                "CMalloc",
-                "PeerScanAPI",
-                "PeerScanCore",
-                "Varlink",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
 
-        // MARK: SeededRandom — a replayable random number generator for benchmarks and randomized tests.
-        .target(name: "SeededRandom"),
-
-        // MARK: AsyncPrimitives — two small concurrency tools: a draining queue and a one-shot event. Generic.
+        // MARK: AsyncPrimitives — a draining queue and a one-shot signal. Generic.
         .target(name: "AsyncPrimitives"),
+        .testTarget(name: "AsyncPrimitivesTests", dependencies: ["AsyncPrimitives", "TestSupport"]),
 
         // MARK: Avahi — the C client library and its one Swift wrapper.
         .systemLibrary(
@@ -71,15 +70,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "AvahiBrowserTests", dependencies: ["AvahiBrowser"]),
 
-        // MARK: PeerScanCore — devices, the two-section snapshot and its store. Knows nothing about Avahi.
+        // MARK: PeerScanModel — what the daemon and its clients share: items, devices, the io.peerscan wire types.
+        .target(
+            name: "PeerScanModel",
+            dependencies: ["Diffable"],
+            resources: [.embedInCode("io.peerscan.varlink")]
+        ),
+        .testTarget(name: "PeerScanModelTests", dependencies: ["Diffable", "PeerScanModel"]),
+
+        // MARK: PeerScanCore — the daemon's state: peer table, snapshot store, scan service. Knows nothing of Avahi.
         .target(
             name: "PeerScanCore",
             dependencies: [
                 "AsyncPrimitives",
                 "Diffable",
+                "PeerScanModel",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -88,20 +96,30 @@ let package = Package(
             name: "PeerScanCoreTests",
             dependencies: [
                 "AsyncPrimitives",
-                "SeededRandom",
-                "PeerScanCore",
                 "Diffable",
+                "PeerScanCore",
+                "PeerScanModel",
+                "SeededRandom",
+                "TestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
-        // MARK: Varlink — the IPC protocol (NUL-framed JSON on a Unix socket), generic: no peerscan knowledge.
+        // MARK: Varlink — the IPC protocol (NUL-framed JSON on a Unix socket) and its client; the server apart.
         .target(
             name: "Varlink",
             dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "VarlinkServer",
+            dependencies: [
                 "AsyncPrimitives",
+                "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -111,54 +129,85 @@ let package = Package(
         .testTarget(
             name: "VarlinkTests",
             dependencies: [
+                "TestSupport",
                 "Varlink",
+                "VarlinkServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
-        // MARK: PeerScanAPI — the io.peerscan interface: its definition, wire types, and the daemon's handler.
+        // MARK: PeerScanServer — the daemon's side of io.peerscan.
         .target(
-            name: "PeerScanAPI",
-            dependencies: ["AsyncPrimitives", "PeerScanCore", "Varlink", .product(name: "Logging", package: "swift-log")],
-            exclude: ["io.peerscan.varlink"]
+            name: "PeerScanServer",
+            dependencies: [
+                "PeerScanCore",
+                "PeerScanModel",
+                "Varlink",
+                "VarlinkServer",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PeerScanServerTests",
+            dependencies: [
+                "Diffable",
+                "PeerScanCore",
+                "PeerScanModel",
+                "PeerScanServer",
+                "TestSupport",
+                "Varlink",
+                "VarlinkServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
 
-        .testTarget(name: "PeerScanAPITests", dependencies: ["PeerScanAPI", "PeerScanCore"]),
+        // MARK: TextEscaping — control characters made visible (terminal output, log lines).
+        .target(name: "TextEscaping"),
 
         // MARK: DaemonSupport — sd_notify, socket activation, the watchdog and the log format, written by hand.
         .target(
             name: "DaemonSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["TextEscaping", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "DaemonSupportTests",
-            dependencies: ["DaemonSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DaemonSupport", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
 
-        // MARK: peerscand — the daemon: composes AvahiBrowser and PeerScanCore.
+        // MARK: peerscand — the daemon.
         .executableTarget(
             name: "peerscand",
             dependencies: [
                 "AvahiBrowser",
                 "DaemonSupport",
-                "PeerScanAPI",
                 "PeerScanCore",
-                "Varlink",
+                "PeerScanModel",
+                "PeerScanServer",
+                "VarlinkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 
+        .testTarget(
+            name: "PeerscandTests",
+            dependencies: ["AvahiBrowser", "PeerScanCore", "PeerScanModel", "peerscand"]
+        ),
+
         // MARK: peerscanctl — the command-line client: its logic in PeerScanClient, a thin executable on top.
+        // Neither links the daemon's modules (PeerScanCore, swift-crypto, ServiceLifecycle).
         .target(
             name: "PeerScanClient",
             dependencies: [
                 "Diffable",
-                "PeerScanAPI",
-                "PeerScanCore",
+                "PeerScanModel",
+                "TextEscaping",
                 "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -166,8 +215,8 @@ let package = Package(
         .executableTarget(
             name: "peerscanctl",
             dependencies: [
-                "PeerScanAPI",
                 "PeerScanClient",
+                "PeerScanModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -176,14 +225,41 @@ let package = Package(
             name: "PeerScanClientTests",
             dependencies: [
                 "Diffable",
-                "PeerScanAPI",
                 "PeerScanClient",
                 "PeerScanCore",
+                "PeerScanModel",
+                "PeerScanServer",
+                "TestSupport",
                 "Varlink",
+                "VarlinkServer",
                 "peerscanctl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+
+        // MARK: Benchmarks and what tests share.
+        .target(name: "SeededRandom"),
+        .systemLibrary(name: "CMalloc"),
+        .executableTarget(
+            name: "peerscan-bench",
+            dependencies: [
+                "AsyncPrimitives",
+                "CMalloc",
+                "Diffable",
+                "PeerScanCore",
+                "PeerScanModel",
+                "PeerScanServer",
+                "SeededRandom",
+                "Varlink",
+                "VarlinkServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,9 @@ import Synchronization
 
 /// A multi-producer, single-consumer queue whose consumer takes *everything* pending at once.
 ///
+/// One consumer: calling ``nextBatch()`` (or ``next()``) while another call still waits is a programming error and
+/// traps (the first waiter would otherwise never be resumed).
+///
 /// This is how bursts are coalesced without delays: while the consumer works on one batch, producers keep pushing;
 /// the next ``next()`` returns all of it together, so the store diffs once per burst, however long the burst.
 ///
@@ -98,6 +101,10 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
                 let immediate: Batch?? = state.withLock { state in
                     if state.hasNews { return .some(state.takeBatch()) }
                     if state.isFinished || Task.isCancelled { return .some(nil) }
+                    precondition(
+                        state.waiter == nil,
+                        "DrainingQueue has one consumer: nextBatch() called while another call waits"
+                    )
                     state.waiter = continuation
                     return .none
                 }
@@ -111,4 +118,7 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
             waiter?.resume(returning: nil)
         }
     }
+
+    /// Whether the consumer is waiting for news (for tests that must know the wait began).
+    var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
 }

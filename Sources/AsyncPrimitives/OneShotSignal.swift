@@ -42,4 +42,7 @@ public final class OneShotSignal: Sendable {
             state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
+
+    /// The number of tasks waiting (for tests that must know a wait began).
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import Synchronization
+import TextEscaping
 
 /// A swift-log handler that writes one line per message to standard error: a stable message text followed by its
 /// metadata as logfmt fields (`key=value`, values quoted when needed), e.g.
@@ -85,8 +86,7 @@ public struct LogfmtLogHandler: LogHandler {
     public static func sanitizedKey(_ key: String) -> String {
         let cleaned = String(
             key.unicodeScalars.map { scalar -> Character in
-                scalar == " " || scalar == "=" || scalar == "\"" || scalar.value < 0x20 || scalar.value == 0x7F
-                    || (0x80..<0xA0).contains(scalar.value) ? "_" : Character(scalar)
+                scalar == " " || scalar == "=" || scalar == "\"" || isControl(scalar) ? "_" : Character(scalar)
             }
         )
         return cleaned.isEmpty ? "_" : cleaned
@@ -104,19 +104,14 @@ public struct LogfmtLogHandler: LogHandler {
             switch scalar {
             case "\"": escaped += "\\\""
             case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\t": escaped += "\\t"
-            case let other where isControl(other): escaped += "\\u{\(String(other.value, radix: 16))}"
+            case let other where isControl(other): ControlCharacters.appendEscape(of: other, to: &escaped)
             default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped + "\""
     }
 
-    /// C0 and C1 control characters and DEL.
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-    }
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool { ControlCharacters.isControl(scalar) }
 
     /// Whether standard error is the journal stream systemd connected (`$JOURNAL_STREAM` is its `device:inode`).
     public static func standardErrorIsJournal() -> Bool {
@@ -126,22 +121,10 @@ public struct LogfmtLogHandler: LogHandler {
         return stream == "\(status.st_dev):\(status.st_ino)"
     }
 
-    private static func timestamp(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let milliseconds = Int(date.timeIntervalSince1970 * 1000) % 1000
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-            parts.tm_year + 1900,
-            parts.tm_mon + 1,
-            parts.tm_mday,
-            parts.tm_hour,
-            parts.tm_min,
-            parts.tm_sec,
-            milliseconds
-        )
-    }
+    /// `2026-11-22T05:06:03.635Z`: RFC 3339, UTC, milliseconds.
+    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+
+    private static func timestamp(_ date: Date) -> String { date.formatted(timestampStyle) }
 }
 
 /// Writes whole lines under one process-wide lock, so that lines from several threads (and from every handler, one

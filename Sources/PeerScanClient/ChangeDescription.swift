@@ -1,5 +1,5 @@
 import Diffable
-import PeerScanCore
+import PeerScanModel
 
 /// One line of `peerscanctl watch`: a change of the snapshot, described for people.
 public struct ChangeLine: Hashable, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import Diffable
 import Foundation
 import NIOCore
-import PeerScanAPI
+import PeerScanModel
 import Varlink
 
 /// A failure of a peerscanctl command: what to tell the user and the exit status to end with.

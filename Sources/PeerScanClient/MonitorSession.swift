@@ -1,6 +1,5 @@
 import Diffable
-import PeerScanAPI
-import PeerScanCore
+import PeerScanModel
 
 /// The client's side of `io.peerscan.Monitor` across connections: the local copy of the snapshot, kept up to date by
 /// applying each changeset, and where to resume after a reconnection.

@@ -81,20 +81,10 @@ public struct StandardStreams: LineWriter {
     }
 }
 
-/// Time stamps in RFC 3339 form with the local offset: `2025-06-01T14:03:07+02:00`.
+/// Time stamps in RFC 3339 form with the local offset: `2025-06-01T14:03:07+02:00` (`Z` for UTC).
 public enum Timestamp {
     /// The RFC 3339 form of `date` in `timeZone` (by default the local one), to the second.
     public static func rfc3339(_ date: Date, timeZone: TimeZone = .current) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        let offset = timeZone.secondsFromGMT(for: date) / 60
-        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let year = String(parts.year ?? 0)
-        let date =
-            "\(String(repeating: "0", count: max(0, 4 - year.count)))\(year)-\(twoDigits(parts.month ?? 0))-\(twoDigits(parts.day ?? 0))"
-        let time = "\(twoDigits(parts.hour ?? 0)):\(twoDigits(parts.minute ?? 0)):\(twoDigits(parts.second ?? 0))"
-        let zone = "\(offset < 0 ? "-" : "+")\(twoDigits(abs(offset) / 60)):\(twoDigits(abs(offset) % 60))"
-        return "\(date)T\(time)\(zone)"
+        date.formatted(Date.ISO8601FormatStyle(timeSeparator: .colon, timeZoneSeparator: .colon, timeZone: timeZone))
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import PeerScanAPI
+import PeerScanModel
 import Varlink
 
 /// A connection to peerscand: the methods of `io.peerscan`, with their replies decoded.
@@ -7,15 +7,22 @@ import Varlink
 /// ```swift
 /// let reply = try await PeerScanConnection.withConnection(to: path) { try await $0.snapshot() }
 /// ```
-/// Replies keep their JSON as received (``Received/json``), so that `--json` output shows fields this client does
-/// not know.
+/// Replies are decoded straight from the parameters' bytes as received, and keep those bytes (``Received/json``), so
+/// that `--json` prints exactly what peerscand sent, fields this client does not know included.
 public struct PeerScanConnection {
     /// A reply: decoded, and as received.
     public struct Received<Reply> {
         /// The reply's parameters, decoded.
         public var reply: Reply
-        /// The reply's parameters as received.
-        public var json: JSONValue
+        /// The reply's parameters as received: one JSON object.
+        public var json: Data
+
+        /// Decodes `json`.
+        /// - Throws: `DecodingError` if the parameters are not a `Reply`.
+        init(json: Data) throws where Reply: Decodable {
+            self.reply = try JSONDecoder().decode(Reply.self, from: json)
+            self.json = json
+        }
     }
 
     private let connection: VarlinkClientConnection
@@ -42,8 +49,7 @@ public struct PeerScanConnection {
     /// - Throws: `VarlinkError` for an error reply; `VarlinkProtocolError` or `DecodingError` for a reply that is not
     ///   a `GetSnapshot` reply.
     public func snapshot() async throws -> Received<PeerScanWire.SnapshotReply> {
-        let json = try await connection.call(method("GetSnapshot"), as: JSONValue.self)
-        return Received(reply: try json.decode(as: PeerScanWire.SnapshotReply.self), json: json)
+        try Received(json: try await connection.call(method("GetSnapshot")).rawParameters)
     }
 
     /// Calls `SetScanning`.
@@ -73,8 +79,7 @@ public struct PeerScanConnection {
         _ body: (Received<PeerScanWire.MonitorReply>) async throws -> Bool
     ) async throws {
         try await connection.callMore(method("Monitor"), parameters) { reply in
-            let json = try reply.parameters(as: JSONValue.self)
-            return try await body(Received(reply: try json.decode(as: PeerScanWire.MonitorReply.self), json: json))
+            try await body(try Received(json: reply.rawParameters))
         }
     }
 

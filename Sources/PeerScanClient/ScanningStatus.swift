@@ -1,5 +1,4 @@
-import PeerScanAPI
-import PeerScanCore
+import PeerScanModel
 
 /// What `peerscanctl scanning` prints: `scanning on (sequence 42)`.
 public enum ScanningStatus {

@@ -1,4 +1,4 @@
-import PeerScanCore
+import PeerScanModel
 
 /// The human-readable form of a snapshot, as `peerscanctl list` prints it: the configuration, then a table with one
 /// row per device.

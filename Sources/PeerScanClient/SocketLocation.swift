@@ -1,4 +1,4 @@
-import PeerScanAPI
+import PeerScanModel
 
 /// Where peerscanctl finds peerscand's socket.
 public enum SocketLocation {

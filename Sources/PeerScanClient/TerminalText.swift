@@ -1,31 +1,14 @@
+import TextEscaping
+
 /// Text for a terminal: escaping what devices on the network publish, and colour.
 public enum TerminalText {
     /// `text` with every control character (C0, DEL, C1) written as a visible escape (`\e`, `\n`, `\u{9b}`), so that
     /// names and TXT values published by devices on the network cannot move the cursor, change colours or break a
-    /// line of output.
+    /// line of output. The same escapes as peerscand's log lines (``ControlCharacters``).
     ///
     /// - Complexity: O(n) in the length of `text`.
     public static func escapingControlCharacters(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            guard isControl(scalar) else {
-                result.unicodeScalars.append(scalar)
-                continue
-            }
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\u{1B}": result += "\\e"
-            default: result += "\\u{\(String(scalar.value, radix: 16))}"
-            }
-        }
-        return result
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        ControlCharacters.escaping(text)
     }
 
     /// A colour for a line of output.

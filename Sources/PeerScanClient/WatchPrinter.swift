@@ -46,9 +46,9 @@ public struct WatchPrinter: Sendable {
     /// - Parameters:
     ///   - update: What the reply did to the session.
     ///   - json: The reply's parameters as received.
-    public func lines(for update: MonitorSession.Update, json: JSONValue) -> [OutputLine] {
+    public func lines(for update: MonitorSession.Update, json: Data) -> [OutputLine] {
         var lines: [OutputLine] = []
-        if format == .json { lines.append(OutputLine(.standardOutput, json.compactText)) }
+        if format == .json { lines.append(OutputLine(.standardOutput, Self.jsonLine(json))) }
         switch update {
         case .initial(let snapshot):
             if format == .text { lines += SnapshotTable.render(snapshot).map { OutputLine(.standardOutput, $0) } }
@@ -80,6 +80,15 @@ public struct WatchPrinter: Sendable {
 
     func stamped(_ text: String) -> String {
         showsTimestamps ? "\(Timestamp.rfc3339(now(), timeZone: timeZone)) \(text)" : text
+    }
+
+    /// JSON as received, on one line: a raw line break can only be whitespace between tokens in JSON (inside a
+    /// string it is escaped), so it becomes a space and the text stays the same JSON.
+    ///
+    /// - Complexity: O(n) in the size of `json`.
+    public static func jsonLine(_ json: Data) -> String {
+        guard json.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return String(decoding: json, as: UTF8.self) }
+        return String(decoding: json.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
     }
 
     static func describe(_ reason: MonitorSession.ResyncReason) -> String {

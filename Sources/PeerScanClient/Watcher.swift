@@ -1,5 +1,5 @@
 import NIOCore
-import PeerScanAPI
+import PeerScanModel
 import Varlink
 
 /// Exponential backoff between reconnection attempts: 0.25 s, doubling up to 5 s by default.

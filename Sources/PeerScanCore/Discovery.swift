@@ -1,3 +1,5 @@
+import PeerScanModel
+
 /// What a discovery source tells the daemon. A source reports *service instances*: one per (interface, IP protocol,
 /// service) as mDNS sees them, duplicates and all; the ``PeerTable`` groups them into devices.
 public enum DiscoveryEvent: Sendable, Equatable {
@@ -70,39 +72,6 @@ public struct ServiceInstance: Hashable, Sendable {
         self.port = port
         self.txt = txt
     }
-}
-
-/// One entry of a DNS-SD TXT record: `key=value`, or a bare `key` (value `nil`).
-public struct TXTEntry: Hashable, Sendable, Codable {
-    /// The key.
-    public var key: String
-    /// The value; `nil` for a key without `=`.
-    public var value: String?
-
-    /// Creates an entry.
-    public init(key: String, value: String?) {
-        self.key = key
-        self.value = value
-    }
-}
-
-/// The state of a discovery source's connection to the daemon it browses through (Avahi's server state).
-public enum SourceState: Hashable, Sendable {
-    /// Browsing works.
-    case running
-    /// Connecting to the daemon, or waiting for it to come back.
-    case connecting
-    /// The daemon is registering this host's records.
-    case registering
-    /// The daemon found a host name collision.
-    case collision
-    /// The daemon failed; `reason` says why.
-    case failure(reason: String)
-    /// The daemon cannot be reached at all (no D-Bus, not installed); the source retries.
-    case unavailable(reason: String)
-
-    /// Whether browsing results can be trusted to be current.
-    public var isRunning: Bool { self == .running }
 }
 
 /// A source of discovery events: Avahi today; Wi-Fi scan results or the neighbour table could follow.

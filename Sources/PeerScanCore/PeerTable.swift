@@ -1,4 +1,5 @@
 import Foundation
+import PeerScanModel
 
 /// Groups service instances into devices.
 ///

@@ -1,5 +1,6 @@
 import AsyncPrimitives
 import Logging
+import PeerScanModel
 import ServiceLifecycle
 
 /// The scanner: runs a discovery source and feeds its events, and commands, to the store — one batch at a time.
@@ -14,6 +15,7 @@ public struct ScanService: Service {
     private let inputs = DrainingQueue<StoreInput>()
     private let stateFile: ScanningStateFile?
     private let resyncGracePeriod: Duration
+    private let clock: any Clock<Duration>
     private let logger: Logger
 
     /// Creates the service.
@@ -24,14 +26,17 @@ public struct ScanService: Service {
     ///   - stateFile: Where the scanning switch is saved; `nil` to keep it in memory only.
     ///   - resyncGracePeriod: How long after the discovery daemon comes back devices not seen again are kept, if it
     ///     does not report that it is done first.
+    ///   - clock: The clock the grace period is measured on.
     ///   - logger: The logger.
     public init(
         source: any DiscoverySource,
         store: SnapshotStore,
         stateFile: ScanningStateFile?,
         resyncGracePeriod: Duration = .seconds(10),
+        clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger
     ) {
+        self.clock = clock
         self.source = source
         self.store = store
         self.stateFile = stateFile
@@ -86,9 +91,9 @@ public struct ScanService: Service {
             }
         }
         if let generation = effects.resyncDeadline {
-            group.addTask { [inputs, resyncGracePeriod] in
+            group.addTask { [inputs, resyncGracePeriod, clock] in
                 // Cancelled at shutdown: then there is nothing left to resync.
-                guard (try? await Task.sleep(for: resyncGracePeriod)) != nil else { return }
+                guard (try? await clock.sleep(for: resyncGracePeriod)) != nil else { return }
                 inputs.push(.resyncDeadline(generation: generation))
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PeerScanModel
 
 /// The scanning switch, kept across restarts in a file `scanning` (`on` or `off`) in the state directory.
 public struct ScanningStateFile: Sendable {

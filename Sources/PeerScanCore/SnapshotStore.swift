@@ -1,8 +1,7 @@
 import AsyncPrimitives
-import DequeModule
 import Diffable
-import Foundation
 import Logging
+import PeerScanModel
 import Synchronization
 
 /// Something for the store to do: a discovery event, a command, or a timer that fired.
@@ -38,36 +37,24 @@ public struct StoreUpdate: Sendable {
     public var sequence: UInt64
     /// The changes.
     public var changes: ScanChangeset
-    /// The changes as JSON, encoded once for every subscriber that sends them on.
-    public var encodedChanges: Data
 
-    /// Creates an update, encoding its changes.
+    /// Creates an update.
     public init(sequence: UInt64, changes: ScanChangeset) {
         self.sequence = sequence
         self.changes = changes
-        self.encodedChanges = (try? Self.encoder.encode(changes)) ?? Data("{}".utf8)
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 }
 
 /// A bounded subscription: where it starts, and a queue of later updates that never holds more than its limit.
 ///
-/// Either ``resumed`` holds every update after the sequence the subscriber asked to resume from (up to
-/// ``sequence``), or — when it asked for no resume, or the store no longer holds them — the subscriber starts from
-/// ``snapshot``. Updates after ``sequence`` arrive in ``updates``; a batch with `dropped > 0` means the subscriber
-/// fell behind and must start over from ``SnapshotStore/snapshot``. Call ``cancel()`` when done.
+/// The subscriber starts from ``snapshot`` at ``sequence``; updates after ``sequence`` arrive in ``updates``. A batch
+/// with `dropped > 0` means the subscriber fell behind and must start over from ``SnapshotStore/snapshot``. Call
+/// ``cancel()`` when done.
 public struct QueueSubscription: Sendable {
     /// The snapshot at ``sequence``.
     public var snapshot: ScanSnapshot
     /// The sequence number of ``snapshot``.
     public var sequence: UInt64
-    /// The updates after the requested resume point, if the store still held all of them.
-    public var resumed: [StoreUpdate]?
     /// Every update after ``sequence``.
     public var updates: DrainingQueue<StoreUpdate>
     /// Ends the subscription.
@@ -103,23 +90,15 @@ public actor SnapshotStore {
     private let logger: Logger
     private let subscribers = Subscribers()
     private let sourceStateKnown = OneShotSignal()
-    private var history: Deque<StoreUpdate> = []
-    private var historyBytes = 0
-    private let historyLimit: Int
-    /// The most bytes of encoded changesets the history keeps (a few huge changesets, e.g. scanning switched off
-    /// with thousands of devices, must not pin memory): 16 MiB.
-    private let historyByteLimit = 16 << 20
 
     /// Creates a store.
     ///
     /// - Parameters:
     ///   - isScanning: The scanning switch at start.
     ///   - interfaces: The configured interface allow-list (empty: all interfaces).
-    ///   - historyLimit: How many recent updates are kept for subscribers that resume (at most 16 MiB of them).
     ///   - logger: Where device changes are logged.
-    public init(isScanning: Bool, interfaces: [String], historyLimit: Int = 1024, logger: Logger) {
+    public init(isScanning: Bool, interfaces: [String], logger: Logger) {
         self.isScanning = isScanning
-        self.historyLimit = historyLimit
         self.configuredInterfaces = interfaces
         self.host = HostStatus(interfaces: interfaces)
         self.logger = logger
@@ -201,26 +180,30 @@ public actor SnapshotStore {
         await sourceStateKnown.wait()
     }
 
-    /// Subscribes with a bounded queue, resuming after `since` if the store still holds every update after it.
+    /// Subscribes with a bounded queue: returns the current snapshot and sequence, and a queue of every later update.
     ///
-    /// - Parameters:
-    ///   - limit: The most updates queued for this subscriber; beyond it they are dropped (see ``QueueSubscription``).
-    ///   - since: The sequence the subscriber already has; `nil` to start from a snapshot.
-    public func subscribe(limit: Int, resumingAfter since: UInt64? = nil) -> QueueSubscription {
-        var resumed: [StoreUpdate]?
-        if let since, since <= sequence {
-            let oldest = history.first?.sequence ?? sequence + 1
-            if since + 1 >= oldest { resumed = history.filter { $0.sequence > since } }
-        }
+    /// - Parameter limit: The most updates queued for this subscriber; beyond it they are dropped (see
+    ///   ``QueueSubscription``).
+    public func subscribe(limit: Int) -> QueueSubscription {
         let queue = DrainingQueue<StoreUpdate>(limit: limit)
         let id = subscribers.add(.queue(queue))
         return QueueSubscription(
             snapshot: snapshot,
             sequence: sequence,
-            resumed: resumed,
             updates: queue,
             cancel: { [subscribers] in subscribers.remove(id) }
         )
+    }
+
+    /// Calls `observer` with every update from now on, synchronously as the store publishes it and before any
+    /// subscriber sees it (so that, once ``sequence`` reads `n`, the observer has had every update up to `n`).
+    ///
+    /// For what must never miss an update and is cheap to call, such as a history of recent changes; the observer
+    /// runs on the store's executor, so it must not block.
+    ///
+    /// - Parameter observer: Called once per update, in order.
+    public nonisolated func observe(_ observer: @escaping @Sendable (StoreUpdate) -> Void) {
+        _ = subscribers.add(.observer(observer))
     }
 
     /// Ends every subscription's stream (at shutdown).
@@ -334,13 +317,7 @@ public actor SnapshotStore {
         guard !changes.isEmpty else { return }
         snapshot = next
         sequence += 1
-        let update = StoreUpdate(sequence: sequence, changes: changes)
-        history.append(update)
-        historyBytes += update.encodedChanges.count
-        while history.count > historyLimit || (historyBytes > historyByteLimit && history.count > 1) {
-            historyBytes -= history.removeFirst().encodedChanges.count
-        }
-        subscribers.yield(update)
+        subscribers.yield(StoreUpdate(sequence: sequence, changes: changes))
     }
 }
 
@@ -350,11 +327,13 @@ private final class Subscribers: Sendable {
     enum Sink: Sendable {
         case stream(AsyncStream<StoreUpdate>.Continuation)
         case queue(DrainingQueue<StoreUpdate>)
+        case observer(@Sendable (StoreUpdate) -> Void)
 
         func yield(_ update: StoreUpdate) {
             switch self {
             case .stream(let continuation): continuation.yield(update)
             case .queue(let queue): queue.push(update)
+            case .observer(let observer): observer(update)
             }
         }
 
@@ -362,6 +341,7 @@ private final class Subscribers: Sendable {
             switch self {
             case .stream(let continuation): continuation.finish()
             case .queue(let queue): queue.finish()
+            case .observer: break
             }
         }
     }
@@ -380,8 +360,14 @@ private final class Subscribers: Sendable {
         _ = sinks.withLock { $0.all.removeValue(forKey: id) }
     }
 
+    /// Observers first, then the other subscribers (which may then find what the observers prepared).
     func yield(_ update: StoreUpdate) {
-        for sink in sinks.withLock({ Array($0.all.values) }) { sink.yield(update) }
+        let all = sinks.withLock { Array($0.all.values) }
+        for case .observer(let observer) in all { observer(update) }
+        for sink in all {
+            if case .observer = sink { continue }
+            sink.yield(update)
+        }
     }
 
     func finishAll() {

@@ -71,6 +71,16 @@ public final class VarlinkClientConnection {
         }
     }
 
+    /// Calls a method and returns its reply, undecoded: ``VarlinkReply/rawParameters`` are its parameters as
+    /// received.
+    ///
+    /// - Throws: ``VarlinkError`` for an error reply, ``VarlinkProtocolError`` for a malformed reply or a closed
+    ///   connection.
+    public func call(_ method: String, _ parameters: some Encodable = [String: String]()) async throws -> VarlinkReply {
+        try await outbound.write(VarlinkEncoding.call(method, parameters, more: false, oneway: false))
+        return try await nextReply()
+    }
+
     /// Calls a method and returns its reply's parameters.
     ///
     /// - Throws: ``VarlinkError`` for an error reply, ``VarlinkProtocolError`` for a malformed reply or a closed

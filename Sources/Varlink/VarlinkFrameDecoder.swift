@@ -4,19 +4,19 @@ import NIOCore
 ///
 /// A message longer than `maximumMessageSize` without its terminator is an error, so a peer cannot make us buffer
 /// without bound.
-struct VarlinkFrameDecoder: NIOSingleStepByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
+package struct VarlinkFrameDecoder: NIOSingleStepByteToMessageDecoder {
+    package typealias InboundOut = ByteBuffer
 
     let maximumMessageSize: Int
     /// How many readable bytes were already searched for a terminator: a message arriving in many small reads is
     /// scanned once, not once per read.
     private var scanned = 0
 
-    init(maximumMessageSize: Int) {
+    package init(maximumMessageSize: Int) {
         self.maximumMessageSize = maximumMessageSize
     }
 
-    mutating func decode(buffer: inout ByteBuffer) throws -> ByteBuffer? {
+    package mutating func decode(buffer: inout ByteBuffer) throws -> ByteBuffer? {
         let readable = buffer.readableBytesView
         guard let terminator = readable.dropFirst(scanned).firstIndex(of: 0) else {
             if readable.count > maximumMessageSize {
@@ -35,7 +35,7 @@ struct VarlinkFrameDecoder: NIOSingleStepByteToMessageDecoder {
         return message
     }
 
-    mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> ByteBuffer? {
+    package mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> ByteBuffer? {
         try decode(buffer: &buffer)
     }
 }

@@ -142,6 +142,17 @@ public struct VarlinkReply: Sendable {
         }
     }
 
+    /// The reply's `parameters` object exactly as received (`{}` if the reply has none): to decode with a decoder of
+    /// the caller's choice, or to print as it came, fields the caller does not know included.
+    ///
+    /// - Complexity: O(n) in the size of the message.
+    public var rawParameters: Data {
+        guard let range = JSONMemberScanner.valueRange(of: "parameters", inObject: message) else {
+            return Data("{}".utf8)
+        }
+        return message.subdata(in: range)
+    }
+
     /// The error reply as a ``VarlinkError``, or `nil` for a normal reply. String parameters are kept.
     public var varlinkError: VarlinkError? {
         guard let error else { return nil }
@@ -158,8 +169,81 @@ private struct LenientString: Decodable {
     }
 }
 
+/// Finds a member's value in a JSON object without decoding it: the bytes as they are.
+enum JSONMemberScanner {
+    /// The range of the value of the top-level member `name` in `json`, a JSON object; `nil` if it has no such member
+    /// or is not an object. Keys are compared as written (a key spelled with escapes does not match). Meant for
+    /// messages already checked to be JSON: on malformed input it returns `nil` or a meaningless range, never traps.
+    ///
+    /// - Complexity: O(n) in the size of `json`.
+    static func valueRange(of name: String, inObject json: Data) -> Range<Data.Index>? {
+        let key = Array(name.utf8)
+        return json.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Range<Int>? in
+            var position = 0
+            func skipSpace() {
+                while position < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { position += 1 }
+            }
+            /// Moves past a string that starts at `position`; returns the range of its content.
+            func skipString() -> Range<Int> {
+                let start = position + 1
+                position = start
+                while position < bytes.count, bytes[position] != UInt8(ascii: "\"") {
+                    position += bytes[position] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                let end = min(position, bytes.count)
+                position = min(position + 1, bytes.count)  // past the closing quote, never past the end
+                return start..<end
+            }
+            /// Moves past the value that starts at `position`.
+            func skipValue() {
+                var depth = 0
+                while position < bytes.count {
+                    switch bytes[position] {
+                    case UInt8(ascii: "\""):
+                        _ = skipString()
+                        if depth == 0 { return }
+                        continue
+                    case UInt8(ascii: "{"), UInt8(ascii: "["):
+                        depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        if depth == 0 { return }  // the end of the enclosing object: a scalar ended
+                        depth -= 1
+                        if depth == 0 {
+                            position += 1
+                            return
+                        }
+                    case UInt8(ascii: ","), 0x20, 0x09, 0x0A, 0x0D:
+                        if depth == 0 { return }
+                    default:
+                        break
+                    }
+                    position += 1
+                }
+            }
+            skipSpace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else { return nil }
+            position += 1
+            while true {
+                skipSpace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+                let member = skipString()
+                skipSpace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { return nil }
+                position += 1
+                skipSpace()
+                let start = position
+                skipValue()
+                if bytes[member].elementsEqual(key) { return start..<position }
+                skipSpace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ",") else { return nil }
+                position += 1
+            }
+        }.map { json.startIndex + $0.lowerBound..<json.startIndex + $0.upperBound }
+    }
+}
+
 /// Encodes outgoing messages as JSON followed by the NUL terminator.
-enum VarlinkEncoding {
+package enum VarlinkEncoding {
     private struct Reply<Parameters: Encodable>: Encodable {
         var parameters: Parameters
         var continues: Bool?
@@ -179,11 +263,11 @@ enum VarlinkEncoding {
         return encoder
     }()
 
-    static func reply(_ parameters: some Encodable, continues: Bool) throws -> ByteBuffer {
+    package static func reply(_ parameters: some Encodable, continues: Bool) throws -> ByteBuffer {
         frame(try encoder.encode(Reply(parameters: parameters, continues: continues ? true : nil, error: nil)))
     }
 
-    static func reply(encodedParameters: Data, continues: Bool) -> ByteBuffer {
+    package static func reply(encodedParameters: Data, continues: Bool) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(encodedParameters.count + 40)
         buffer.writeString(continues ? #"{"continues":true,"parameters":"# : #"{"parameters":"#)
@@ -193,12 +277,17 @@ enum VarlinkEncoding {
         return buffer
     }
 
-    static func error(_ error: VarlinkError) -> ByteBuffer {
+    package static func error(_ error: VarlinkError) -> ByteBuffer {
         // A [String: String] always encodes.
         frame(try! encoder.encode(Reply(parameters: error.parameters, continues: nil, error: error.name)))
     }
 
-    static func call(_ method: String, _ parameters: some Encodable, more: Bool, oneway: Bool) throws -> ByteBuffer {
+    package static func call(
+        _ method: String,
+        _ parameters: some Encodable,
+        more: Bool,
+        oneway: Bool
+    ) throws -> ByteBuffer {
         frame(
             try encoder.encode(
                 Call(method: method, parameters: parameters, more: more ? true : nil, oneway: oneway ? true : nil)

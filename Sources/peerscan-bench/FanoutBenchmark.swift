@@ -2,10 +2,12 @@ import ArgumentParser
 import AsyncPrimitives
 import Foundation
 import Logging
-import PeerScanAPI
 import PeerScanCore
-import Varlink
+import PeerScanModel
+import PeerScanServer
 import SeededRandom
+import Varlink
+import VarlinkServer
 
 /// `peerscan-bench fanout`: how fast one changeset reaches many Monitor clients over real Unix sockets.
 struct FanoutBenchmark: AsyncParsableCommand {

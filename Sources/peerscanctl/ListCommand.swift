@@ -12,8 +12,9 @@ struct ListCommand: AsyncParsableCommand {
             (IPv4, then IPv6) and SERVICES (the DNS-SD service types it offers). Devices are sorted by name. While \
             scanning is off there are no devices.
 
-            With --json, prints the reply as received (epoch, sequence, snapshot) as JSON; see the io.peerscan \
-            interface (varlinkctl introspect) for its fields.
+            With --json, prints the reply's parameters (epoch, sequence, snapshot) exactly as received, as one line \
+            of JSON (pipe it to jq for indentation); see the io.peerscan interface (varlinkctl introspect) for its \
+            fields.
             """
     )
 
@@ -26,7 +27,7 @@ struct ListCommand: AsyncParsableCommand {
         let path = connection.socketPath()
         try await reportingFailures(socketPath: path) {
             let received = try await PeerScanConnection.withConnection(to: path) { try await $0.snapshot() }
-            let lines = json ? [received.json.prettyText] : SnapshotTable.render(received.reply.snapshot)
+            let lines = json ? [WatchPrinter.jsonLine(received.json)] : SnapshotTable.render(received.reply.snapshot)
             for line in lines { try StandardStreams().write(OutputLine(.standardOutput, line)) }
         }
     }

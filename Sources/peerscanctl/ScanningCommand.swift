@@ -1,6 +1,6 @@
 import ArgumentParser
 import PeerScanClient
-import PeerScanCore
+import PeerScanModel
 
 struct ScanningCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

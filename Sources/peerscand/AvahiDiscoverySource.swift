@@ -1,5 +1,6 @@
 import AvahiBrowser
 import PeerScanCore
+import PeerScanModel
 
 /// Avahi as a discovery source: the events of an ``AvahiBrowser``, in PeerScanCore's terms.
 struct AvahiDiscoverySource: DiscoverySource {

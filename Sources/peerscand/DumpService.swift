@@ -1,5 +1,6 @@
 import Foundation
 import PeerScanCore
+import PeerScanModel
 import ServiceLifecycle
 
 /// `--dump`: writes the snapshot, every changeset, and the final snapshot as JSON lines to standard output.

@@ -3,10 +3,11 @@ import AvahiBrowser
 import DaemonSupport
 import Foundation
 import Logging
-import PeerScanAPI
 import PeerScanCore
+import PeerScanModel
+import PeerScanServer
 import ServiceLifecycle
-import Varlink
+import VarlinkServer
 
 /// The version peerscand reports in org.varlink.service.GetInfo.
 let peerscanVersion = "0.1.0"

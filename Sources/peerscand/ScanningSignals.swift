@@ -1,4 +1,5 @@
 import PeerScanCore
+import PeerScanModel
 import ServiceLifecycle
 import UnixSignals
 

@@ -73,7 +73,8 @@ struct LogfmtFormatTests {
             ("two\nlines", #""two\nlines""#),
             ("tab\there", #""tab\there""#),
             ("bell\u{07}", #""bell\u{7}""#),
-            ("escape\u{1B}[31m", #""escape\u{1b}[31m""#),
+            ("escape\u{1B}[31m", #""escape\e[31m""#),
+            ("cr\r and c1\u{9B}", #""cr\r and c1\u{9b}""#),
             ("nul\u{0}", #""nul\u{0}""#),
         ]
     )

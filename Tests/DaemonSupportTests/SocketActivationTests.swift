@@ -1,5 +1,6 @@
 import DaemonSupport
 import Glibc
+import TestSupport
 import Testing
 
 /// `sd_listen_fds` without libsystemd. The environment is passed in, never the process's own: tests run in
@@ -74,8 +75,8 @@ struct SocketActivationTests {
     }
 
     @Test("isListeningUnixStream: a listening Unix stream socket")
-    func listeningUnixStream() throws {
-        try withTemporaryDirectory { directory in
+    func listeningUnixStream() async throws {
+        try await withTemporaryDirectory { directory in
             let socket = try BoundSocket(type: SOCK_STREAM, path: directory + "/listening")
             try socket.listen()
             #expect(SocketActivation.isListeningUnixStream(socket.descriptor))
@@ -86,8 +87,8 @@ struct SocketActivationTests {
     }
 
     @Test("isListeningUnixStream: not a datagram socket, a stream socket that does not listen, a pipe, a file")
-    func notListeningUnixStream() throws {
-        try withTemporaryDirectory { directory in
+    func notListeningUnixStream() async throws {
+        try await withTemporaryDirectory { directory in
             let datagram = try BoundSocket(type: SOCK_DGRAM, path: directory + "/datagram")
             #expect(!SocketActivation.isListeningUnixStream(datagram.descriptor))
 

@@ -1,18 +1,6 @@
 import Foundation
 import Glibc
-
-/// A failed system call, with its `errno`.
-struct POSIXFailure: Error, CustomStringConvertible {
-    var call: String
-    var errno: Int32
-
-    init(_ call: String, errno: Int32 = Glibc.errno) {
-        self.call = call
-        self.errno = errno
-    }
-
-    var description: String { "\(call): \(String(cString: strerror(errno)))" }
-}
+import TestSupport
 
 /// A Unix socket bound by hand, on the receiving end as systemd would be. Closed when released.
 final class BoundSocket {
@@ -56,17 +44,6 @@ final class BoundSocket {
         guard count >= 0 else { throw POSIXFailure("recv") }
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
-}
-
-/// Creates a fresh directory under /tmp, runs `body` with its path, and removes it.
-func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
-    var template = Array("/tmp/dst-XXXXXX".utf8CString)
-    guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-        throw POSIXFailure("mkdtemp")
-    }
-    let directory = String(cString: created)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    return try body(directory)
 }
 
 /// A pipe (used from one task at a time); both ends are closed when released (unless closed before).

@@ -1,13 +1,14 @@
 import DaemonSupport
 import Glibc
+import TestSupport
 import Testing
 
 /// `sd_notify` from systemd's side: a datagram socket bound where `$NOTIFY_SOCKET` would point.
 @Suite("SystemdNotifier")
 struct SystemdNotifierTests {
     @Test("one datagram of newline-separated assignments, to a socket path")
-    func notifiesPath() throws {
-        try withTemporaryDirectory { directory in
+    func notifiesPath() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/notify"
             let systemd = try BoundSocket(type: SOCK_DGRAM, path: path)
             let notifier = SystemdNotifier(socketPath: path)
@@ -50,8 +51,8 @@ struct SystemdNotifierTests {
     }
 
     @Test("a socket path where nothing is: a SystemdNotifierError, not a crash")
-    func missingSocket() throws {
-        try withTemporaryDirectory { directory in
+    func missingSocket() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/absent"
             let error = notifyError(path)
             #expect(error?.errno == ENOENT)
@@ -63,8 +64,8 @@ struct SystemdNotifierTests {
     }
 
     @Test("a stream socket where a datagram one is expected: an error, not a crash")
-    func wrongSocketType() throws {
-        try withTemporaryDirectory { directory in
+    func wrongSocketType() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/stream"
             let stream = try BoundSocket(type: SOCK_STREAM, path: path)
             try stream.listen()

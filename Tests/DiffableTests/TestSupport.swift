@@ -3,6 +3,7 @@
 // changeset against the documented index semantics.
 
 import SeededRandom
+import TestSupport
 
 @testable import Diffable
 
@@ -87,18 +88,6 @@ func forEveryArrangement(
 func subsets<T>(of elements: [T]) -> [[T]] {
     (0..<(1 << elements.count)).map { mask in
         elements.indices.filter { mask & (1 << $0) != 0 }.map { elements[$0] }
-    }
-}
-
-/// Every ordering of `elements`.
-func permutations<T>(of elements: [T]) -> [[T]] {
-    guard let first = elements.first else { return [[]] }
-    return permutations(of: Array(elements.dropFirst())).flatMap { rest in
-        (0...rest.count).map { position in
-            var permutation = rest
-            permutation.insert(first, at: position)
-            return permutation
-        }
     }
 }
 

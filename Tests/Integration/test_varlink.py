@@ -29,7 +29,7 @@ from varlinkclient import (MonitorFollower, RawConnection, Replay, SnapshotSampl
                            strip_nulls)
 
 ROOT = Path(__file__).resolve().parents[2]
-INTERFACE_FILE = ROOT / "Sources" / "PeerScanAPI" / "io.peerscan.varlink"
+INTERFACE_FILE = ROOT / "Sources" / "PeerScanModel" / "io.peerscan.varlink"
 NIL_EPOCH = "00000000-0000-0000-0000-000000000000"
 
 

@@ -1,5 +1,6 @@
 import Diffable
 import PeerScanCore
+import PeerScanModel
 import Testing
 
 @testable import PeerScanClient

@@ -1,8 +1,9 @@
 import Diffable
 import Foundation
 import NIOCore
-import PeerScanAPI
 import PeerScanCore
+import PeerScanModel
+import PeerScanServer
 import Testing
 import Varlink
 
@@ -91,24 +92,16 @@ struct ClientFailureTests {
         #expect(failure(VarlinkProtocolError.messageTooLarge(limit: 16)).status.rawValue == 76)
         #expect(failure(ChangesetError(.identifierMismatch, "item x")).status.rawValue == 76)
         let decoding = #expect(throws: DecodingError.self) {
-            try JSONValue.object([:]).decode(as: PeerScanWire.SnapshotReply.self)
+            try JSONDecoder().decode(PeerScanWire.SnapshotReply.self, from: Data("{}".utf8))
         }
         #expect(failure(try #require(decoding)).status.rawValue == 76)
         #expect(failure(try #require(decoding)).message.contains(#"an undecodable reply (missing "epoch")"#))
+        let toaster = #"""
+            {"epoch":"e","sequence":1,"snapshot":{"sections":[{"id":"config","items":[\#
+            {"id":"\#(DeviceID.host)","kind":"toaster"}]}]}}
+            """#
         let badKind = #expect(throws: DecodingError.self) {
-            try JSONValue.object([
-                "epoch": .string("e"), "sequence": .integer(1),
-                "snapshot": .object([
-                    "sections": .array([
-                        .object([
-                            "id": .string("config"),
-                            "items": .array([
-                                .object(["id": .string(DeviceID.host.description), "kind": .string("toaster")])
-                            ]),
-                        ])
-                    ])
-                ]),
-            ]).decode(as: PeerScanWire.SnapshotReply.self)
+            try JSONDecoder().decode(PeerScanWire.SnapshotReply.self, from: Data(toaster.utf8))
         }
         #expect(ClientFailure.describe(try #require(badKind)).hasPrefix("snapshot.sections[0].items[0]"))
     }

@@ -4,6 +4,7 @@ import Diffable
 import Foundation
 import PeerScanClient
 import PeerScanCore
+import PeerScanModel
 
 /// A service of a device.
 func makeService(

@@ -1,7 +1,8 @@
 import Diffable
 import Foundation
-import PeerScanAPI
 import PeerScanCore
+import PeerScanModel
+import PeerScanServer
 import Testing
 
 @testable import PeerScanClient
@@ -33,7 +34,7 @@ struct MonitorSessionTests {
 
     /// What the printer writes for `update`.
     func printed(_ update: MonitorSession.Update) -> [String] {
-        printer.lines(for: update, json: .null).map(\.description)
+        printer.lines(for: update, json: Data("null".utf8)).map(\.description)
     }
 
     @Test("the first reply is the snapshot, printed as list prints it; the first call resumes nothing")
@@ -238,24 +239,24 @@ struct MonitorSessionTests {
         #expect(gap.snapshot == old && foreign.snapshot == old && fresh.snapshot == nil && empty.snapshot == old)
     }
 
-    @Test("JSON output: every reply as received, one line each; notes still on standard error")
+    @Test("JSON output: every reply's bytes as received, one line each; notes still on standard error")
     func json() throws {
         let printer = WatchPrinter(format: .json, usesColour: false, showsTimestamps: false)
-        let received = JSONValue.object([
-            "epoch": .string("e2"), "sequence": .integer(0), "resync": .bool(true),
-            "snapshot": .object(["sections": .array([])]), "future": .unsignedInteger(UInt64.max),
-        ])
+        // Unknown fields, numbers beyond Int64, key order and escapes all come through untouched.
+        let received =
+            #"{"sequence":0,"epoch":"e2","resync":true,"snapshot":{"sections":[]},"future":18446744073709551615,"s":"a\nb"}"#
         let update = MonitorSession.Update.resynced(.daemonRestarted, old: makeSnapshot(), new: makeSnapshot())
         #expect(
-            printer.lines(for: update, json: received) == [
-                OutputLine(
-                    .standardOutput,
-                    #"{"epoch":"e2","future":18446744073709551615,"resync":true,"sequence":0,"snapshot":{"sections":[]}}"#
-                ),
+            printer.lines(for: update, json: Data(received.utf8)) == [
+                OutputLine(.standardOutput, received),
                 OutputLine(.standardError, "peerscanctl: peerscand restarted: resynced from a new snapshot"),
             ]
         )
-        #expect(printer.lines(for: .initial(makeSnapshot()), json: .object([:])) == [OutputLine(.standardOutput, "{}")])
+        #expect(
+            printer.lines(for: .initial(makeSnapshot()), json: Data("{}".utf8)) == [OutputLine(.standardOutput, "{}")]
+        )
+        // Line breaks between tokens (another server's pretty-printing) become spaces: still one line, same JSON.
+        #expect(WatchPrinter.jsonLine(Data("{\n  \"a\": [1,\r\n2]\n}".utf8)) == #"{   "a": [1,  2] }"#)
     }
 
     @Test("the backoff doubles from 0.25 s up to 5 s and starts again after a reset")

@@ -1,5 +1,6 @@
 import ArgumentParser
-import PeerScanAPI
+import PeerScanModel
+import PeerScanServer
 import Testing
 
 @testable import peerscanctl

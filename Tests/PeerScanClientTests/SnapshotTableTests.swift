@@ -1,4 +1,5 @@
 import PeerScanCore
+import PeerScanModel
 import Testing
 
 @testable import PeerScanClient

@@ -1,4 +1,6 @@
 import Foundation
+import PeerScanModel
+import TestSupport
 import Testing
 
 @testable import PeerScanClient
@@ -40,7 +42,7 @@ struct TerminalTextTests {
     @Test("time stamps: RFC 3339 with the local offset, on change lines and notes")
     func timestamps() {
         let instant = Date(timeIntervalSince1970: 1_748_786_587)  // 2025-06-01T14:03:07Z
-        #expect(Timestamp.rfc3339(instant, timeZone: TimeZone(secondsFromGMT: 0)!) == "2025-06-01T14:03:07+00:00")
+        #expect(Timestamp.rfc3339(instant, timeZone: TimeZone(secondsFromGMT: 0)!) == "2025-06-01T14:03:07Z")
         #expect(Timestamp.rfc3339(instant, timeZone: TimeZone(secondsFromGMT: 7200)!) == "2025-06-01T16:03:07+02:00")
         #expect(
             Timestamp.rfc3339(instant, timeZone: TimeZone(secondsFromGMT: -(3 * 3600 + 1800))!)
@@ -72,21 +74,32 @@ struct TerminalTextTests {
 
 @Suite("Standard output")
 struct StandardStreamsTests {
-    @Test("waiting for the reader of a pipe returns once it closed its end")
+    @Test("waiting for the reader of a pipe returns once it closed its end, not before", .timeLimit(.minutes(1)))
     func readerCloses() async throws {
         var descriptors: [CInt] = [0, 0]
-        #expect(pipe(&descriptors) == 0)
-        defer { close(descriptors[1]) }
-        close(descriptors[0])
-        await StandardStreams.waitUntilReaderCloses(descriptors[1])
+        try #require(pipe(&descriptors) == 0)
+        let (readEnd, writeEnd) = (descriptors[0], descriptors[1])
+        defer { close(writeEnd) }
+        // The reader is there: the wait goes on past two checks (it checks twice a second).
+        let whileOpen = await withTimeLimit(.milliseconds(1200)) {
+            await StandardStreams.waitUntilReaderCloses(writeEnd)
+        }
+        #expect(whileOpen == nil, "returned while the reader was still there")
+        close(readEnd)
+        let afterClose = await withTimeLimit(.seconds(10)) { await StandardStreams.waitUntilReaderCloses(writeEnd) }
+        #expect(afterClose != nil, "did not return within 10 s of the reader closing")
     }
 
-    @Test("waiting on something that is not a pipe ends only when cancelled")
+    @Test("waiting on something that is not a pipe ends only when cancelled", .timeLimit(.minutes(1)))
     func notAPipe() async throws {
         let descriptor = open("/dev/null", O_WRONLY)
+        try #require(descriptor >= 0)
         defer { close(descriptor) }
-        let waiting = Task { await StandardStreams.waitUntilReaderCloses(descriptor) }
-        waiting.cancel()
-        await waiting.value
+        // Running past two checks shows it does not return by itself; the time limit's cancellation then ends it
+        // (if it did not, withTimeLimit would not return and the test's time limit would fail it).
+        let result = await withTimeLimit(.milliseconds(1200)) {
+            await StandardStreams.waitUntilReaderCloses(descriptor)
+        }
+        #expect(result == nil, "returned without being cancelled")
     }
 }

@@ -1,10 +1,13 @@
 import Foundation
 import Logging
-import PeerScanAPI
 import PeerScanCore
+import PeerScanModel
+import PeerScanServer
 import Synchronization
+import TestSupport
 import Testing
 import Varlink
+import VarlinkServer
 
 @testable import PeerScanClient
 
@@ -24,7 +27,7 @@ struct WatcherEndToEndTests {
             output: output,
             backoff: Backoff(initial: .milliseconds(5), maximum: .milliseconds(20))
         )
-        let store = SnapshotStore(isScanning: true, interfaces: ["lan0"], logger: quietLogger)
+        let store = SnapshotStore(isScanning: true, interfaces: ["lan0"], logger: Logger.silent)
         await store.apply([.discovery(.sourceState(.running, hostName: "scanner.local"))])
         await store.apply([resolved("Alpha", host: "alpha.local", address: "10.0.0.1")])
 
@@ -48,7 +51,7 @@ struct WatcherEndToEndTests {
 
         // peerscand restarts: a new epoch and store, in which Bravo changed and Charlie is new.
         await server.stop()
-        let restarted = SnapshotStore(isScanning: true, interfaces: ["lan0"], logger: quietLogger)
+        let restarted = SnapshotStore(isScanning: true, interfaces: ["lan0"], logger: Logger.silent)
         await restarted.apply([
             .discovery(.sourceState(.running, hostName: "scanner.local")),
             resolved("Bravo", host: "bravo.local", address: "10.0.0.22"),
@@ -90,18 +93,17 @@ struct WatcherEndToEndTests {
     @Test("list and scanning against the real interface")
     func oneShotCalls() async throws {
         let path = "/tmp/peerscanctl-test-\(getpid())-\(UUID().uuidString.prefix(8)).sock"
-        let store = SnapshotStore(isScanning: true, interfaces: ["lan0"], logger: quietLogger)
+        let store = SnapshotStore(isScanning: true, interfaces: ["lan0"], logger: Logger.silent)
         await store.apply([resolved("Alpha", host: "alpha.local", address: "10.0.0.1")])
         let server = try await FakeDaemon.start(path: path, store: store, epoch: "e1")
 
         let received = try await PeerScanConnection.withConnection(to: path) { try await $0.snapshot() }
         #expect(received.reply.epoch == "e1")
         #expect(SnapshotTable.render(received.reply.snapshot).last == "Alpha  alpha.local  10.0.0.1   _ssh._tcp")
-        guard case .object(let members) = received.json else {
-            Issue.record("not an object")
-            return
-        }
+        // The JSON kept is the parameters object exactly as peerscand sent it.
+        let members = try #require(try JSONSerialization.jsonObject(with: received.json) as? [String: Any])
         #expect(Set(members.keys) == ["epoch", "sequence", "snapshot"])
+        #expect(String(decoding: received.json.prefix(9), as: UTF8.self) == #"{"epoch":"#)
         #expect(try ScanningStatus.line(for: received.reply) == "scanning on (sequence 1)")
 
         // SetScanning is allowed for root only here (controlGroup nil): tests run as root in CI, maybe not elsewhere.
@@ -121,8 +123,6 @@ struct WatcherEndToEndTests {
 }
 
 // MARK: - Helpers
-
-let quietLogger = Logger(label: "peerscanctl.tests") { _ in SwiftLogNoOpLogHandler() }
 
 /// A device with one SSH service, resolved on lan0.
 func resolved(_ name: String, host: String, address: String) -> StoreInput {
@@ -169,7 +169,7 @@ struct FakeDaemon {
                 }
             ],
             info: .init(vendor: "peerscan", product: "peerscand", version: "test", url: "test"),
-            logger: quietLogger,
+            logger: Logger.silent,
             ready: { readyContinuation.yield() }
         )
         let task = Task { try await server.run() }

@@ -1,6 +1,7 @@
 // Device identifiers: RFC 9562 version 5 UUIDs of canonical host names, stable across machines and versions.
 
 import Foundation
+import PeerScanModel
 import Testing
 
 @testable import PeerScanCore
@@ -20,6 +21,15 @@ import Testing
         let bytes = DeviceID.makeNameBased(namespace: DeviceID.namespace, name: name).uuid
         #expect(bytes.6 >> 4 == 5, "version 5")
         #expect(bytes.8 >> 6 == 0b10, "RFC 9562 variant")
+    }
+
+    // PeerScanModel writes the config items' ids as literals (clients derive nothing): they are the derivation's.
+    @Test func theConfigItemLiteralsAreTheirNamesDerivedIds() {
+        #expect(
+            DeviceID.scanning
+                == DeviceID(DeviceID.makeNameBased(namespace: DeviceID.namespace, name: "config:scanning"))
+        )
+        #expect(DeviceID.host == DeviceID(DeviceID.makeNameBased(namespace: DeviceID.namespace, name: "config:host")))
     }
 
     // The identifiers are part of the wire format: every peerscand gives a device the same one, so they must never

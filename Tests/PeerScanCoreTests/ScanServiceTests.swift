@@ -4,7 +4,9 @@
 import Foundation
 import InMemoryLogging
 import Logging
+import PeerScanModel
 import ServiceLifecycle
+import TestSupport
 import Testing
 
 @testable import PeerScanCore
@@ -13,8 +15,9 @@ import Testing
 private func withRunningService(
     store: SnapshotStore = makeStore(),
     stateFile: ScanningStateFile? = nil,
-    resyncGracePeriod: Duration = .seconds(3600),
-    logger: Logger = silentLogger,
+    resyncGracePeriod: Duration = .seconds(10),
+    clock: ManualClock = ManualClock(),
+    logger: Logger = Logger.silent,
     _ body: (ScanService, FakeDiscoverySource) async throws -> Void
 ) async throws {
     let source = FakeDiscoverySource()
@@ -23,6 +26,7 @@ private func withRunningService(
         store: store,
         stateFile: stateFile,
         resyncGracePeriod: resyncGracePeriod,
+        clock: clock,
         logger: logger
     )
     let running = Task { try await service.run() }
@@ -120,24 +124,34 @@ private func waitUntilApplied(
 
     @Test func theGraceTimerRemovesDevicesNotSeenAgainWhenBrowsingNeverSettles() async throws {
         let store = makeStore()
-        try await withRunningService(store: store, resyncGracePeriod: .milliseconds(50)) { _, source in
+        let clock = ManualClock()
+        try await withRunningService(store: store, resyncGracePeriod: .seconds(10), clock: clock) { _, source in
             source.send(
                 .serviceResolved(makeInstance("TV", host: "tv.local")),
                 .serviceResolved(makeInstance("NAS", host: "nas.local"))
             )
             #expect(await waitUntilApplied(source, store))
             #expect(await waitUntilApplied(source, store, state: .connecting))
+            #expect(clock.sleeperCount == 0, "no timer while the source is away")
             source.send(.sourceState(.running, hostName: nil), .serviceResolved(makeInstance("TV", host: "tv.local")))
+            #expect(await eventually { clock.sleeperCount == 1 }, "back: the grace timer is armed")
+
+            clock.advance(by: .seconds(9))
+            #expect(await waitUntilApplied(source, store))
+            #expect(await store.deviceCount == 2, "within the grace period, the NAS is kept")
+
+            clock.advance(by: .seconds(1))
             #expect(await eventually { await store.deviceCount == 1 })
             #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
+            #expect(clock.sleeperCount == 0)
         }
     }
 
     @Test func gracefulShutdownAppliesWhatIsPendingAndEndsRun() async throws {
         let store = makeStore()
         let source = FakeDiscoverySource()
-        let service = ScanService(source: source, store: store, stateFile: nil, logger: silentLogger)
-        let group = ServiceGroup(services: [service], logger: silentLogger)
+        let service = ScanService(source: source, store: store, stateFile: nil, logger: Logger.silent)
+        let group = ServiceGroup(services: [service], logger: Logger.silent)
         let subscription = await store.subscribe()
         let running = Task { try await group.run() }
         #expect(await eventually { !source.browsingCalls.isEmpty })
@@ -153,29 +167,32 @@ private func waitUntilApplied(
     @Test func gracefulShutdownWhileTheGraceTimerIsArmedEndsRunWithoutError() async throws {
         let store = makeStore()
         let source = FakeDiscoverySource()
+        let clock = ManualClock()
         let service = ScanService(
             source: source,
             store: store,
             stateFile: nil,
-            resyncGracePeriod: .seconds(3600),
-            logger: silentLogger
+            resyncGracePeriod: .seconds(10),
+            clock: clock,
+            logger: Logger.silent
         )
-        let group = ServiceGroup(services: [service], logger: silentLogger)
+        let group = ServiceGroup(services: [service], logger: Logger.silent)
         let running = Task { try await group.run() }
         source.send(.serviceResolved(makeInstance("TV", host: "tv.local")))
         #expect(await waitUntilApplied(source, store))
         #expect(await waitUntilApplied(source, store, state: .connecting))
-        #expect(await waitUntilApplied(source, store), "back: the timer is armed")
-        #expect(await waitUntilApplied(source, store), "and the effects of that batch carried out")
+        #expect(await waitUntilApplied(source, store))
+        #expect(await eventually { clock.sleeperCount == 1 }, "back: the timer is armed")
 
         await group.triggerGracefulShutdown()
         await #expect(throws: Never.self) { try await running.value }
+        #expect(clock.sleeperCount == 0, "the timer was cancelled")
     }
 
     @Test func cancellingRunEndsItAndTheSubscriptions() async throws {
         let store = makeStore()
         let source = FakeDiscoverySource()
-        let service = ScanService(source: source, store: store, stateFile: nil, logger: silentLogger)
+        let service = ScanService(source: source, store: store, stateFile: nil, logger: Logger.silent)
         let subscription = await store.subscribe()
         let running = Task { try await service.run() }
         #expect(await eventually { !source.browsingCalls.isEmpty })

@@ -1,6 +1,8 @@
 // The scanning switch kept across restarts: a file holding `on` or `off`.
 
 import Foundation
+import PeerScanModel
+import TestSupport
 import Testing
 
 @testable import PeerScanCore

@@ -2,6 +2,8 @@
 // and the scanning switch.
 
 import Diffable
+import PeerScanModel
+import TestSupport
 import Testing
 
 @testable import PeerScanCore

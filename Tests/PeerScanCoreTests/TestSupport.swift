@@ -5,13 +5,14 @@ import AsyncPrimitives
 import Diffable
 import Foundation
 import Logging
+import PeerScanModel
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import PeerScanCore
 
 /// A logger that drops everything.
-let silentLogger = Logger(label: "peerscan.tests") { _ in SwiftLogNoOpLogHandler() }
 
 // MARK: - Instances and inputs
 
@@ -78,7 +79,7 @@ extension StoreInput {
 
 /// A store that logs nothing.
 func makeStore(isScanning: Bool = true, interfaces: [String] = []) -> SnapshotStore {
-    SnapshotStore(isScanning: isScanning, interfaces: interfaces, logger: silentLogger)
+    SnapshotStore(isScanning: isScanning, interfaces: interfaces, logger: Logger.silent)
 }
 
 extension Snapshot where SectionID == ScanSection, Item == ScanItem {
@@ -151,17 +152,6 @@ struct ReplayingSubscriber {
 
 // MARK: - Concurrency
 
-/// Polls `condition` until it holds or `limit` has passed, and tells whether it held. For effects that happen on
-/// another task with nothing to await; the limit only bounds how long a failing test takes.
-func eventually(within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: limit)
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return try await condition()
-}
-
 /// Every element of `stream` until it ends; `nil` if it has not ended within `limit`.
 func collect<Element: Sendable>(
     _ stream: AsyncStream<Element>,
@@ -232,24 +222,4 @@ final class FakeDiscoverySource: DiscoverySource {
 
 // MARK: - Files
 
-/// Runs `body` with the path of a new, empty directory, and removes the directory afterwards.
-func withTemporaryDirectory<Result>(_ body: (String) async throws -> Result) async throws -> Result {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("peerscan-tests-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
-}
-
 // MARK: - Seeded randomness
-
-/// Every ordering of `elements`.
-func permutations<T>(of elements: [T]) -> [[T]] {
-    guard let first = elements.first else { return [[]] }
-    return permutations(of: Array(elements.dropFirst())).flatMap { rest in
-        (0...rest.count).map { position in
-            var permutation = rest
-            permutation.insert(first, at: position)
-            return permutation
-        }
-    }
-}

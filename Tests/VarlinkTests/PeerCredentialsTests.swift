@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 import Varlink
+import VarlinkServer
 
 /// `isRootOrMember(of:)` against this machine's user and group databases. The groups and users are looked up, not
 /// assumed; a case the machine cannot show (no group with listed members) is skipped. Serialized: the `getgr*` and

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 import Varlink
+import VarlinkServer
 
 @Suite("VarlinkClientConnection", .timeLimit(.minutes(1)))
 struct VarlinkClientConnectionTests {

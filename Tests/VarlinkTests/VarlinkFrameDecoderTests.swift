@@ -2,6 +2,7 @@ import NIOCore
 import Testing
 
 @testable import Varlink
+@testable import VarlinkServer
 
 @Suite("VarlinkFrameDecoder: NUL-terminated messages out of a byte stream")
 struct VarlinkFrameDecoderTests {

@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
+import Logging
+import TestSupport
 import Testing
 import Varlink
+import VarlinkServer
 
 /// The listening socket: its permissions, what the server does with whatever is already at its path, removal at
 /// exit, and a socket passed in (socket activation).
@@ -58,7 +61,7 @@ struct VarlinkListenerTests {
                 listener: .path(server.path, permissions: 0o666),
                 interfaces: [],
                 info: testInfo,
-                logger: quietLogger
+                logger: Logger.silent
             )
             await #expect(throws: VarlinkServerError.alreadyServed(path: server.path)) { try await second.run() }
             let after = try #require(fileStatus(server.path))
@@ -78,7 +81,7 @@ struct VarlinkListenerTests {
                 listener: .path(path, permissions: 0o600),
                 interfaces: [],
                 info: testInfo,
-                logger: quietLogger
+                logger: Logger.silent
             )
             await #expect(throws: VarlinkServerError.notASocket(path: path)) { try await server.run() }
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
@@ -95,7 +98,7 @@ struct VarlinkListenerTests {
                 listener: .path(path, permissions: 0o600),
                 interfaces: [],
                 info: testInfo,
-                logger: quietLogger
+                logger: Logger.silent
             )
             await #expect(throws: VarlinkServerError.notASocket(path: path)) { try await server.run() }
             #expect(fileStatus(path).map { $0.st_mode & S_IFMT } == S_IFDIR)

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import Varlink
+import VarlinkServer
 
 /// The server's protocol, seen from a client: `org.varlink.service`, the standard errors, `oneway`, `more`,
 /// pipelining, and how it treats clients that misbehave. Each test runs its own server on a socket in a fresh

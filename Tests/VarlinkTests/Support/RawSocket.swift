@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A Unix stream socket driven with plain POSIX calls, to send bytes ``VarlinkClientConnection`` never would (broken
 /// JSON, oversized messages, many calls in one write, a half-close) and to read replies byte for byte.
@@ -177,19 +178,6 @@ enum SocketAddress {
             try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { try body($0, socklen_t(length)) }
         }
     }
-}
-
-/// A failed system call, with its `errno`.
-struct POSIXFailure: Error, CustomStringConvertible {
-    var call: String
-    var errno: Int32
-
-    init(_ call: String, errno: Int32 = Glibc.errno) {
-        self.call = call
-        self.errno = errno
-    }
-
-    var description: String { "\(call): \(String(cString: strerror(errno)))" }
 }
 
 /// Runs blocking work on a new thread, so that it never holds a thread of the (small) cooperative pool.

@@ -2,8 +2,10 @@ import Foundation
 import Glibc
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 import Varlink
+import VarlinkServer
 
 /// `org.example.test`: the interface the tests serve.
 ///
@@ -124,8 +126,6 @@ final class Recorder: Sendable {
     }
 }
 
-let quietLogger = Logger(label: "varlink-tests", factory: { _ in SwiftLogNoOpLogHandler() })
-
 let testInfo = VarlinkServer.Info(
     vendor: "Example",
     product: "varlink-tests",
@@ -183,7 +183,7 @@ func serving<Result>(
         info: testInfo,
         maximumMessageSize: maximumMessageSize,
         maximumPipelinedCalls: maximumPipelinedCalls,
-        logger: quietLogger,
+        logger: Logger.silent,
         ready: { readyContinuation.yield() }
     )
     return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { group in
@@ -206,18 +206,6 @@ func serving<Result>(
             throw error
         }
     }
-}
-
-/// Creates a fresh directory under /tmp (short, for `sun_path`), runs `body` with its path, and removes it.
-@discardableResult
-func withTemporaryDirectory<Result>(_ body: (String) async throws -> Result) async throws -> Result {
-    var template = Array("/tmp/vlt-XXXXXX".utf8CString)
-    guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-        throw POSIXFailure("mkdtemp")
-    }
-    let directory = String(cString: created)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    return try await body(directory)
 }
 
 /// A JSON value, to compare raw replies exactly.

@@ -1,5 +1,6 @@
 import Glibc
 import NIOCore
+import Varlink
 
 /// The credentials of the process at the other end of a Unix socket, as the kernel recorded them when it connected
 /// (`SO_PEERCRED`): they cannot be forged by the peer.

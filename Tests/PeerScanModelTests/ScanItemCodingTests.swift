@@ -1,13 +1,15 @@
 // The JSON form of snapshot items: the wire format every client reads.
 
 import Foundation
+import PeerScanModel
 import Testing
 
-@testable import PeerScanCore
+/// The id the daemon gives `tv.local` (uuid5 of the host name in peerscan's namespace).
+private let televisionID = DeviceID(UUID(uuidString: "f4975d4f-737c-5e42-ad09-e4b1c6ee6386")!)
 
 /// A device as the peer table would make it.
 private let television = Device(
-    id: DeviceID.make(hostName: "tv.local"),
+    id: televisionID,
     hostName: "tv.local",
     displayName: "Living Room TV",
     addresses: ["10.0.0.7", "fe80::1%eth0"],
@@ -18,7 +20,7 @@ private let television = Device(
             type: "_airplay._tcp",
             domain: "local",
             port: 7000,
-            txt: [TXTEntry("bare", nil), TXTEntry("model", "AppleTV5,3")]
+            txt: [TXTEntry(key: "bare", value: nil), TXTEntry(key: "model", value: "AppleTV5,3")]
         ),
         DeviceService(name: "Living Room TV", type: "_raop._tcp", domain: "local", port: 7001, txt: []),
     ]
@@ -47,7 +49,7 @@ private func decode(_ json: String) throws -> ScanItem {
         .peer(television),
         .peer(
             Device(
-                id: DeviceID.make(hostName: "bare.local"),
+                id: DeviceID(UUID(uuidString: "c45eec53-58f7-538b-bb64-7829098a1339")!),
                 hostName: "bare.local",
                 displayName: "bare",
                 addresses: [],
@@ -62,7 +64,7 @@ private func decode(_ json: String) throws -> ScanItem {
     }
 
     @Test func encodesAPeerWithTheDocumentedKeys() throws {
-        let id = DeviceID.make(hostName: "tv.local").description
+        let id = televisionID.description
         #expect(id == id.lowercased())
         let expected = #"""
             {"addresses":["10.0.0.7","fe80::1%eth0"],"displayName":"Living Room TV","hostName":"tv.local",\#
@@ -99,7 +101,7 @@ private func decode(_ json: String) throws -> ScanItem {
         (#"{"id":"not-a-uuid","kind":"scanning","enabled":true}"#, "a bad UUID"),
         (#"{"id":"\#(DeviceID.host)","kind":"scanning","enabled":true}"#, "a scanning item with the host's id"),
         (
-            #"{"id":"\#(DeviceID.make(hostName: "tv.local"))","kind":"scanning","enabled":true}"#,
+            #"{"id":"\#(televisionID)","kind":"scanning","enabled":true}"#,
             "a scanning item with a device's id"
         ),
         (
@@ -113,11 +115,21 @@ private func decode(_ json: String) throws -> ScanItem {
         #expect(throws: DecodingError.self, "\(problem)") { try decode(json) }
     }
 
-    // A peer's id is the UUID of its host name; a peer claiming another id (here the scanning item's) would make a
-    // client's snapshot hold two items with one identifier.
-    @Test func decodingAPeerWhoseIdIsNotItsHostNamesThrows() throws {
+    // A peer claiming a config item's id would make a client's snapshot hold two items with one identifier.
+    @Test(arguments: [DeviceID.scanning, DeviceID.host])
+    func decodingAPeerWithAConfigItemsIdThrows(configID: DeviceID) throws {
         var json = try encode(.peer(television))
-        json = json.replacingOccurrences(of: television.id.description, with: DeviceID.scanning.description)
+        json = json.replacingOccurrences(of: television.id.description, with: configID.description)
         #expect(throws: DecodingError.self) { try decode(json) }
+    }
+
+    // Clients take peer ids as they come: decoding does not re-derive them from host names (no SHA-1 per peer).
+    @Test func decodingAPeerKeepsItsIdAsReceived() throws {
+        let other = DeviceID(UUID(uuidString: "00000000-0000-4000-8000-000000000001")!)
+        let json = try encode(.peer(television)).replacingOccurrences(
+            of: television.id.description,
+            with: other.description
+        )
+        #expect(try decode(json).id == other)
     }
 }

@@ -1,16 +1,10 @@
 import Foundation
-import PeerScanAPI
 import PeerScanCore
+import PeerScanModel
+import PeerScanServer
 import Testing
 
 @Suite struct PeerScanWireTests {
-    @Test func theServedDefinitionIsTheCommittedVarlinkFile() throws {
-        let file = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/PeerScanAPI/io.peerscan.varlink")
-        #expect(PeerScanWire.definition == (try String(contentsOf: file, encoding: .utf8)))
-    }
-
     static func sampleSnapshot() throws -> ScanSnapshot {
         let device = Device(
             id: DeviceID.make(hostName: "tv.local"),

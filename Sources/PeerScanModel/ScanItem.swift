@@ -155,11 +155,15 @@ extension ScanItem: Codable {
                 debugDescription: "Unknown item kind \"\(other)\"."
             )
         }
-        guard self.id == id, kind != "peer" || id == DeviceID.make(hostName: device?.hostName ?? "") else {
+        // A peer may not take a config item's id: a snapshot would hold two items with one identifier. (The daemon
+        // derives peer ids from host names; a client takes them as they come and does not re-derive them.)
+        guard self.id == id, kind != "peer" || (id != DeviceID.scanning && id != DeviceID.host) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .id,
                 in: container,
-                debugDescription: "The \(kind) item's id must be \(self.id)."
+                debugDescription: kind == "peer"
+                    ? "A peer item may not have the id of a config item (\(id))."
+                    : "The \(kind) item's id must be \(self.id)."
             )
         }
     }
@@ -191,28 +195,6 @@ extension ScanItem: Codable {
                 var txt = serviceContainer.nestedContainer(keyedBy: AnyKey.self, forKey: .txt)
                 for entry in service.txt { try txt.encode(entry.value, forKey: AnyKey(stringValue: entry.key)) }
             }
-        }
-    }
-}
-
-extension SourceState {
-    /// The state's name, as in the `avahiState` field.
-    public var name: String {
-        switch self {
-        case .running: "running"
-        case .connecting: "connecting"
-        case .registering: "registering"
-        case .collision: "collision"
-        case .failure: "failure"
-        case .unavailable: "unavailable"
-        }
-    }
-
-    /// Why the daemon failed or is unavailable; `nil` otherwise.
-    public var reason: String? {
-        switch self {
-        case .failure(let reason), .unavailable(let reason): reason
-        default: nil
         }
     }
 }

@@ -1,6 +1,3 @@
-import Foundation
-import Logging
-
 /// The identity of a service, independent of the interface and protocol it was seen on.
 public struct ServiceKey: Hashable, Sendable, Codable, Comparable {
     /// The instance name.
@@ -52,7 +49,7 @@ public struct DeviceService: Hashable, Sendable, Codable {
 ///
 /// Its content holds no volatile data (no timestamps, no TTLs), so an unchanged device never causes an update.
 public struct Device: Hashable, Sendable, Codable, Identifiable {
-    /// The device's stable identifier: ``DeviceID/make(hostName:)`` of its host name.
+    /// The device's stable identifier (the daemon derives it from the host name; see ``DeviceID``).
     public var id: DeviceID
     /// The canonical host name: lowercase, without a trailing dot, e.g. `tv.local`.
     public var hostName: String
@@ -84,17 +81,6 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
 }
 
 extension Device {
-    /// The fields of a device as log metadata: `id`, `name`, `host`, `addresses`, `services` (types).
-    public var logMetadata: Logger.Metadata {
-        [
-            "id": "\(id)",
-            "name": "\(displayName)",
-            "host": "\(hostName)",
-            "addresses": "\(addresses.joined(separator: ","))",
-            "services": "\(Set(services.map(\.type)).sorted().joined(separator: ","))",
-        ]
-    }
-
     /// The names of the fields that differ between two versions of a device: `name`, `addresses`, `interfaces`,
     /// `services` (a service came or went), `port`, `txt`.
     public static func changedFields(from old: Device, to new: Device) -> [String] {
@@ -109,5 +95,19 @@ extension Device {
         if common.contains(where: { oldServices[$0]?.port != newServices[$0]?.port }) { fields.append("port") }
         if common.contains(where: { oldServices[$0]?.txt != newServices[$0]?.txt }) { fields.append("txt") }
         return fields
+    }
+}
+
+/// One entry of a DNS-SD TXT record: `key=value`, or a bare `key` (value `nil`).
+public struct TXTEntry: Hashable, Sendable, Codable {
+    /// The key.
+    public var key: String
+    /// The value; `nil` for a key without `=`.
+    public var value: String?
+
+    /// Creates an entry.
+    public init(key: String, value: String?) {
+        self.key = key
+        self.value = value
     }
 }

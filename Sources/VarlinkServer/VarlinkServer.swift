@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
+import Varlink
 
 /// One Varlink interface a ``VarlinkServer`` serves.
 public protocol VarlinkInterface: Sendable {
@@ -57,7 +58,7 @@ public struct VarlinkCallContext: Sendable {
 
 /// A reply encoded once, to be sent to many clients: the same bytes go to each of them.
 public struct VarlinkPreparedReply: Sendable {
-    let frame: ByteBuffer
+    package let frame: ByteBuffer
 
     /// Prepares a reply from its parameters, already encoded as a JSON object.
     /// - Parameters:

@@ -1,9 +1,9 @@
-import AsyncPrimitives
 import Foundation
 import Logging
 import PeerScanCore
-import Synchronization
+import PeerScanModel
 import Varlink
+import VarlinkServer
 
 /// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store.
 ///
@@ -20,6 +20,7 @@ public struct PeerScanInterface: VarlinkInterface {
     private let controlGroup: String?
     private let clientQueueLimit: Int
     private let replies = ReplyCache()
+    private let history: ChangeHistory
 
     /// Creates the interface.
     ///
@@ -28,15 +29,19 @@ public struct PeerScanInterface: VarlinkInterface {
     ///   - epoch: This run of the daemon (a new value every start).
     ///   - controlGroup: The group whose members may call SetScanning (root always may); `nil` for root only.
     ///   - clientQueueLimit: How many changesets are queued for a Monitor client before it is resynced.
+    ///   - historyLimit: How many recent changesets are kept for clients that resume (at most 16 MiB of them).
     ///   - setScanning: Switches scanning and returns the sequence at which the switch is in the snapshot.
     public init(
         store: SnapshotStore,
         epoch: String,
         controlGroup: String?,
         clientQueueLimit: Int = 256,
+        historyLimit: Int = 1024,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) {
         self.store = store
+        self.history = ChangeHistory(epoch: epoch, countLimit: historyLimit)
+        store.observe { [history] update in history.record(update) }
         self.epoch = epoch
         self.controlGroup = controlGroup
         self.clientQueueLimit = clientQueueLimit
@@ -70,19 +75,21 @@ public struct PeerScanInterface: VarlinkInterface {
 
     private func monitor(_ parameters: PeerScanWire.MonitorParameters, context: VarlinkCallContext) async throws {
         let since = parameters.epoch == epoch ? parameters.since : nil
-        let subscription = await store.subscribe(limit: clientQueueLimit, resumingAfter: since)
+        let subscription = await store.subscribe(limit: clientQueueLimit)
         defer { subscription.cancel() }
+        // The history observes the store synchronously, so it holds every changeset up to the subscription's.
+        let resumed = since.flatMap { history.entries(after: $0, through: subscription.sequence) }
         guard context.call.more else {
             try await context.reply(snapshotReply(subscription.snapshot, sequence: subscription.sequence, kind: .final))
             return
         }
         var sequence = subscription.sequence
-        if let resumed = subscription.resumed {
+        if let resumed {
             context.logger.info(
                 "client resumed",
                 metadata: ["since": "\(since ?? 0)", "changesets": "\(resumed.count)"]
             )
-            for update in resumed { try await send(update, context: context) }
+            for entry in resumed { try await context.reply(entry.reply) }
         } else {
             let resync = parameters.since != nil
             if resync { context.logger.info("client resync", metadata: ["reason": "resume-unavailable"]) }
@@ -104,15 +111,9 @@ public struct PeerScanInterface: VarlinkInterface {
         }
     }
 
-    /// Sends one changeset; its reply is prepared once for all clients.
+    /// Sends one changeset; its reply is prepared once for all clients (by the history).
     private func send(_ update: StoreUpdate, context: VarlinkCallContext) async throws {
-        let reply = replies.changes(sequence: update.sequence) {
-            var parameters = Data(#"{"changes":"#.utf8)
-            parameters.append(update.encodedChanges)
-            parameters.append(Data(#","epoch":"\#(epoch)","sequence":\#(update.sequence)}"#.utf8))
-            return VarlinkPreparedReply(encodedParameters: parameters, continues: true)
-        }
-        try await context.reply(reply)
+        try await context.reply(history.reply(for: update))
     }
 
     /// A reply carrying a snapshot, prepared once per sequence and kind for all clients that ask.
@@ -130,58 +131,5 @@ public struct PeerScanInterface: VarlinkInterface {
             )
             return VarlinkPreparedReply(encodedParameters: parameters, continues: kind != .final)
         }
-    }
-}
-
-/// Replies prepared for many clients: the snapshot replies of the latest sequence, and the recent changesets.
-/// A hundred clients that connect at once share one encoded snapshot instead of holding a hundred.
-private final class ReplyCache: Sendable {
-    enum SnapshotKind: Hashable { case final, first, resync }
-
-    private struct State {
-        var snapshotSequence: UInt64 = .max
-        var snapshots: [SnapshotKind: VarlinkPreparedReply] = [:]
-        var changes: [UInt64: VarlinkPreparedReply] = [:]
-    }
-
-    private let state = Mutex(State())
-    private let encoding = Mutex(())
-    private let changesKept = 64
-
-    /// The snapshot reply for a sequence, encoded once: callers that ask while it is being encoded wait for it
-    /// (a hundred clients connecting at once must not encode, and hold, a hundred copies).
-    func snapshot(
-        sequence: UInt64,
-        kind: SnapshotKind,
-        make: () throws -> VarlinkPreparedReply
-    ) throws -> VarlinkPreparedReply {
-        try encoding.withLock { _ in
-            if let cached = state.withLock({ $0.snapshotSequence == sequence ? $0.snapshots[kind] : nil }) {
-                return cached
-            }
-            let reply = try make()
-            state.withLock { state in
-                if state.snapshotSequence != sequence {
-                    if sequence < state.snapshotSequence && state.snapshotSequence != .max { return }  // an older one
-                    state.snapshotSequence = sequence
-                    state.snapshots = [:]
-                }
-                state.snapshots[kind] = reply
-            }
-            return reply
-        }
-    }
-
-    func changes(sequence: UInt64, make: () -> VarlinkPreparedReply) -> VarlinkPreparedReply {
-        if let cached = state.withLock({ $0.changes[sequence] }) { return cached }
-        let reply = make()
-        state.withLock { state in
-            state.changes[sequence] = reply
-            if state.changes.count > 2 * changesKept {
-                let newest = state.changes.keys.max() ?? sequence
-                state.changes = state.changes.filter { $0.key + UInt64(changesKept) > newest }
-            }
-        }
-        return reply
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import PeerScanCore
+import PeerScanModel
 
 extension PeerScanWire {
     /// Encodes a reply that carries a snapshot — `{"epoch":…,"resync":…,"sequence":…,"snapshot":{…}}`, keys sorted

@@ -1,5 +1,4 @@
 import Foundation
-import PeerScanCore
 
 /// The `io.peerscan` Varlink interface: its name, definition and the parameters and replies of its methods, shared
 /// by the daemon and its clients.

@@ -1,4 +1,5 @@
 import Glibc
+import Varlink
 
 /// File system chores around a Unix socket path.
 enum UnixSocketPath {

@@ -1,0 +1,47 @@
+import Crypto
+import Foundation
+import PeerScanModel
+
+extension DeviceID {
+    /// peerscan's namespace: the version 5 UUID of the DNS name `peerscan.io` in RFC 9562's DNS namespace
+    /// (`6ba7b810-9dad-11d1-80b4-00c04fd430c8`).
+    public static let namespace = makeNameBased(
+        namespace: UUID(uuidString: "6ba7b810-9dad-11d1-80b4-00c04fd430c8")!,
+        name: "peerscan.io"
+    )
+
+    /// The identifier of the device with this host name: a name-based UUID (RFC 9562 version 5, SHA-1) of its
+    /// canonical host name in ``namespace``. Every peerscand, on every machine and after every restart, gives the
+    /// same device the same identifier.
+    ///
+    /// - Parameter hostName: A host name in any case, with or without a trailing dot.
+    /// - Complexity: O(n) in the length of `hostName` (one SHA-1).
+    public static func make(hostName: String) -> DeviceID {
+        DeviceID(makeNameBased(namespace: namespace, name: canonicalHostName(hostName)))
+    }
+
+    /// The canonical form of a host name: lowercase, without a trailing dot.
+    public static func canonicalHostName(_ hostName: String) -> String {
+        var name = hostName.lowercased()
+        while name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
+
+    /// A version 5 (SHA-1, name-based) UUID, as RFC 9562 section 5.5 defines it.
+    ///
+    /// - Complexity: O(n) in the length of `name`.
+    public static func makeNameBased(namespace: UUID, name: String) -> UUID {
+        var hash = Insecure.SHA1()
+        withUnsafeBytes(of: namespace.uuid) { hash.update(bufferPointer: $0) }
+        hash.update(data: Array(name.utf8))
+        var bytes = Array(hash.finalize().prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        )
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The stable identifier of an item of peerscan's snapshot: a UUID, written in lowercase on the wire.
+///
+/// The daemon derives a device's identifier from its canonical host name (a name-based UUID, version 5; see
+/// `PeerScanCore`'s `DeviceID.make(hostName:)`), so every peerscand gives the same device the same identifier. Clients
+/// never derive identifiers: they take them as they come. The two `config` items have fixed identifiers, written
+/// here as literals (the daemon's tests check that they are the version 5 UUIDs of `config:scanning` and
+/// `config:host` in peerscan's namespace).
+public struct DeviceID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The UUID.
+    public var uuid: UUID
+
+    /// Wraps a UUID.
+    public init(_ uuid: UUID) { self.uuid = uuid }
+
+    /// The lowercase text form, e.g. `4b7eac9b-f7b0-5bf6-af04-408e064a7ab8`.
+    public var description: String { uuid.uuidString.lowercased() }
+
+    public static func < (lhs: DeviceID, rhs: DeviceID) -> Bool { lhs.description < rhs.description }
+
+    /// The identifier of the `scanning` item.
+    public static let scanning = DeviceID(UUID(uuid: uuidBytes("e9ccc214-97ef-5094-a5c1-f0cb9c42431b")))
+
+    /// The identifier of the `host` item.
+    public static let host = DeviceID(UUID(uuid: uuidBytes("7c036252-be0a-587e-800d-6317b320aeac")))
+
+    /// The bytes of a UUID literal. A literal that is not a UUID is a programming error.
+    private static func uuidBytes(_ literal: String) -> uuid_t {
+        guard let uuid = UUID(uuidString: literal) else { preconditionFailure("\(literal) is not a UUID") }
+        return uuid.uuid
+    }
+}
+
+extension DeviceID: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let uuid = UUID(uuidString: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not a UUID.")
+        }
+        self.init(uuid)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,114 @@
+import DequeModule
+import Foundation
+import PeerScanCore
+import PeerScanModel
+import Synchronization
+import VarlinkServer
+
+/// The recent changesets, each encoded once as its Monitor reply: sent on by every client that follows the stream,
+/// and replayed to a client that resumes after a reconnection (`Monitor` with `epoch` and `since`).
+///
+/// It observes the store (``SnapshotStore/observe(_:)``), so it has every update up to the store's sequence as soon
+/// as the store publishes it. It keeps at most ``countLimit`` changesets and ``byteLimit`` bytes of them (a few huge
+/// changesets, e.g. scanning switched off with thousands of devices, must not pin memory), always at least the newest.
+final class ChangeHistory: Sendable {
+    /// One recorded changeset.
+    struct Entry: Sendable {
+        /// The sequence the changeset leads to.
+        var sequence: UInt64
+        /// Its Monitor reply.
+        var reply: VarlinkPreparedReply
+    }
+
+    private struct State {
+        /// Consecutive sequences, oldest first.
+        var entries: Deque<Entry> = []
+        var bytes = 0
+    }
+
+    /// The most changesets kept.
+    let countLimit: Int
+    /// The most bytes of encoded replies kept.
+    let byteLimit: Int
+    private let epoch: String
+    private let state = Mutex(State())
+
+    /// Creates an empty history.
+    ///
+    /// - Parameters:
+    ///   - epoch: The daemon's epoch, part of every reply.
+    ///   - countLimit: The most changesets kept.
+    ///   - byteLimit: The most bytes of encoded replies kept.
+    init(epoch: String, countLimit: Int = 1024, byteLimit: Int = 16 << 20) {
+        self.epoch = epoch
+        self.countLimit = countLimit
+        self.byteLimit = byteLimit
+    }
+
+    /// Encodes an update's reply and keeps it, dropping the oldest beyond the limits.
+    ///
+    /// - Complexity: O(n) in the size of the changeset (its encoding); amortized O(1) otherwise.
+    func record(_ update: StoreUpdate) {
+        let entry = Entry(sequence: update.sequence, reply: Self.reply(for: update, epoch: epoch))
+        state.withLock { state in
+            if let last = state.entries.last, last.sequence + 1 != entry.sequence {
+                state.entries.removeAll()  // a gap: what is kept must be consecutive
+                state.bytes = 0
+            }
+            state.entries.append(entry)
+            state.bytes += entry.reply.size
+            while state.entries.count > countLimit || (state.bytes > byteLimit && state.entries.count > 1) {
+                state.bytes -= state.entries.removeFirst().reply.size
+            }
+        }
+    }
+
+    /// The reply of the changeset that leads to `sequence`, encoded for any client: from the history if it still
+    /// holds it, else encoded now.
+    ///
+    /// - Complexity: O(1) when held.
+    func reply(for update: StoreUpdate) -> VarlinkPreparedReply {
+        let held = state.withLock { state -> VarlinkPreparedReply? in
+            guard let first = state.entries.first?.sequence, update.sequence >= first else { return nil }
+            let offset = Int(update.sequence - first)
+            return offset < state.entries.count ? state.entries[offset].reply : nil
+        }
+        return held ?? Self.reply(for: update, epoch: epoch)
+    }
+
+    /// The changesets after `since` up to and including `sequence`, if the history holds every one of them;
+    /// `nil` if it does not (the client must start from a snapshot).
+    ///
+    /// - Complexity: O(k), k the number of changesets returned.
+    func entries(after since: UInt64, through sequence: UInt64) -> [Entry]? {
+        guard since <= sequence else { return nil }
+        if since == sequence { return [] }
+        return state.withLock { state in
+            guard let first = state.entries.first?.sequence, let last = state.entries.last?.sequence,
+                first <= since + 1, last >= sequence
+            else { return nil }
+            let start = Int(since + 1 - first)
+            let end = Int(sequence - first)
+            return Array(state.entries[start...end])
+        }
+    }
+
+    /// The number of changesets held.
+    var count: Int { state.withLock { $0.entries.count } }
+
+    /// `{"changes":…,"epoch":…,"sequence":…}`, keys sorted as `JSONEncoder` with `.sortedKeys` writes them.
+    static func reply(for update: StoreUpdate, epoch: String) -> VarlinkPreparedReply {
+        var parameters = Data(#"{"changes":"#.utf8)
+        parameters.append((try? encoder.encode(update.changes)) ?? Data("{}".utf8))
+        parameters.append(Data(#","epoch":"#.utf8))
+        parameters.append((try? encoder.encode(epoch)) ?? Data(#""""#.utf8))
+        parameters.append(Data(#","sequence":\#(update.sequence)}"#.utf8))
+        return VarlinkPreparedReply(encodedParameters: parameters, continues: true)
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

@@ -1,0 +1,40 @@
+import Synchronization
+import VarlinkServer
+
+/// The snapshot replies of the latest sequence, prepared once for many clients: a hundred clients that connect at
+/// once share one encoded snapshot instead of holding a hundred. (Changesets are prepared once by ``ChangeHistory``.)
+final class ReplyCache: Sendable {
+    enum SnapshotKind: Hashable { case final, first, resync }
+
+    private struct State {
+        var snapshotSequence: UInt64 = .max
+        var snapshots: [SnapshotKind: VarlinkPreparedReply] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let encoding = Mutex(())
+
+    /// The snapshot reply for a sequence, encoded once: callers that ask while it is being encoded wait for it
+    /// (a hundred clients connecting at once must not encode, and hold, a hundred copies).
+    func snapshot(
+        sequence: UInt64,
+        kind: SnapshotKind,
+        make: () throws -> VarlinkPreparedReply
+    ) throws -> VarlinkPreparedReply {
+        try encoding.withLock { _ in
+            if let cached = state.withLock({ $0.snapshotSequence == sequence ? $0.snapshots[kind] : nil }) {
+                return cached
+            }
+            let reply = try make()
+            state.withLock { state in
+                if state.snapshotSequence != sequence {
+                    if sequence < state.snapshotSequence && state.snapshotSequence != .max { return }  // an older one
+                    state.snapshotSequence = sequence
+                    state.snapshots = [:]
+                }
+                state.snapshots[kind] = reply
+            }
+            return reply
+        }
+    }
+}

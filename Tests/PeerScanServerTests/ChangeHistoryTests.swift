@@ -1,0 +1,95 @@
+// The resume history: every changeset encoded once as its Monitor reply, a bounded window of them for clients that
+// resume, and the same bytes a JSONEncoder makes of a MonitorReply.
+
+import Diffable
+import Foundation
+import Logging
+import NIOCore
+import PeerScanCore
+import PeerScanModel
+import TestSupport
+import Testing
+import VarlinkServer
+
+@testable import PeerScanServer
+
+/// An update that turns scanning on or off: a real, tiny changeset.
+private func update(_ sequence: UInt64) -> StoreUpdate {
+    var old = ScanSnapshot()
+    try! old.appendSections([.config])
+    try! old.appendItems([.scanning(enabled: sequence % 2 == 0)])
+    var new = old
+    try! new.updateItems([.scanning(enabled: sequence % 2 == 1)])
+    return StoreUpdate(sequence: sequence, changes: new.difference(from: old))
+}
+
+private func sequences(_ entries: [ChangeHistory.Entry]?) -> [UInt64]? { entries?.map(\.sequence) }
+
+@Suite struct ChangeHistoryTests {
+    @Test func aReplyIsWhatJSONEncoderMakesOfAMonitorReply() throws {
+        let change = update(7)
+        let expected = try VarlinkPreparedReply(
+            PeerScanWire.MonitorReply(epoch: "e-1", sequence: 7, changes: change.changes),
+            continues: true
+        )
+        #expect(ChangeHistory.reply(for: change, epoch: "e-1").frame == expected.frame)
+    }
+
+    @Test func resumesExactlyTheChangesetsAfterTheGivenSequence() {
+        let history = ChangeHistory(epoch: "e", countLimit: 10)
+        for sequence in 1...5 { history.record(update(UInt64(sequence))) }
+        #expect(sequences(history.entries(after: 2, through: 5)) == [3, 4, 5])
+        #expect(sequences(history.entries(after: 0, through: 5)) == [1, 2, 3, 4, 5])
+        #expect(sequences(history.entries(after: 2, through: 4)) == [3, 4], "not past the subscriber's snapshot")
+        #expect(sequences(history.entries(after: 5, through: 5)) == [], "nothing missed")
+        #expect(history.entries(after: 6, through: 5) == nil, "a sequence from the future cannot be resumed")
+        #expect(history.entries(after: 4, through: 6) == nil, "changesets it does not hold yet")
+    }
+
+    @Test func keepsAtMostItsCountAndThenCannotResumeFromBeforeThem() {
+        let history = ChangeHistory(epoch: "e", countLimit: 3)
+        for sequence in 1...10 { history.record(update(UInt64(sequence))) }
+        #expect(history.count == 3)
+        #expect(sequences(history.entries(after: 7, through: 10)) == [8, 9, 10])
+        #expect(history.entries(after: 6, through: 10) == nil)
+    }
+
+    @Test func keepsAtMostItsBytesButAlwaysTheNewest() {
+        let size = ChangeHistory.reply(for: update(1), epoch: "e").size
+        let history = ChangeHistory(epoch: "e", countLimit: 100, byteLimit: 2 * size + size / 2)
+        for sequence in 1...5 { history.record(update(UInt64(sequence))) }
+        #expect(history.count == 2)
+        let tiny = ChangeHistory(epoch: "e", countLimit: 100, byteLimit: 1)
+        tiny.record(update(1))
+        tiny.record(update(2))
+        #expect(sequences(tiny.entries(after: 1, through: 2)) == [2])
+    }
+
+    @Test func aGapStartsTheHistoryOver() {
+        let history = ChangeHistory(epoch: "e", countLimit: 10)
+        history.record(update(1))
+        history.record(update(2))
+        history.record(update(5))
+        #expect(sequences(history.entries(after: 4, through: 5)) == [5])
+        #expect(history.entries(after: 2, through: 5) == nil)
+    }
+
+    @Test func aReplyNoLongerHeldIsEncodedAgainTheSame() {
+        let history = ChangeHistory(epoch: "e", countLimit: 1)
+        history.record(update(1))
+        let held = history.reply(for: update(1))
+        history.record(update(2))
+        let encodedAgain = history.reply(for: update(1))
+        #expect(held.frame == encodedAgain.frame)
+    }
+
+    @Test func observingAStoreRecordsEveryUpdateBeforeItsSequenceIsVisible() async throws {
+        let store = SnapshotStore(isScanning: true, interfaces: [], logger: .silent)
+        let history = ChangeHistory(epoch: "e")
+        store.observe { history.record($0) }
+        for enabled in [false, true, false] { await store.apply([.setScanning(enabled, reply: nil)]) }
+        let sequence = await store.sequence
+        #expect(sequence == 3)
+        #expect(sequences(history.entries(after: 0, through: sequence)) == [1, 2, 3])
+    }
+}

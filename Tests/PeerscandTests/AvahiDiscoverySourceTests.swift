@@ -1,0 +1,97 @@
+// How Avahi's events become discovery events: the translation peerscand makes between AvahiBrowser and PeerScanCore.
+
+import AvahiBrowser
+import PeerScanCore
+import PeerScanModel
+import Testing
+
+@testable import peerscand
+
+private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false) -> AvahiServiceKey {
+    AvahiServiceKey(
+        interfaceIndex: 7,
+        interfaceName: interface,
+        ipProtocol: ipv6 ? .ipv6 : .ipv4,
+        name: name,
+        type: "_ipp._tcp",
+        domain: "local"
+    )
+}
+
+@Suite struct AvahiDiscoverySourceTests {
+    @Test func aResolvedServiceKeepsEverythingAndDecodesItsTXT() {
+        let service = AvahiService(
+            key: key("Printer", ipv6: true),
+            hostName: "printer.local",
+            addresses: ["fe80::1%lan0"],
+            port: 631,
+            txt: [TXTRecord(Array("color=T".utf8)), TXTRecord(Array("duplex".utf8))],
+            flags: [.multicast]
+        )
+        let expected = ServiceInstance(
+            key: ServiceInstanceKey(
+                interface: "lan0",
+                ipProtocol: .ipv6,
+                name: "Printer",
+                type: "_ipp._tcp",
+                domain: "local"
+            ),
+            hostName: "printer.local",
+            addresses: ["fe80::1%lan0"],
+            port: 631,
+            txt: [TXTEntry(key: "color", value: "T"), TXTEntry(key: "duplex", value: nil)]
+        )
+        #expect(AvahiDiscoverySource.discoveryEvent(.serviceResolved(service)) == .serviceResolved(expected))
+    }
+
+    @Test func anInterfaceWithoutANameIsNamedByItsIndex() {
+        guard
+            case .serviceFound(let found)? = AvahiDiscoverySource.discoveryEvent(.serviceFound(key("P", interface: "")))
+        else {
+            Issue.record("not a serviceFound")
+            return
+        }
+        #expect(found.interface == "if7")
+        #expect(found.ipProtocol == .ipv4)
+    }
+
+    @Test func removalsAndSettlingMapOneToOne() {
+        let instance = ServiceInstanceKey(
+            interface: "lan0",
+            ipProtocol: .ipv4,
+            name: "P",
+            type: "_ipp._tcp",
+            domain: "local"
+        )
+        #expect(AvahiDiscoverySource.discoveryEvent(.serviceRemoved(key("P"))) == .serviceRemoved(instance))
+        #expect(AvahiDiscoverySource.discoveryEvent(.typeSettled("_ipp._tcp")) == .typeSettled("_ipp._tcp"))
+        #expect(AvahiDiscoverySource.discoveryEvent(.allForNow) == .browsingSettled)
+    }
+
+    @Test func whatMattersOnlyToAvahiIsDropped() {
+        let timeout = AvahiError(code: AvahiError.timeoutCode, message: "Timeout reached", operation: "resolve")
+        #expect(AvahiDiscoverySource.discoveryEvent(.resolveFailed(key("P"), timeout)) == nil)
+        #expect(AvahiDiscoverySource.discoveryEvent(.cacheExhausted) == nil)
+    }
+
+    @Test(arguments: [
+        (AvahiServerState.connecting, SourceState.connecting),
+        (.registering, .registering),
+        (.running, .running),
+        (.collision, .collision),
+        (
+            .failure(AvahiError(code: -23, message: "Daemon connection failed", operation: "avahi_client")),
+            .failure(reason: "avahi_client: Daemon connection failed (-23)")
+        ),
+        (
+            .unavailable(AvahiError(code: -26, message: "Daemon not running", operation: "avahi_client_new")),
+            .unavailable(reason: "avahi_client_new: Daemon not running (-26)")
+        ),
+    ])
+    func serverStatesCarryTheirReason(state: AvahiServerState, expected: SourceState) {
+        #expect(
+            AvahiDiscoverySource.discoveryEvent(.serverState(state, hostName: "scanner.local"))
+                == .sourceState(expected, hostName: "scanner.local")
+        )
+    }
+}
