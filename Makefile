@@ -16,7 +16,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build test unit-test integration-test check-units check-install demo bench install docs clean
+.PHONY: all deps build test unit-test integration-test check-imports check-units check-install demo bench install docs clean
 
 all: build
 
@@ -29,10 +29,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# What CI runs (.ci/run): every Swift test, the systemd units' lint and score, the install layout, then the
-# integration tests on a real test LAN (needs root).
+# What CI runs (.ci/run): every Swift test, every import declared, the systemd units' lint and score, the install
+# layout, then the integration tests on a real test LAN (needs root).
 test: build
 	$(SWIFT) test --no-parallel
+	scripts/check-imports
 	scripts/check-units
 	scripts/check-install
 	$(PYTHON) -m pytest -v Tests/Integration
@@ -46,6 +47,9 @@ integration-test: build
 # The main job: a test LAN in network namespaces with peers that come, change and go, watched by peerscand.
 demo: build
 	$(PYTHON) -m testlan demo $(if $(DURATION),--duration $(DURATION))
+
+check-imports:
+	scripts/check-imports
 
 check-units: deps
 	scripts/check-units

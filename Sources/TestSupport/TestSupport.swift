@@ -167,3 +167,15 @@ public final class ManualClock: Clock, Sendable {
         for continuation in due { continuation.resume() }
     }
 }
+
+/// Every element of `stream` until it ends; `nil` if it has not ended within `limit`.
+public func collect<Element: Sendable>(
+    _ stream: AsyncStream<Element>,
+    within limit: Duration = .seconds(10)
+) async -> [Element]? {
+    await withTimeLimit(limit) {
+        var elements: [Element] = []
+        for await element in stream { elements.append(element) }
+        return elements
+    }
+}

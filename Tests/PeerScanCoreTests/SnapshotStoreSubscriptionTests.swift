@@ -3,6 +3,7 @@
 import Diffable
 import PeerScanModel
 import SeededRandom
+import TestSupport
 import Testing
 
 @testable import PeerScanCore

@@ -152,27 +152,6 @@ struct ReplayingSubscriber {
 
 // MARK: - Concurrency
 
-/// Every element of `stream` until it ends; `nil` if it has not ended within `limit`.
-func collect<Element: Sendable>(
-    _ stream: AsyncStream<Element>,
-    within limit: Duration = .seconds(10)
-) async -> [Element]? {
-    await withTaskGroup(of: [Element]?.self) { group in
-        group.addTask {
-            var elements: [Element] = []
-            for await element in stream { elements.append(element) }
-            return Task.isCancelled ? nil : elements
-        }
-        group.addTask {
-            try? await Task.sleep(for: limit)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
-}
-
 /// A value set from another task or a callback.
 final class Box<Value: Sendable>: Sendable {
     private let storage: Mutex<Value>
@@ -219,7 +198,3 @@ final class FakeDiscoverySource: DiscoverySource {
         calls.withLock { $0.append(enabled) }
     }
 }
-
-// MARK: - Files
-
-// MARK: - Seeded randomness

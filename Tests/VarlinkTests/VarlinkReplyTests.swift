@@ -33,7 +33,8 @@ struct VarlinkReplyTests {
     @Test("the scanner never traps on malformed input")
     func malformed() {
         for text in [
-            "", "[]", "{", #"{"parameters""#, #"{"parameters":"#, #"{"parameters":{"a":"#, #"{"a":"x"#, "\"", "{\"\\", #"{"parameters":"\"#, #"{"parameters":{"a":"\"#,
+            "", "[]", "{", #"{"parameters""#, #"{"parameters":"#, #"{"parameters":{"a":"#, #"{"a":"x"#, "\"", "{\"\\",
+            #"{"parameters":"\"#, #"{"parameters":{"a":"\"#,
         ] {
             let json = Data(text.utf8)
             if let range = JSONMemberScanner.valueRange(of: "parameters", inObject: json) {

@@ -118,11 +118,7 @@ final class Recorder: Sendable {
     /// Waits until `event` was recorded; gives up (returning `false`) after a generous bound, so that a test that
     /// waits for an event that never happens fails instead of hanging. Nothing is asserted about the time taken.
     func waitFor(_ event: String) async -> Bool {
-        for _ in 0..<4000 {
-            if contains(event) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return contains(event)
+        await eventually(within: .seconds(20)) { contains(event) }
     }
 }
 
