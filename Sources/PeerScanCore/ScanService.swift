@@ -1,6 +1,5 @@
 import AsyncPrimitives
 import Logging
-import PeerScanModel
 import ServiceLifecycle
 
 /// The scanner: runs a discovery source and feeds its events, and commands, to the store — one batch at a time.

@@ -1,5 +1,4 @@
 import Foundation
-import PeerScanModel
 
 /// The scanning switch, kept across restarts in a file `scanning` (`on` or `off`) in the state directory.
 public struct ScanningStateFile: Sendable {

@@ -1,7 +1,6 @@
 import DequeModule
 import Foundation
 import PeerScanCore
-import PeerScanModel
 import Synchronization
 import VarlinkServer
 

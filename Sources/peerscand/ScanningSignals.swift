@@ -1,5 +1,4 @@
 import PeerScanCore
-import PeerScanModel
 import ServiceLifecycle
 import UnixSignals
 

@@ -2,7 +2,6 @@ import DaemonSupport
 import Logging
 import NIOPosix
 import PeerScanCore
-import PeerScanModel
 import ServiceLifecycle
 
 /// Talks to systemd: `READY=1` once the socket is served and Avahi's state is known, a `STATUS=` line whenever the
