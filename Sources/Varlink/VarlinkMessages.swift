@@ -69,6 +69,24 @@ public struct VarlinkCall: Sendable {
         }
     }
 
+    /// The names of the call's parameters, sorted; none when it has no `parameters` object.
+    ///
+    /// - Throws: ``VarlinkError/invalidParameter(_:)`` naming `parameters` if they are not a JSON object.
+    public func parameterNames() throws(VarlinkError) -> [String] {
+        struct Names: Decodable {
+            var names: [String]
+            init(from decoder: any Decoder) throws {
+                names = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+            }
+        }
+        struct Envelope: Decodable { var parameters: Names? }
+        do {
+            return (try JSONDecoder().decode(Envelope.self, from: message).parameters?.names ?? []).sorted()
+        } catch {
+            throw VarlinkError.invalidParameter("parameters")
+        }
+    }
+
     /// The name of the parameter a decoding error is about.
     static func parameterName(_ error: DecodingError) -> String {
         let path: [any CodingKey]
@@ -159,6 +177,14 @@ public struct VarlinkReply: Sendable {
         let parameters = (try? self.parameters(as: [String: LenientString].self)) ?? [:]
         return VarlinkError(error, parameters: parameters.compactMapValues(\.value))
     }
+}
+
+/// Any key of a JSON object.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 /// Decodes a string, and anything else as `nil`, so that error parameters of any shape can be read.

@@ -52,6 +52,11 @@ public struct VarlinkCallContext: Sendable {
     /// Sends an error reply (nothing for a `oneway` call).
     public func reply(error: VarlinkError) async throws {
         guard !call.oneway else { return }
+        try await replyEvenIfOneway(error: error)
+    }
+
+    /// Sends an error reply, also to a `oneway` call: for a call that cannot be taken as either.
+    func replyEvenIfOneway(error: VarlinkError) async throws {
         try await writer.write(VarlinkEncoding.error(error))
     }
 }
@@ -109,6 +114,8 @@ public struct VarlinkServer: Service {
 
     private let listener: Listener
     private let interfaces: [String: any VarlinkInterface]
+    /// Interface name → the parameters each of its methods declares (`org.varlink.service` included).
+    private let methodParameters: [String: VarlinkMethodParameters]
     private let info: Info
     private let maximumMessageSize: Int
     private let maximumPipelinedCalls: Int
@@ -136,6 +143,9 @@ public struct VarlinkServer: Service {
     ) {
         self.listener = listener
         self.interfaces = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var methodParameters = self.interfaces.mapValues { VarlinkMethodParameters(definition: $0.definition) }
+        methodParameters["org.varlink.service"] = VarlinkMethodParameters(definition: Self.serviceDefinition)
+        self.methodParameters = methodParameters
         self.info = info
         self.maximumMessageSize = maximumMessageSize
         self.maximumPipelinedCalls = maximumPipelinedCalls
@@ -266,8 +276,20 @@ public struct VarlinkServer: Service {
 
     private func dispatch(_ context: VarlinkCallContext, closed: OneShotSignal) async throws {
         let call = context.call
+        if call.oneway && call.more {
+            // Contradictory: a oneway call gets no reply, a more call a stream of them. Refused with a reply despite
+            // `oneway` (the caller may be waiting for its stream), and the method does not run.
+            context.logger.debug("call refused", metadata: ["method": "\(call.method)", "reason": "oneway with more"])
+            try await context.replyEvenIfOneway(error: .invalidParameter("oneway"))
+            return
+        }
         do {
             if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
+            if let declared = methodParameters[call.interface]?.parameterNames(of: call.methodName),
+                let unknown = try call.parameterNames().first(where: { !declared.contains($0) })
+            {
+                throw VarlinkError.invalidParameter(unknown)
+            }
             if call.interface == "org.varlink.service" {
                 try await serviceInterface(context)
             } else if let interface = interfaces[call.interface] {

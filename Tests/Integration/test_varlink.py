@@ -508,6 +508,36 @@ def test_an_invalid_monitor_parameter_is_named_in_the_error(lan, start_varlink_d
             "error": "org.varlink.service.InvalidParameter", "parameters": {"parameter": name}}
 
 
+def test_a_parameter_the_method_does_not_declare_is_refused_naming_it(lan, start_varlink_daemon, socket_path):
+    start_varlink_daemon()
+    control = client(socket_path).open("io.peerscan", namespaced=False)
+    refused = [
+        ("io.peerscan.GetSnapshot", {"verbose": True}, {}, "verbose"),
+        ("io.peerscan.Monitor", {"since": 0, "sinse": 1}, {"more": True}, "sinse"),
+        ("io.peerscan.SetScanning", {"enabled": False, "force": True}, {}, "force"),
+        ("org.varlink.service.GetInfo", {"x": 1}, {}, "x"),
+        ("org.varlink.service.GetInterfaceDescription", {"interface": "io.peerscan", "z": 1, "a": 2}, {}, "a"),
+    ]
+    with RawConnection(socket_path) as connection:
+        for method, parameters, flags, name in refused:
+            assert connection.call(method, parameters, **flags) == {
+                "error": "org.varlink.service.InvalidParameter", "parameters": {"parameter": name}}, method
+        # Declared parameters, null ones included, are fine; the connection is still usable.
+        reply = connection.call("io.peerscan.Monitor", {"epoch": None, "since": None})
+        assert "snapshot" in reply["parameters"]
+    assert scanning(control.GetSnapshot()["snapshot"]), "the refused SetScanning switched nothing"
+
+
+def test_oneway_with_more_gets_an_error_and_blocks_nothing(lan, start_varlink_daemon, socket_path):
+    start_varlink_daemon()
+    with RawConnection(socket_path) as connection:
+        connection.send({"method": "io.peerscan.Monitor", "more": True, "oneway": True})
+        assert connection.receive() == {
+            "error": "org.varlink.service.InvalidParameter", "parameters": {"parameter": "oneway"}}
+        # The next call on the same connection is answered: nothing is left running in front of it.
+        assert "epoch" in connection.call("io.peerscan.GetSnapshot")["parameters"]
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # 6. A client that does not read
 
@@ -633,7 +663,7 @@ def test_a_second_daemon_on_the_same_socket_refuses_and_the_first_keeps_serving(
 
     for _ in range(5):  # a few times: how far the second one gets before it fails varies from run to run
         code, stderr = refusal(start_varlink_daemon(wait=False))
-        assert code != 0
+        assert code == 1, "a failure to start, not a usage error (64) and not a crash"
         assert f"another instance is already serving {socket_path}" in stderr, stderr
 
     assert first.process.poll() is None
@@ -646,6 +676,6 @@ def test_a_second_daemon_on_the_same_socket_refuses_and_the_first_keeps_serving(
 def test_a_file_that_is_not_a_socket_is_left_alone(lan, start_varlink_daemon, socket_path):
     socket_path.write_text("precious\n")
     code, stderr = refusal(start_varlink_daemon(wait=False))
-    assert code != 0
+    assert code == 1
     assert f"{socket_path} exists and is not a socket" in stderr, stderr
     assert stat.S_ISREG(os.lstat(socket_path).st_mode) and socket_path.read_text() == "precious\n"

@@ -105,12 +105,12 @@ struct VarlinkServerTests {
     }
 
     @Test(
-        "InvalidParameter names the parameter of the wrong type or missing",
+        "InvalidParameter names the parameter of the wrong type, missing, or not declared (that one first)",
         arguments: [
             (#"{"text":5}"#, "text"),
             (#"{"text":null}"#, "text"),
             (#"{}"#, "text"),
-            (#"{"other":"x"}"#, "text"),
+            (#"{"other":"x"}"#, "other"),
             (#"[1,2]"#, "parameters"),
             (#""text""#, "parameters"),
         ]
@@ -169,6 +169,75 @@ struct VarlinkServerTests {
                     try await connection.call("org.example.test.Fail", ["reason": "broken"], as: [String: String].self)
                 }
             }
+        }
+    }
+
+    // MARK: strict calls
+
+    @Test("a parameter the method does not declare: InvalidParameter naming it; the connection goes on")
+    func unknownParameter() async throws {
+        try await withTestServer { server in
+            let socket = try RawSocket(connectingTo: server.path)
+            try await socket.send(message: callMessage("org.example.test.Echo", #"{"text":"a","txet":"b"}"#))
+            #expect(
+                try await socket.readReply()
+                    == ["error": "org.varlink.service.InvalidParameter", "parameters": ["parameter": "txet"]]
+            )
+            // The first unknown name in sorted order, so the answer is the same whatever the key order.
+            try await socket.send(message: callMessage("org.example.test.Echo", #"{"zz":1,"text":"a","aa":2}"#))
+            #expect(
+                try await socket.readReply() == [
+                    "error": "org.varlink.service.InvalidParameter", "parameters": ["parameter": "aa"],
+                ]
+            )
+            // org.varlink.service is strict too, and a method without parameters takes none.
+            try await socket.send(message: callMessage("org.varlink.service.GetInfo", #"{"verbose":true}"#))
+            #expect(
+                try await socket.readReply() == [
+                    "error": "org.varlink.service.InvalidParameter", "parameters": ["parameter": "verbose"],
+                ]
+            )
+            // Declared optional parameters may be given, as null too.
+            try await socket.send(
+                message: callMessage("org.example.test.Prepared", #"{"text":"t","mode":"plain","continues":null}"#)
+            )
+            #expect(try await socket.readReply() == ["parameters": ["text": "t"]])
+            try await socket.send(message: callMessage("org.example.test.Echo", #"{"text":"still here"}"#))
+            #expect(try await socket.readReply() == ["parameters": ["text": "still here"]])
+        }
+    }
+
+    @Test("parameters that are not an object: InvalidParameter naming parameters")
+    func parametersNotAnObject() async throws {
+        try await withTestServer { server in
+            let socket = try RawSocket(connectingTo: server.path)
+            for parameters in ["[1]", #""text""#, "7"] {
+                try await socket.send(message: callMessage("org.example.test.Echo", parameters))
+                #expect(
+                    try await socket.readReply()
+                        == [
+                            "error": "org.varlink.service.InvalidParameter", "parameters": ["parameter": "parameters"],
+                        ],
+                    "\(parameters)"
+                )
+            }
+            try await socket.send(message: #"{"method":"org.varlink.service.GetInfo","parameters":null}"#)
+            #expect(try await socket.readReply()?["parameters"]?["vendor"] == "Example", "null is no parameters")
+        }
+    }
+
+    @Test("oneway with more: an error reply despite oneway, the method does not run, the connection goes on")
+    func onewayWithMore() async throws {
+        try await withTestServer { server in
+            let socket = try RawSocket(connectingTo: server.path)
+            try await socket.send(message: callMessage("org.example.test.Wait", more: true, oneway: true))
+            #expect(
+                try await socket.readReply()
+                    == ["error": "org.varlink.service.InvalidParameter", "parameters": ["parameter": "oneway"]]
+            )
+            #expect(!server.recorder.contains("Wait entered"), "the method did not run")
+            try await socket.send(message: callMessage("org.example.test.Echo", #"{"text":"next"}"#))
+            #expect(try await socket.readReply() == ["parameters": ["text": "next"]])
         }
     }
 
