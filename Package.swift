@@ -13,6 +13,7 @@
 //   VarlinkServer     the Varlink server: Unix socket, connections, peer credentials, org.varlink.service
 //   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, snapshot encoding, resume history
 //   TextEscaping      control characters made visible, for the terminal and for log lines
+//   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
 //   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
 //   peerscand         the daemon: composes AvahiBrowser, PeerScanCore, PeerScanServer and DaemonSupport
 //   PeerScanClient    peerscanctl's logic: connection, monitor session, tables and change lines
@@ -167,6 +168,10 @@ let package = Package(
         // MARK: TextEscaping — control characters made visible (terminal output, log lines).
         .target(name: "TextEscaping"),
 
+        // MARK: NetworkInterfaces — the host's interfaces, from the kernel.
+        .target(name: "NetworkInterfaces"),
+        .testTarget(name: "NetworkInterfacesTests", dependencies: ["NetworkInterfaces"]),
+
         // MARK: DaemonSupport — sd_notify, socket activation, the watchdog and the log format, written by hand.
         .target(
             name: "DaemonSupport",
@@ -183,6 +188,7 @@ let package = Package(
             dependencies: [
                 "AvahiBrowser",
                 "DaemonSupport",
+                "NetworkInterfaces",
                 "PeerScanCore",
                 "PeerScanModel",
                 "PeerScanServer",
@@ -197,7 +203,7 @@ let package = Package(
 
         .testTarget(
             name: "PeerscandTests",
-            dependencies: ["AvahiBrowser", "PeerScanCore", "PeerScanModel", "peerscand"]
+            dependencies: ["AvahiBrowser", "PeerScanCore", "PeerScanModel", "TestSupport", "peerscand"]
         ),
 
         // MARK: peerscanctl — the command-line client: its logic in PeerScanClient, a thin executable on top.

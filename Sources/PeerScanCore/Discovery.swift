@@ -18,6 +18,9 @@ public enum DiscoveryEvent: Sendable, Equatable {
     case browsingSettled
     /// The state of the source's connection to its daemon changed; `hostName` is this host's mDNS name, if known.
     case sourceState(SourceState, hostName: String?)
+    /// The interfaces browsed are now these (sorted): an interface went up or down. Not about devices: a device
+    /// coming or going never changes them.
+    case browsedInterfaces([String])
 }
 
 /// The identity of one service instance as seen on one interface over one IP protocol.

@@ -19,8 +19,6 @@ public struct PeerTable: Sendable {
     }
 
     private var rows: [ServiceInstanceKey: Row] = [:]
-    /// How many instances each interface has: the interfaces results come from, kept up to date per event.
-    private var instancesByInterface: [String: Int] = [:]
     private var keysByHost: [String: Set<ServiceInstanceKey>] = [:]
     private var unconfirmed: Set<ServiceInstanceKey> = []
     /// The service types seen (an instance found or resolved, or the type's browser settled) since the resync began.
@@ -45,7 +43,6 @@ public struct PeerTable: Sendable {
             resolutionCounter += 1
             let host = DeviceID.canonicalHostName(instance.hostName)
             if let old = rows[instance.key], old.hostName != host { remove(instance.key) }
-            if rows[instance.key] == nil { instancesByInterface[instance.key.interface, default: 0] += 1 }
             rows[instance.key] = Row(instance: instance, hostName: host, resolution: resolutionCounter)
             keysByHost[host, default: []].insert(instance.key)
             unconfirmed.remove(instance.key)
@@ -58,7 +55,7 @@ public struct PeerTable: Sendable {
             if isResyncing { typesSeenAgain.insert(type) }
         case .serviceRemoved(let key):
             remove(key)
-        case .browsingSettled, .sourceState:
+        case .browsingSettled, .sourceState, .browsedInterfaces:
             break
         }
     }
@@ -90,7 +87,6 @@ public struct PeerTable: Sendable {
     public mutating func removeAll() {
         changedHosts.formUnion(keysByHost.keys)
         rows = [:]
-        instancesByInterface = [:]
         keysByHost = [:]
         unconfirmed = []
         isResyncing = false
@@ -101,10 +97,6 @@ public struct PeerTable: Sendable {
         defer { changedHosts = [] }
         return changedHosts.sorted().map { ($0, device(hostName: $0)) }
     }
-
-    /// The interfaces the current instances were seen on, sorted.
-    /// - Complexity: O(i log i) for i interfaces; kept per event, so no device is derived for it.
-    public var interfaces: [String] { instancesByInterface.keys.sorted() }
 
     /// Every device, in no particular order.
     public var devices: [Device] { keysByHost.keys.compactMap { device(hostName: $0) } }
@@ -145,8 +137,6 @@ public struct PeerTable: Sendable {
 
     private mutating func remove(_ key: ServiceInstanceKey) {
         guard let row = rows.removeValue(forKey: key) else { return }
-        instancesByInterface[key.interface, default: 1] -= 1
-        if instancesByInterface[key.interface] == 0 { instancesByInterface[key.interface] = nil }
         unconfirmed.remove(key)
         keysByHost[row.hostName]?.remove(key)
         if keysByHost[row.hostName]?.isEmpty == true { keysByHost[row.hostName] = nil }

@@ -84,7 +84,6 @@ public actor SnapshotStore {
 
     private var isScanning: Bool
     private var host: HostStatus
-    private let configuredInterfaces: [String]
     private var table = PeerTable()
     private var resyncGeneration = 0
     private let logger: Logger
@@ -95,11 +94,11 @@ public actor SnapshotStore {
     ///
     /// - Parameters:
     ///   - isScanning: The scanning switch at start.
-    ///   - interfaces: The configured interface allow-list (empty: all interfaces).
+    ///   - interfaces: The interfaces browsed at start, for the `host` item; later changes come as
+    ///     ``DiscoveryEvent/browsedInterfaces(_:)``.
     ///   - logger: Where device changes are logged.
     public init(isScanning: Bool, interfaces: [String], logger: Logger) {
         self.isScanning = isScanning
-        self.configuredInterfaces = interfaces
         self.host = HostStatus(interfaces: interfaces)
         self.logger = logger
         var snapshot = ScanSnapshot()
@@ -229,6 +228,11 @@ public actor SnapshotStore {
             }
             host.sourceState = state
             if let hostName { host.hostName = hostName }
+        case .browsedInterfaces(let interfaces):
+            if interfaces != host.interfaces {
+                logger.info("interfaces changed", metadata: ["interfaces": "\(interfaces.joined(separator: ","))"])
+                host.interfaces = interfaces
+            }
         case .browsingSettled:
             if table.isResyncing && host.sourceState.isRunning {
                 table.finishResyncOfTypesSeenAgain()
@@ -251,7 +255,6 @@ public actor SnapshotStore {
             } else if next.contains(section: .networks) {
                 try next.deleteSections([.networks])
             }
-            if configuredInterfaces.isEmpty { host.interfaces = table.interfaces }
             try next.updateItems([.host(host)])
         } catch {
             // Our own edits of our own snapshot cannot fail; if they ever do, say so and keep the last good state.

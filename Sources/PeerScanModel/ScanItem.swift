@@ -15,7 +15,8 @@ public struct HostStatus: Hashable, Sendable {
     public var hostName: String?
     /// The discovery daemon's state.
     public var sourceState: SourceState
-    /// The interfaces browsed: the configured allow-list, or every interface results came from.
+    /// The interfaces browsed, sorted: the configured ones, or else every interface mDNS is browsed on by default (up,
+    /// multicast-capable, not loopback, with an address). Changes only when an interface goes up or down.
     public var interfaces: [String]
 
     /// Creates a host status.

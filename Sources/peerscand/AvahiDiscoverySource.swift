@@ -1,17 +1,44 @@
 import AvahiBrowser
+import NetworkInterfaces
 import PeerScanCore
 import PeerScanModel
 
-/// Avahi as a discovery source: the events of an ``AvahiBrowser``, in PeerScanCore's terms.
+/// Avahi as a discovery source: the events of an ``AvahiBrowser``, in PeerScanCore's terms, and the interfaces it
+/// browses.
+///
+/// With no interface configured, Avahi browses every interface that is up and multicast-capable
+/// (``NetworkInterfaces/browsedByDefault(_:)``); the source reports that set whenever it changes (an interface goes
+/// up or down, checked every ``interfaceCheckInterval``), never because a device comes or goes.
 struct AvahiDiscoverySource: DiscoverySource {
     let browser: AvahiBrowser
     let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    private let configuredInterfaces: [String]
+    private let interfaceCheckInterval: Duration
+    private let currentInterfaces: @Sendable () -> [String]
 
-    init(browser: AvahiBrowser) {
+    /// Creates the source.
+    ///
+    /// - Parameters:
+    ///   - browser: The browser.
+    ///   - interfaces: The configured interfaces; empty for Avahi's default (every multicast-capable interface).
+    ///   - interfaceCheckInterval: How often the default interfaces are checked.
+    ///   - currentInterfaces: The interfaces browsed by default now.
+    init(
+        browser: AvahiBrowser,
+        interfaces: [String],
+        interfaceCheckInterval: Duration = .seconds(2),
+        currentInterfaces: @escaping @Sendable () -> [String] = { NetworkInterfaces.browsedByDefault() }
+    ) {
         self.browser = browser
+        self.configuredInterfaces = interfaces
+        self.interfaceCheckInterval = interfaceCheckInterval
+        self.currentInterfaces = currentInterfaces
         (events, continuation) = AsyncStream.makeStream()
     }
+
+    /// The interfaces browsed now: the configured ones, sorted, or the default ones.
+    var interfaces: [String] { configuredInterfaces.isEmpty ? currentInterfaces() : configuredInterfaces.sorted() }
 
     /// Runs the browser and translates its events until cancelled.
     func run() async throws {
@@ -22,11 +49,42 @@ struct AvahiDiscoverySource: DiscoverySource {
                     if let event = Self.discoveryEvent(event) { continuation.yield(event) }
                 }
             }
+            if configuredInterfaces.isEmpty {
+                group.addTask { [continuation, interfaceCheckInterval, currentInterfaces] in
+                    await Self.followInterfaces(currentInterfaces, every: interfaceCheckInterval) {
+                        continuation.yield(.browsedInterfaces($0))
+                    }
+                }
+            }
         }
         continuation.finish()
     }
 
     func setBrowsing(_ enabled: Bool) { browser.setBrowsing(enabled) }
+
+    /// Reports the interfaces now, then every change, checking every `interval`, until the task is cancelled.
+    ///
+    /// - Parameters:
+    ///   - current: The interfaces now.
+    ///   - interval: How often to check.
+    ///   - clock: The clock `interval` is measured on.
+    ///   - report: Called with the first list and with each one that differs from the last reported.
+    static func followInterfaces(
+        _ current: () -> [String],
+        every interval: Duration,
+        clock: any Clock<Duration> = ContinuousClock(),
+        report: ([String]) -> Void
+    ) async {
+        var reported = current()
+        report(reported)
+        while (try? await clock.sleep(for: interval)) != nil {
+            let now = current()
+            if now != reported {
+                reported = now
+                report(now)
+            }
+        }
+    }
 
     /// The discovery event for an Avahi event; `nil` for those that matter only to Avahi (resolve failures, cache
     /// exhaustion). A failed resolve keeps its resolver open, so a later answer still arrives.

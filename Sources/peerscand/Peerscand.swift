@@ -105,9 +105,10 @@ struct Peerscand: AsyncParsableCommand {
             configuration: .init(interfaces: interfaces, serviceTypes: serviceTypes, domain: domain),
             logger: logger
         )
-        let store = SnapshotStore(isScanning: isScanning, interfaces: interfaces, logger: logger)
+        let source = AvahiDiscoverySource(browser: browser, interfaces: interfaces)
+        let store = SnapshotStore(isScanning: isScanning, interfaces: source.interfaces, logger: logger)
         let scanner = ScanService(
-            source: AvahiDiscoverySource(browser: browser),
+            source: source,
             store: store,
             stateFile: stateFile,
             resyncGracePeriod: .milliseconds(Int(resyncGrace * 1000)),

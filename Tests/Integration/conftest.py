@@ -50,6 +50,7 @@ class Daemon:
         self.argv = [str(PEERSCAND), "--dump", "--state-directory", str(state_directory), "--log-level", "debug",
                      "--resync-grace", "20", *extra]
         self.snapshot: dict | None = None
+        self.initial: dict | None = None  # the first snapshot the daemon wrote
         self.sequence = -1
         self.history: list[tuple[int, dict, dict]] = []  # (sequence, changes, snapshot after)
         self.final: dict | None = None
@@ -72,6 +73,8 @@ class Daemon:
                         assert message["sequence"] == self.sequence, "final snapshot at the last sequence"
                     else:
                         self.snapshot, self.sequence = message["snapshot"], message["sequence"]
+                        if self.initial is None:
+                            self.initial = message["snapshot"]
                 else:
                     assert message["sequence"] == self.sequence + 1, f"gap: {self.sequence} -> {message['sequence']}"
                     self.snapshot = applier.apply(self.snapshot, message["changes"])

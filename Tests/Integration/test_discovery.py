@@ -116,6 +116,37 @@ def test_withdrawing_services_removes_them_and_the_last_removes_the_device(lan, 
     assert device_named(daemon.snapshot, "alpha.local") is not None
 
 
+def host_interfaces(snapshot: dict) -> list[str]:
+    return applier.config_item(snapshot, "host")["interfaces"]
+
+
+def test_the_host_item_lists_the_browsed_interfaces_and_only_links_change_them(lan, start_daemon):
+    """Without --interface: the interfaces mDNS is browsed on (up, multicast, not loopback), from the first snapshot
+    on; devices coming and going never change them, an interface going up or down does."""
+    alpha, beta = two_peers(lan)
+    daemon = start_daemon()
+    wait_for_both(daemon, alpha, beta)
+    beta.unregister("Beta", "_http._tcp")
+    beta.unregister("Beta", "_ipp._tcp")
+    daemon.wait_for(lambda s: device_named(s, "beta.local") is None, what="beta gone")
+    assert host_interfaces(daemon.initial) == ["lan0"], "known in the very first snapshot"
+    assert all(host_interfaces(snapshot) == ["lan0"] for _, _, snapshot in daemon.history)
+
+    # Another multicast interface (a veth with its peer end, both inside the scanner's namespace) comes up, then goes
+    # down again.
+    start = daemon.sequence
+    for command in (["link", "add", "extra0", "type", "veth", "peer", "name", "extra1"],
+                    ["addr", "add", "10.231.9.1/24", "dev", "extra0"], ["link", "set", "extra0", "up"]):
+        lan.run_in_scanner(["ip", *command])
+    daemon.wait_for(lambda s: host_interfaces(s) == ["extra0", "lan0"], what="extra0 browsed")
+    lan.run_in_scanner(["ip", "link", "set", "extra0", "down"])
+    daemon.wait_for(lambda s: host_interfaces(s) == ["lan0"], what="extra0 no longer browsed")
+    seen = [["lan0"]] + [host_interfaces(snapshot) for sequence, _, snapshot in daemon.history if sequence > start]
+    assert [lists for index, lists in enumerate(seen) if index == 0 or seen[index - 1] != lists] == \
+        [["lan0"], ["extra0", "lan0"], ["lan0"]], "one change each way"
+    assert device_named(daemon.snapshot, "alpha.local") is not None
+
+
 def test_scanning_off_deletes_the_networks_section_and_on_brings_it_back(lan, start_daemon):
     alpha, beta = two_peers(lan)
     daemon = start_daemon()

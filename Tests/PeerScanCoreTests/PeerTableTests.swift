@@ -298,20 +298,3 @@ private func takeChanges(_ table: inout PeerTable) -> [String: Bool] {
         #expect(table.takeChangedDevices().map(\.hostName) == ["a.local", "b.local", "c.local"])
     }
 }
-
-@Suite struct PeerTableInterfaceTests {
-    @Test func theInterfacesAreThoseOfTheCurrentInstances() {
-        var table = PeerTable()
-        let onEth0 = makeInstance("TV", host: "tv.local", interface: "eth0")
-        let onWlan0 = makeInstance("NAS", type: "_smb._tcp", host: "nas.local", interface: "wlan0")
-        table.apply(.serviceResolved(onEth0))
-        table.apply(.serviceResolved(onWlan0))
-        table.apply(.serviceResolved(onWlan0))  // a repeat counts once
-        #expect(table.interfaces == ["eth0", "wlan0"])
-        #expect(table.interfaces == Set(table.devices.flatMap(\.interfaces)).sorted())
-        table.apply(.serviceRemoved(onWlan0.key))
-        #expect(table.interfaces == ["eth0"])
-        table.removeAll()
-        #expect(table.interfaces.isEmpty)
-    }
-}

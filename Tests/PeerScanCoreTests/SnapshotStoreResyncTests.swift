@@ -37,7 +37,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         let store = await makeRunningStoreWithTwoDevices()
         let devices = await store.snapshot.devices
         let outcome = try await applyBatch([.source(.connecting)], to: store)
-        #expect(outcome.changes == hostUpdate(HostStatus(sourceState: .connecting, interfaces: ["eth0"])))
+        #expect(outcome.changes == hostUpdate(HostStatus(sourceState: .connecting)))
         #expect(outcome.effects == StoreEffects())
         #expect(await store.snapshot.devices == devices)
         #expect(await store.hostStatus.sourceState == .connecting)
@@ -70,7 +70,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
 
     @Test func devicesReportedAgainAreUntouchedAndTheOthersGoWhenBrowsingSettles() async throws {
         let store = await makeRunningStoreWithTwoDevices()
-        let running = HostStatus(sourceState: .running, interfaces: ["eth0"])
+        let running = HostStatus(sourceState: .running)
         await store.apply([.source(.connecting)])
 
         let back = try await applyBatch([.source(.running), .resolved(television)], to: store)

@@ -83,7 +83,7 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         let snapshot = await store.snapshot
         let nas = try #require(snapshot.device(hostName: "nas.local"))
         let tv = try #require(snapshot.device(hostName: "tv.local"))
-        let host = HostStatus(hostName: "me.local", sourceState: .running, interfaces: ["eth0", "wlan0"])
+        let host = HostStatus(hostName: "me.local", sourceState: .running, interfaces: [])
         var expected = ScanChangeset()
         expected.itemInserts = [
             .init(item: .peer(nas), at: ItemIndexPath(section: 1, item: 0)),
@@ -168,18 +168,29 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         #expect(await store.deviceCount == 2)
     }
 
-    @Test func theHostShowsTheInterfacesResultsCameFromUnlessInterfacesAreConfigured() async throws {
-        let unconfigured = makeStore()
-        let configured = makeStore(interfaces: ["eth0"])
-        for store in [unconfigured, configured] {
-            await store.apply([
+    @Test func theHostShowsTheInterfacesBrowsedWhateverDevicesComeAndGo() async throws {
+        let store = makeStore(interfaces: ["eth0"])
+        let arrivals = try await applyBatch(
+            [
                 .resolved(makeInstance("TV", host: "tv.local", interface: "wlan0")),
                 .resolved(makeInstance("NAS", host: "nas.local", interface: "eth1")),
-            ])
-        }
-        #expect(await unconfigured.hostStatus.interfaces == ["eth1", "wlan0"])
-        #expect(await unconfigured.snapshot.hostStatus?.interfaces == ["eth1", "wlan0"])
-        #expect(await configured.snapshot.hostStatus?.interfaces == ["eth0"])
+            ],
+            to: store
+        )
+        #expect(arrivals.changes?.itemUpdates.isEmpty == true, "devices never change the host item")
+        #expect(await store.snapshot.hostStatus?.interfaces == ["eth0"])
+        let departure = try await applyBatch(
+            [.discovery(.serviceRemoved(makeInstanceKey("TV", interface: "wlan0")))],
+            to: store
+        )
+        #expect(departure.changes?.itemUpdates.isEmpty == true)
+
+        // An interface went up: one update of the host item, and a repeat of the same set changes nothing.
+        let up = try await applyBatch([.discovery(.browsedInterfaces(["eth0", "wlan0"]))], to: store)
+        #expect(up.changes?.itemUpdates.map(\.item) == [.host(HostStatus(interfaces: ["eth0", "wlan0"]))])
+        let same = try await applyBatch([.discovery(.browsedInterfaces(["eth0", "wlan0"]))], to: store)
+        #expect(same.updates.isEmpty)
+        #expect(await store.hostStatus.interfaces == ["eth0", "wlan0"])
     }
 
     static let batchesThatChangeNothing: [(String, [StoreInput])] = [
@@ -241,12 +252,12 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         #expect(late.updates.isEmpty, "results are ignored while scanning is off")
     }
 
-    @Test func switchingScanningOffForgetsTheInterfacesResultsCameFrom() async throws {
-        let store = makeStore()
+    @Test func switchingScanningOffKeepsTheInterfacesBrowsed() async throws {
+        let store = makeStore(interfaces: ["eth0"])
         await store.apply([.resolved(makeInstance("TV", host: "tv.local"))])
         let outcome = try await applyBatch([.setScanning(false)], to: store)
-        let update = try #require(outcome.changes?.itemUpdates.first { $0.item.id == DeviceID.host })
-        #expect(update.item == .host(HostStatus(interfaces: [])))
+        #expect(outcome.changes?.itemUpdates.contains { $0.item.id == DeviceID.host } == false)
+        #expect(await store.hostStatus.interfaces == ["eth0"])
     }
 
     @Test func switchingScanningBackOnRestoresTheSectionAndTheSameDevices() async throws {
