@@ -10,6 +10,18 @@ import PeerScanModel
 /// When the discovery daemon goes away and comes back, the table keeps its devices: ``beginResync()`` marks every
 /// instance unconfirmed, instances reported again are confirmed, and ``finishResync()`` removes only those that were
 /// not — so devices that were there all along never churn.
+///
+/// ## Settling
+/// mDNS reports one device in pieces: a service is one row per interface and IP protocol, each resolved on its own
+/// (milliseconds apart), and a withdrawn service goes row by row. So that one real event is one change, a table made
+/// with `settles: true` holds a device back from ``takeChangedDevices(windowExpired:)`` while it waits on something:
+/// - a device not yet reported is held while a row found on the network but not resolved yet may belong to it (a row
+///   of the same service instance name: its other protocol or interface, or another service of the same instance);
+/// - a reported device is held while a service it lost a row of still has rows left, or another service of the same
+///   instance name does (its other rows are going: a device that leaves withdraws all of them within milliseconds).
+/// A device waits at most one settle window: when it is first held, ``takeChangedDevices(windowExpired:)`` asks for
+/// a window (``SettleRequest``); once the caller reports that window expired, everything held in it is released. A
+/// device that waits on nothing is never held.
 public struct PeerTable: Sendable {
     /// One resolved instance, and when (in resolution order) it was last resolved.
     private struct Row: Sendable {
@@ -26,8 +38,26 @@ public struct PeerTable: Sendable {
     private var resolutionCounter: UInt64 = 0
     private var changedHosts: Set<String> = []
 
+    // Settling (see the type's documentation).
+    private let settles: Bool
+    /// Rows found but not resolved yet, and how many of them each instance name has.
+    private var pendingRows: Set<ServiceInstanceKey> = []
+    private var pendingRowsByName: [String: Int] = [:]
+    /// The hosts whose device was last reported as present.
+    private var reportedHosts: Set<String> = []
+    /// The services each reported host lost a row of since it was last reported.
+    private var servicesLosingRows: [String: Set<ServiceKey>] = [:]
+    /// The hosts held back, with the window each waits in.
+    private var heldHosts: [String: Int] = [:]
+    /// The last window asked for, and whether it is still open.
+    private var window = 0
+    private var isWindowOpen = false
+
     /// Creates an empty table.
-    public init() {}
+    /// - Parameter settles: Whether devices are held back while they wait on rows (see ``PeerTable``).
+    public init(settles: Bool = false) {
+        self.settles = settles
+    }
 
     /// Whether a resync is under way (``beginResync()`` was called and ``finishResync()`` was not yet).
     public private(set) var isResyncing = false
@@ -43,6 +73,7 @@ public struct PeerTable: Sendable {
             resolutionCounter += 1
             let host = DeviceID.canonicalHostName(instance.hostName)
             if let old = rows[instance.key], old.hostName != host { remove(instance.key) }
+            forgetPending(instance.key)
             rows[instance.key] = Row(instance: instance, hostName: host, resolution: resolutionCounter)
             keysByHost[host, default: []].insert(instance.key)
             unconfirmed.remove(instance.key)
@@ -50,10 +81,14 @@ public struct PeerTable: Sendable {
             changedHosts.insert(host)
         case .serviceFound(let key):
             unconfirmed.remove(key)  // seen again: its resolution follows
+            if settles && rows[key] == nil && pendingRows.insert(key).inserted {
+                pendingRowsByName[key.name, default: 0] += 1
+            }
             if isResyncing { typesSeenAgain.insert(key.type) }
         case .typeSettled(let type):
             if isResyncing { typesSeenAgain.insert(type) }
         case .serviceRemoved(let key):
+            forgetPending(key)
             remove(key)
         case .browsingSettled, .sourceState, .browsedInterfaces:
             break
@@ -90,12 +125,76 @@ public struct PeerTable: Sendable {
         keysByHost = [:]
         unconfirmed = []
         isResyncing = false
+        pendingRows = []
+        pendingRowsByName = [:]
+        heldHosts = [:]  // nothing is left to wait for: every device goes now
+        servicesLosingRows = [:]
     }
 
-    /// The host names whose device may have changed since the last call, each with its device now (`nil` if gone).
-    public mutating func takeChangedDevices() -> [(hostName: String, device: Device?)] {
-        defer { changedHosts = [] }
-        return changedHosts.sorted().map { ($0, device(hostName: $0)) }
+    /// A settle window the caller must time: when it has passed, call ``takeChangedDevices(windowExpired:)`` with
+    /// its ``window``.
+    public struct SettleRequest: Hashable, Sendable {
+        /// The window's number.
+        public var window: Int
+    }
+
+    /// The host names whose device changed since they were last reported, each with its device now (`nil` if gone),
+    /// in order of host name — except the devices held back while they settle (see ``PeerTable``).
+    ///
+    /// - Parameter expired: A window the caller reports as passed: what was held in it (or earlier) is released.
+    /// - Returns: The changes to report, and a window to time if a device was held back and no window is open.
+    /// - Complexity: O(c log c + r) for c changed hosts and r of their rows.
+    public mutating func takeChangedDevices(
+        windowExpired expired: Int? = nil
+    ) -> (changes: [(hostName: String, device: Device?)], settle: SettleRequest?) {
+        var releasedNow: Set<String> = []
+        if let expired {
+            for (host, heldIn) in heldHosts where heldIn <= expired { releasedNow.insert(host) }
+            if expired >= window { isWindowOpen = false }
+        }
+        var changes: [(hostName: String, device: Device?)] = []
+        var stillHeld: Set<String> = []
+        var request: SettleRequest?
+        for host in changedHosts.sorted() {
+            if settles && !releasedNow.contains(host) && isWaiting(host) {
+                if heldHosts[host] == nil {
+                    if !isWindowOpen {
+                        window += 1
+                        isWindowOpen = true
+                        request = SettleRequest(window: window)
+                    }
+                    heldHosts[host] = window
+                }
+                stillHeld.insert(host)
+                continue
+            }
+            heldHosts[host] = nil
+            servicesLosingRows[host] = nil
+            let device = device(hostName: host)
+            if device != nil { reportedHosts.insert(host) } else { reportedHosts.remove(host) }
+            changes.append((host, device))
+        }
+        changedHosts = stillHeld
+        return (changes, request)
+    }
+
+    /// Whether a host's device waits on rows: not reported yet, with rows of its instance names still unresolved;
+    /// or reported, having lost a row, with rows left of that service or of another service of the same instance
+    /// name (a device that leaves withdraws all of them at once).
+    private func isWaiting(_ host: String) -> Bool {
+        guard let keys = keysByHost[host], !keys.isEmpty else { return false }  // gone: nothing to wait for
+        if !reportedHosts.contains(host) {
+            return !pendingRowsByName.isEmpty && keys.contains { pendingRowsByName[$0.name] != nil }
+        }
+        guard let losing = servicesLosingRows[host] else { return false }
+        let names = Set(losing.map(\.name))
+        return keys.contains { losing.contains($0.service) || names.contains($0.name) }
+    }
+
+    private mutating func forgetPending(_ key: ServiceInstanceKey) {
+        guard pendingRows.remove(key) != nil else { return }
+        pendingRowsByName[key.name, default: 1] -= 1
+        if pendingRowsByName[key.name] == 0 { pendingRowsByName[key.name] = nil }
     }
 
     /// Every device, in no particular order.
@@ -137,6 +236,9 @@ public struct PeerTable: Sendable {
 
     private mutating func remove(_ key: ServiceInstanceKey) {
         guard let row = rows.removeValue(forKey: key) else { return }
+        if settles && reportedHosts.contains(row.hostName) {
+            servicesLosingRows[row.hostName, default: []].insert(key.service)
+        }
         unconfirmed.remove(key)
         keysByHost[row.hostName]?.remove(key)
         if keysByHost[row.hostName]?.isEmpty == true { keysByHost[row.hostName] = nil }

@@ -14,6 +14,7 @@ public struct ScanService: Service {
     private let inputs = DrainingQueue<StoreInput>()
     private let stateFile: ScanningStateFile?
     private let resyncGracePeriod: Duration
+    private let settleWindow: Duration
     private let clock: any Clock<Duration>
     private let logger: Logger
 
@@ -25,13 +26,15 @@ public struct ScanService: Service {
     ///   - stateFile: Where the scanning switch is saved; `nil` to keep it in memory only.
     ///   - resyncGracePeriod: How long after the discovery daemon comes back devices not seen again are kept, if it
     ///     does not report that it is done first.
-    ///   - clock: The clock the grace period is measured on.
+    ///   - settleWindow: The longest a device is held back while it settles (when the store settles).
+    ///   - clock: The clock the grace period and settle windows are measured on.
     ///   - logger: The logger.
     public init(
         source: any DiscoverySource,
         store: SnapshotStore,
         stateFile: ScanningStateFile?,
         resyncGracePeriod: Duration = .seconds(10),
+        settleWindow: Duration = .milliseconds(100),
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger
     ) {
@@ -40,6 +43,7 @@ public struct ScanService: Service {
         self.store = store
         self.stateFile = stateFile
         self.resyncGracePeriod = resyncGracePeriod
+        self.settleWindow = settleWindow
         self.logger = logger
     }
 
@@ -94,6 +98,12 @@ public struct ScanService: Service {
                 // Cancelled at shutdown: then there is nothing left to resync.
                 guard (try? await clock.sleep(for: resyncGracePeriod)) != nil else { return }
                 inputs.push(.resyncDeadline(generation: generation))
+            }
+        }
+        if let window = effects.settleDeadline {
+            group.addTask { [inputs, settleWindow, clock] in
+                guard (try? await clock.sleep(for: settleWindow)) != nil else { return }
+                inputs.push(.settleDeadline(window: window))
             }
         }
     }

@@ -12,6 +12,8 @@ public enum StoreInput: Sendable {
     case setScanning(Bool, reply: (@Sendable (UInt64) -> Void)?)
     /// The grace period of resync `generation` is over: remove what was not seen again.
     case resyncDeadline(generation: Int)
+    /// Settle window `window` is over: publish the devices held back in it as they are.
+    case settleDeadline(window: Int)
 }
 
 /// What the store asks its owner to do after a batch, outside the actor.
@@ -22,12 +24,20 @@ public struct StoreEffects: Sendable, Equatable {
     public var persistScanning: Bool?
     /// Send ``StoreInput/resyncDeadline(generation:)`` with this generation after the grace period.
     public var resyncDeadline: Int?
+    /// Send ``StoreInput/settleDeadline(window:)`` with this window after the settle window's length.
+    public var settleDeadline: Int?
 
     /// No effects.
-    public init(browsing: Bool? = nil, persistScanning: Bool? = nil, resyncDeadline: Int? = nil) {
+    public init(
+        browsing: Bool? = nil,
+        persistScanning: Bool? = nil,
+        resyncDeadline: Int? = nil,
+        settleDeadline: Int? = nil
+    ) {
         self.browsing = browsing
         self.persistScanning = persistScanning
         self.resyncDeadline = resyncDeadline
+        self.settleDeadline = settleDeadline
     }
 }
 
@@ -84,7 +94,7 @@ public actor SnapshotStore {
 
     private var isScanning: Bool
     private var host: HostStatus
-    private var table = PeerTable()
+    private var table: PeerTable
     private var resyncGeneration = 0
     private let logger: Logger
     private let subscribers = Subscribers()
@@ -96,9 +106,13 @@ public actor SnapshotStore {
     ///   - isScanning: The scanning switch at start.
     ///   - interfaces: The interfaces browsed at start, for the `host` item; later changes come as
     ///     ``DiscoveryEvent/browsedInterfaces(_:)``.
+    ///   - settles: Whether a device is held back while it waits on rows of its own, for at most a settle window, so
+    ///     that one event on the network is one changeset (see ``PeerTable``; peerscand's `--settle-window`). The
+    ///     owner times the windows the store asks for (``StoreEffects/settleDeadline``).
     ///   - logger: Where device changes are logged.
-    public init(isScanning: Bool, interfaces: [String], logger: Logger) {
+    public init(isScanning: Bool, interfaces: [String], settles: Bool = false, logger: Logger) {
         self.isScanning = isScanning
+        self.table = PeerTable(settles: settles)
         self.host = HostStatus(interfaces: interfaces)
         self.logger = logger
         var snapshot = ScanSnapshot()
@@ -134,6 +148,7 @@ public actor SnapshotStore {
         // them again).
         let wasScanning = isScanning
         var requestedScanning = isScanning
+        var expiredWindow: Int?
         for input in inputs {
             switch input {
             case .discovery(let event):
@@ -141,6 +156,8 @@ public actor SnapshotStore {
             case .setScanning(let enabled, let reply):
                 if let reply { replies.append(reply) }
                 requestedScanning = enabled
+            case .settleDeadline(let window):
+                expiredWindow = max(expiredWindow ?? window, window)
             case .resyncDeadline(let generation):
                 if generation == resyncGeneration && table.isResyncing && host.sourceState.isRunning {
                     logger.info("avahi resync finished", metadata: ["reason": "grace-period"])
@@ -155,7 +172,7 @@ public actor SnapshotStore {
             if !requestedScanning { table.removeAll() }
             logger.info("scanning switched", metadata: ["enabled": "\(requestedScanning)"])
         }
-        publish(makeSnapshot())
+        publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
         for reply in replies { reply(sequence) }
         return effects
     }
@@ -244,11 +261,12 @@ public actor SnapshotStore {
     }
 
     /// The snapshot as it should be now: the current one, edited where something changed.
-    private func makeSnapshot() -> ScanSnapshot {
+    private func makeSnapshot(windowExpired: Int?, effects: inout StoreEffects) -> ScanSnapshot {
         var next = snapshot
         do {
             try next.updateItems([.scanning(enabled: isScanning)])
-            let changed = table.takeChangedDevices()
+            let (changed, settle) = table.takeChangedDevices(windowExpired: windowExpired)
+            effects.settleDeadline = settle?.window
             if isScanning {
                 if !next.contains(section: .networks) { try next.appendSections([.networks]) }
                 for (hostName, device) in changed { try place(device, hostName: hostName, in: &next) }

@@ -53,6 +53,20 @@ struct Peerscand: AsyncParsableCommand {
     )
     var resyncGrace: Double = 10
 
+    @Option(
+        help: ArgumentHelp(
+            "The longest a device is held back while it settles, in seconds; 0 publishes every piece at once.",
+            discussion: """
+                mDNS reports a device in pieces: one row per interface and IP protocol, each resolved on its own. A \
+                new device is published once the rows of its services that are still resolving have resolved, and a \
+                withdrawn service (or a device that leaves) goes in one change once all its rows, and those of the \
+                other services of the same instance name, are gone, so that one event on the network is one \
+                changeset. Nothing is held that is not waiting on such a row, and nothing longer than this.
+                """
+        )
+    )
+    var settleWindow: Double = 0.1
+
     @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -84,6 +98,9 @@ struct Peerscand: AsyncParsableCommand {
         guard clientQueue >= 1 else { throw ValidationError("--client-queue must be at least 1.") }
         guard maxMessageSize >= 1024 else { throw ValidationError("--max-message-size must be at least 1024.") }
         guard resyncGrace >= 0 else { throw ValidationError("--resync-grace must not be negative.") }
+        guard (0...10).contains(settleWindow) else {
+            throw ValidationError("--settle-window must be between 0 and 10 seconds.")
+        }
         for type in serviceTypes where !type.hasPrefix("_") || !type.contains("._") {
             throw ValidationError("--service-type \(type): expected a DNS-SD type like _ssh._tcp.")
         }
@@ -106,12 +123,18 @@ struct Peerscand: AsyncParsableCommand {
             logger: logger
         )
         let source = AvahiDiscoverySource(browser: browser, interfaces: interfaces)
-        let store = SnapshotStore(isScanning: isScanning, interfaces: source.interfaces, logger: logger)
+        let store = SnapshotStore(
+            isScanning: isScanning,
+            interfaces: source.interfaces,
+            settles: settleWindow > 0,
+            logger: logger
+        )
         let scanner = ScanService(
             source: source,
             store: store,
             stateFile: stateFile,
             resyncGracePeriod: .milliseconds(Int(resyncGrace * 1000)),
+            settleWindow: .milliseconds(Int(settleWindow * 1000)),
             logger: logger
         )
         let interface = PeerScanInterface(

@@ -102,6 +102,30 @@ def test_txt_port_and_new_service_are_single_updates(lan, start_daemon):
                                                                  "itemUpdates": 0, "itemMoves": 0}
 
 
+def test_a_device_appears_whole_in_one_change_and_leaves_in_one(lan, start_daemon):
+    """Avahi reports a service seen over IPv4 and IPv6 as two rows, resolved and removed milliseconds apart: the
+    device is inserted once with both addresses, and deleted once, with no address update before either."""
+    daemon = start_daemon()
+    daemon.wait_running()
+    alpha = lan.add_peer("alpha")
+    start = daemon.sequence
+    alpha.register("Alpha", "_http._tcp", 80, {"path": "/"})
+    daemon.wait_for(has_device("alpha.local", {"_http._tcp"}, {alpha.ipv4, alpha.ipv6}), what="alpha, both addresses")
+    alpha_id = device_named(daemon.snapshot, "alpha.local")["id"]
+    inserted = [changes for changes in daemon.changes_since(start) if entries_of([changes], alpha_id)["itemInserts"]]
+    assert len(inserted) == 1
+    insert = next(entry for entry in inserted[0]["itemInserts"] if entry["item"]["id"] == alpha_id)
+    assert set(insert["item"]["addresses"]) == {alpha.ipv4, alpha.ipv6}, "whole at once"
+    assert entries_of(daemon.changes_since(start), alpha_id) == {
+        "itemInserts": 1, "itemDeletes": 0, "itemUpdates": 0, "itemMoves": 0}
+
+    start = daemon.sequence
+    alpha.unregister("Alpha", "_http._tcp")
+    daemon.wait_for(lambda s: device_named(s, "alpha.local") is None, what="alpha gone")
+    assert entries_of(daemon.changes_since(start), alpha_id) == {
+        "itemInserts": 0, "itemDeletes": 1, "itemUpdates": 0, "itemMoves": 0}
+
+
 def test_withdrawing_services_removes_them_and_the_last_removes_the_device(lan, start_daemon):
     alpha, beta = two_peers(lan)
     daemon = start_daemon()

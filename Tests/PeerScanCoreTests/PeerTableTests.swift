@@ -9,13 +9,13 @@ import Testing
 private func makeTable(_ instances: ServiceInstance...) -> PeerTable {
     var table = PeerTable()
     for instance in instances { table.apply(.serviceResolved(instance)) }
-    _ = table.takeChangedDevices()
+    _ = table.takeChangedDevices().changes
     return table
 }
 
 /// The host names `takeChangedDevices()` reports, and whether each still has a device.
 private func takeChanges(_ table: inout PeerTable) -> [String: Bool] {
-    Dictionary(uniqueKeysWithValues: table.takeChangedDevices().map { ($0.hostName, $0.device != nil) })
+    Dictionary(uniqueKeysWithValues: table.takeChangedDevices().changes.map { ($0.hostName, $0.device != nil) })
 }
 
 @Suite struct PeerTableTests {
@@ -245,7 +245,7 @@ private func takeChanges(_ table: inout PeerTable) -> [String: Bool] {
         #expect(table.isResyncing)
         table.apply(.serviceResolved(makeInstance("TV", host: "tv.local", interface: "eth0")))
         table.apply(.serviceResolved(makeInstance("Pi", type: "_ssh._tcp", host: "pi.local")))
-        _ = table.takeChangedDevices()
+        _ = table.takeChangedDevices().changes
         #expect(table.deviceCount == 3, "nothing is removed before the resync finishes")
 
         table.finishResync()
@@ -295,6 +295,6 @@ private func takeChanges(_ table: inout PeerTable) -> [String: Bool] {
     @Test func reportsChangedHostsInOrderOfHostName() {
         var table = PeerTable()
         for host in ["c.local", "a.local", "b.local"] { table.apply(.serviceResolved(makeInstance(host, host: host))) }
-        #expect(table.takeChangedDevices().map(\.hostName) == ["a.local", "b.local", "c.local"])
+        #expect(table.takeChangedDevices().changes.map(\.hostName) == ["a.local", "b.local", "c.local"])
     }
 }

@@ -16,6 +16,7 @@ private func withRunningService(
     store: SnapshotStore = makeStore(),
     stateFile: ScanningStateFile? = nil,
     resyncGracePeriod: Duration = .seconds(10),
+    settleWindow: Duration = .milliseconds(250),
     clock: ManualClock = ManualClock(),
     logger: Logger = Logger.silent,
     _ body: (ScanService, FakeDiscoverySource) async throws -> Void
@@ -26,6 +27,7 @@ private func withRunningService(
         store: store,
         stateFile: stateFile,
         resyncGracePeriod: resyncGracePeriod,
+        settleWindow: settleWindow,
         clock: clock,
         logger: logger
     )
@@ -144,6 +146,38 @@ private func waitUntilApplied(
             #expect(await eventually { await store.deviceCount == 1 })
             #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
             #expect(clock.sleeperCount == 0)
+        }
+    }
+
+    @Test func aDeviceWaitingOnARowIsPublishedOnceWhole() async throws {
+        let store = SnapshotStore(isScanning: true, interfaces: [], settles: true, logger: Logger.silent)
+        let clock = ManualClock()
+        try await withRunningService(store: store, settleWindow: .milliseconds(250), clock: clock) { _, source in
+            let tvV4 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, addresses: ["10.0.0.7"])
+            let tvV6 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addresses: ["fd00::7"])
+            source.send(.serviceFound(tvV4.key), .serviceFound(tvV6.key), .serviceResolved(tvV6))
+            #expect(await eventually { clock.sleeperCount == 1 }, "a settle window is timed")
+            #expect(await store.deviceCount == 0, "held while its IPv4 row resolves")
+            source.send(.serviceResolved(tvV4))
+            #expect(await eventually { await store.deviceCount == 1 })
+            #expect(await store.sequence == 1, "one changeset")
+            #expect(await store.snapshot.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "fd00::7"])
+        }
+    }
+
+    @Test func aDeviceWaitingOnARowThatNeverResolvesIsPublishedWhenItsSettleWindowEnds() async throws {
+        let store = SnapshotStore(isScanning: true, interfaces: [], settles: true, logger: Logger.silent)
+        let clock = ManualClock()
+        try await withRunningService(store: store, settleWindow: .milliseconds(250), clock: clock) { _, source in
+            let radio = makeInstance("Radio", host: "radio.local", ipProtocol: .ipv6, addresses: ["fd00::8"])
+            source.send(.serviceFound(makeInstanceKey("Radio", ipProtocol: .ipv4)), .serviceResolved(radio))
+            #expect(await eventually { clock.sleeperCount == 1 })
+            clock.advance(by: .milliseconds(249))
+            #expect(await waitUntilApplied(source, store))
+            #expect(await store.deviceCount == 0, "not before the window ends")
+            clock.advance(by: .milliseconds(1))
+            #expect(await eventually { await store.deviceCount == 1 })
+            #expect(await store.snapshot.device(hostName: "radio.local")?.addresses == ["fd00::8"])
         }
     }
 

@@ -1,0 +1,156 @@
+// Settling: a device is reported once the rows it waits on have come (or gone), within one settle window.
+
+import PeerScanModel
+import Testing
+
+@testable import PeerScanCore
+
+private let tvV4 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, addresses: ["10.0.0.7"])
+private let tvV6 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addresses: ["fd00::7"])
+
+/// What one take reports: host → its addresses (`nil` for a device that is gone), and the window asked for.
+private func take(_ table: inout PeerTable, expired: Int? = nil) -> (reported: [String: [String]?], window: Int?) {
+    let (changes, settle) = table.takeChangedDevices(windowExpired: expired)
+    var reported: [String: [String]?] = [:]
+    for change in changes { reported[change.hostName] = .some(change.device?.addresses) }
+    return (reported, settle?.window)
+}
+
+/// A settling table with tv.local reported with both its rows.
+private func tableWithTelevision() -> PeerTable {
+    var table = PeerTable(settles: true)
+    table.apply(.serviceResolved(tvV4))
+    table.apply(.serviceResolved(tvV6))
+    _ = table.takeChangedDevices()
+    return table
+}
+
+@Suite struct PeerTableSettlingTests {
+    @Test func aNewDeviceWaitsForTheRowsOfItsServiceStillResolvingThenComesWhole() {
+        var table = PeerTable(settles: true)
+        table.apply(.serviceFound(tvV4.key))
+        table.apply(.serviceFound(tvV6.key))
+        table.apply(.serviceResolved(tvV6))
+        let first = take(&table)
+        #expect(first.reported.isEmpty, "held: the IPv4 row of its service is still resolving")
+        #expect(first.window == 1)
+        table.apply(.serviceResolved(tvV4))
+        let second = take(&table)
+        #expect(second.reported == ["tv.local": ["10.0.0.7", "fd00::7"]], "once, with both addresses")
+        #expect(second.window == nil)
+    }
+
+    @Test func aRowThatNeverResolvesHoldsTheDeviceOnlyUntilItsWindowExpires() {
+        var table = PeerTable(settles: true)
+        table.apply(.serviceFound(tvV4.key))
+        table.apply(.serviceResolved(tvV6))
+        let held = take(&table)
+        #expect(held.reported.isEmpty)
+        #expect(take(&table).reported.isEmpty, "still held, and no second window asked for")
+        #expect(take(&table, expired: 0).reported.isEmpty, "an older window releases nothing")
+        #expect(take(&table, expired: held.window).reported == ["tv.local": ["fd00::7"]])
+    }
+
+    @Test func aDeviceWaitingOnNothingIsReportedAtOnce() {
+        var table = PeerTable(settles: true)
+        table.apply(.serviceFound(makeInstanceKey("Radio", ipProtocol: .ipv6)))  // another instance name: unrelated
+        table.apply(.serviceResolved(tvV4))
+        let result = take(&table)
+        #expect(result.reported == ["tv.local": ["10.0.0.7"]])
+        #expect(result.window == nil)
+    }
+
+    @Test func anotherServiceOfTheSameInstanceNameIsWaitedFor() {
+        var table = PeerTable(settles: true)
+        let ssh = makeInstance("TV", type: "_ssh._tcp", host: "tv.local", addresses: ["10.0.0.7"])
+        table.apply(.serviceFound(ssh.key))
+        table.apply(.serviceResolved(tvV4))
+        #expect(take(&table).reported.isEmpty)
+        table.apply(.serviceResolved(ssh))
+        let device = table.takeChangedDevices().changes.first?.device
+        #expect(device?.services.map(\.type) == ["_http._tcp", "_ssh._tcp"])
+    }
+
+    @Test func aPendingRowThatIsRemovedReleasesTheDeviceAtTheNextTake() {
+        var table = PeerTable(settles: true)
+        table.apply(.serviceFound(tvV4.key))
+        table.apply(.serviceResolved(tvV6))
+        #expect(take(&table).reported.isEmpty)
+        table.apply(.serviceRemoved(tvV4.key))
+        #expect(take(&table).reported == ["tv.local": ["fd00::7"]])
+    }
+
+    @Test func aWithdrawnServiceGoesInOneChangeOnceAllItsRowsAreGone() {
+        var table = tableWithTelevision()
+        table.apply(.serviceRemoved(tvV6.key))
+        let first = take(&table)
+        #expect(first.reported.isEmpty, "held: the IPv4 row of the same service is going too")
+        #expect(first.window != nil)
+        table.apply(.serviceRemoved(tvV4.key))
+        #expect(take(&table).reported == ["tv.local": nil], "one delete, no address-gone update before it")
+    }
+
+    @Test func aRowThatStaysIsReportedGoneWhenTheWindowExpires() {
+        var table = tableWithTelevision()
+        table.apply(.serviceRemoved(tvV6.key))
+        let held = take(&table)
+        #expect(take(&table, expired: held.window).reported == ["tv.local": ["10.0.0.7"]])
+    }
+
+    @Test func aDeviceThatLeavesWithTwoServicesOfOneNameGoesInOneChange() {
+        var table = PeerTable(settles: true)
+        let raop = makeInstance("TV", type: "_raop._tcp", host: "tv.local", addresses: ["10.0.0.7"])
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.serviceResolved(raop))
+        _ = table.takeChangedDevices()
+        table.apply(.serviceRemoved(raop.key))
+        #expect(take(&table).reported.isEmpty, "held: the TV's other service may be going too")
+        table.apply(.serviceRemoved(tvV4.key))
+        #expect(take(&table).reported == ["tv.local": nil])
+    }
+
+    @Test func losingAServiceWithNoRowOfItsNameLeftIsReportedAtOnce() {
+        var table = PeerTable(settles: true)
+        let ssh = makeInstance("TV shell", type: "_ssh._tcp", host: "tv.local", addresses: ["10.0.0.7"])
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.serviceResolved(ssh))
+        _ = table.takeChangedDevices()
+        table.apply(.serviceRemoved(ssh.key))
+        let result = take(&table)
+        #expect(result.reported == ["tv.local": ["10.0.0.7"]])
+        #expect(result.window == nil)
+    }
+
+    @Test func everythingHeldGoesWhenScanningIsSwitchedOff() {
+        var table = tableWithTelevision()
+        table.apply(.serviceRemoved(tvV6.key))
+        #expect(take(&table).reported.isEmpty)
+        table.removeAll()
+        #expect(take(&table).reported == ["tv.local": nil])
+    }
+
+    @Test func aTableThatDoesNotSettleReportsEveryPiece() {
+        var table = PeerTable()
+        table.apply(.serviceFound(tvV4.key))
+        table.apply(.serviceResolved(tvV6))
+        #expect(take(&table).reported == ["tv.local": ["fd00::7"]])
+        table.apply(.serviceRemoved(tvV6.key))
+        #expect(take(&table).reported == ["tv.local": nil])
+    }
+
+    @Test func windowsAreAskedForOneAtATime() {
+        var table = PeerTable(settles: true)
+        table.apply(.serviceFound(tvV4.key))
+        table.apply(.serviceResolved(tvV6))
+        #expect(take(&table).window == 1)
+        let radio = makeInstance("Radio", host: "radio.local", ipProtocol: .ipv6)
+        table.apply(.serviceFound(makeInstanceKey("Radio", ipProtocol: .ipv4)))
+        table.apply(.serviceResolved(radio))
+        #expect(take(&table).window == nil, "held in the open window")
+        let released = take(&table, expired: 1)
+        #expect(Set(released.reported.keys) == ["tv.local", "radio.local"])
+        table.apply(.serviceFound(makeInstanceKey("NAS", ipProtocol: .ipv4)))
+        table.apply(.serviceResolved(makeInstance("NAS", host: "nas.local", ipProtocol: .ipv6)))
+        #expect(take(&table).window == 2, "a new window once the last one expired")
+    }
+}
