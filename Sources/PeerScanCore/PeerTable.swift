@@ -131,6 +131,9 @@ public struct PeerTable: Sendable {
         servicesLosingRows = [:]
     }
 
+    /// Whether nothing is settling: no row found is still unresolved and no device is held back.
+    public var isSettled: Bool { pendingRows.isEmpty && heldHosts.isEmpty }
+
     /// A settle window the caller must time: when it has passed, call ``takeChangedDevices(windowExpired:)`` with
     /// its ``window``.
     public struct SettleRequest: Hashable, Sendable {

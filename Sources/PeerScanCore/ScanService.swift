@@ -15,6 +15,7 @@ public struct ScanService: Service {
     private let stateFile: ScanningStateFile?
     private let resyncGracePeriod: Duration
     private let settleWindow: Duration
+    private let initialBrowseLimit: Duration?
     private let clock: any Clock<Duration>
     private let logger: Logger
 
@@ -27,6 +28,8 @@ public struct ScanService: Service {
     ///   - resyncGracePeriod: How long after the discovery daemon comes back devices not seen again are kept, if it
     ///     does not report that it is done first.
     ///   - settleWindow: The longest a device is held back while it settles (when the store settles).
+    ///   - initialBrowseLimit: The longest the store waits for the initial browse to settle (for a store that waits);
+    ///     `nil` for none.
     ///   - clock: The clock the grace period and settle windows are measured on.
     ///   - logger: The logger.
     public init(
@@ -35,6 +38,7 @@ public struct ScanService: Service {
         stateFile: ScanningStateFile?,
         resyncGracePeriod: Duration = .seconds(10),
         settleWindow: Duration = .milliseconds(100),
+        initialBrowseLimit: Duration? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger
     ) {
@@ -44,6 +48,7 @@ public struct ScanService: Service {
         self.stateFile = stateFile
         self.resyncGracePeriod = resyncGracePeriod
         self.settleWindow = settleWindow
+        self.initialBrowseLimit = initialBrowseLimit
         self.logger = logger
     }
 
@@ -69,6 +74,12 @@ public struct ScanService: Service {
             group.addTask { try await source.run() }
             group.addTask { [inputs, source] in
                 for await event in source.events { inputs.push(.discovery(event)) }
+            }
+            if let initialBrowseLimit {
+                group.addTask { [inputs, clock] in
+                    guard (try? await clock.sleep(for: initialBrowseLimit)) != nil else { return }
+                    inputs.push(.initialBrowseDeadline)
+                }
             }
             await withGracefulShutdownHandler {
                 while let batch = await inputs.next() {

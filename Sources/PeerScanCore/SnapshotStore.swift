@@ -14,6 +14,8 @@ public enum StoreInput: Sendable {
     case resyncDeadline(generation: Int)
     /// Settle window `window` is over: publish the devices held back in it as they are.
     case settleDeadline(window: Int)
+    /// The time allowed for the initial browse is over: serve the snapshot as it is.
+    case initialBrowseDeadline
 }
 
 /// What the store asks its owner to do after a batch, outside the actor.
@@ -99,6 +101,9 @@ public actor SnapshotStore {
     private let logger: Logger
     private let subscribers = Subscribers()
     private let sourceStateKnown = OneShotSignal()
+    private let initialBrowseSettled = OneShotSignal()
+    private var isInitialBrowseSettled: Bool
+    private var hasBrowsingSettled = false
 
     /// Creates a store.
     ///
@@ -109,10 +114,22 @@ public actor SnapshotStore {
     ///   - settles: Whether a device is held back while it waits on rows of its own, for at most a settle window, so
     ///     that one event on the network is one changeset (see ``PeerTable``; peerscand's `--settle-window`). The
     ///     owner times the windows the store asks for (``StoreEffects/settleDeadline``).
+    ///   - waitsForInitialBrowse: Whether ``waitUntilInitialBrowseSettled()`` waits for the first browse after start
+    ///     to settle (the source reported all it knows while running, every row found is resolved, no device is
+    ///     held back), or for ``StoreInput/initialBrowseDeadline``; otherwise, and while scanning is off, it
+    ///     returns at once.
     ///   - logger: Where device changes are logged.
-    public init(isScanning: Bool, interfaces: [String], settles: Bool = false, logger: Logger) {
+    public init(
+        isScanning: Bool,
+        interfaces: [String],
+        settles: Bool = false,
+        waitsForInitialBrowse: Bool = false,
+        logger: Logger
+    ) {
         self.isScanning = isScanning
         self.table = PeerTable(settles: settles)
+        self.isInitialBrowseSettled = !waitsForInitialBrowse || !isScanning
+        if isInitialBrowseSettled { initialBrowseSettled.fire() }
         self.host = HostStatus(interfaces: interfaces)
         self.logger = logger
         var snapshot = ScanSnapshot()
@@ -158,6 +175,8 @@ public actor SnapshotStore {
                 requestedScanning = enabled
             case .settleDeadline(let window):
                 expiredWindow = max(expiredWindow ?? window, window)
+            case .initialBrowseDeadline:
+                settleInitialBrowse(reason: "time-limit")
             case .resyncDeadline(let generation):
                 if generation == resyncGeneration && table.isResyncing && host.sourceState.isRunning {
                     logger.info("avahi resync finished", metadata: ["reason": "grace-period"])
@@ -173,6 +192,9 @@ public actor SnapshotStore {
             logger.info("scanning switched", metadata: ["enabled": "\(requestedScanning)"])
         }
         publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
+        if !isInitialBrowseSettled && (!isScanning || (hasBrowsingSettled && table.isSettled)) {
+            settleInitialBrowse(reason: isScanning ? "all-for-now" : "scanning-off")
+        }
         for reply in replies { reply(sequence) }
         return effects
     }
@@ -194,6 +216,23 @@ public actor SnapshotStore {
     /// Returns early when the waiting task is cancelled.
     public func waitUntilSourceStateKnown() async {
         await sourceStateKnown.wait()
+    }
+
+    /// Returns once the first browse after start has settled, so that a client's first snapshot does not lack
+    /// devices that are there but not rediscovered yet (see `waitsForInitialBrowse`). Returns early when the waiting
+    /// task is cancelled.
+    public func waitUntilInitialBrowseSettled() async {
+        await initialBrowseSettled.wait()
+    }
+
+    /// Whether the first browse after start has settled (or the store does not wait for it).
+    public var hasInitialBrowseSettled: Bool { isInitialBrowseSettled }
+
+    private func settleInitialBrowse(reason: String) {
+        guard !isInitialBrowseSettled else { return }
+        isInitialBrowseSettled = true
+        logger.info("initial browse settled", metadata: ["reason": "\(reason)", "devices": "\(deviceCount)"])
+        initialBrowseSettled.fire()
     }
 
     /// Subscribes with a bounded queue: returns the current snapshot and sequence, and a queue of every later update.
@@ -251,6 +290,7 @@ public actor SnapshotStore {
                 host.interfaces = interfaces
             }
         case .browsingSettled:
+            if host.sourceState.isRunning { hasBrowsingSettled = true }
             if table.isResyncing && host.sourceState.isRunning {
                 table.finishResyncOfTypesSeenAgain()
                 if !table.isResyncing { logger.info("avahi resync finished", metadata: ["reason": "all-for-now"]) }

@@ -51,6 +51,7 @@ public struct PeerScanInterface: VarlinkInterface {
     public func handle(_ call: VarlinkCall, context: VarlinkCallContext) async throws {
         switch call.methodName {
         case "GetSnapshot":
+            await store.waitUntilInitialBrowseSettled()
             let (snapshot, sequence) = await store.current()
             try await context.reply(snapshotReply(snapshot, sequence: sequence, kind: .final))
         case "Monitor":
@@ -74,6 +75,8 @@ public struct PeerScanInterface: VarlinkInterface {
     }
 
     private func monitor(_ parameters: PeerScanWire.MonitorParameters, context: VarlinkCallContext) async throws {
+        // A fresh daemon's first snapshot must not lack devices merely not rediscovered yet.
+        await store.waitUntilInitialBrowseSettled()
         let since = parameters.epoch == epoch ? parameters.since : nil
         let subscription = await store.subscribe(limit: clientQueueLimit)
         defer { subscription.cancel() }

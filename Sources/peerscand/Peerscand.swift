@@ -67,6 +67,19 @@ struct Peerscand: AsyncParsableCommand {
     )
     var settleWindow: Double = 0.1
 
+    @Option(
+        help: ArgumentHelp(
+            "The longest clients wait for their first snapshot after start, in seconds; 0 serves at once.",
+            discussion: """
+                A freshly started peerscand knows no device yet. Until the first browse has settled (Avahi reported \
+                all it knows, every service found is resolved) or this time has passed, GetSnapshot and Monitor \
+                wait, and READY=1 is not sent, so that no client sees a snapshot that lacks devices merely not \
+                rediscovered yet (after a restart, a watcher would print them as gone and back).
+                """
+        )
+    )
+    var startupSettle: Double = 5
+
     @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -98,6 +111,9 @@ struct Peerscand: AsyncParsableCommand {
         guard clientQueue >= 1 else { throw ValidationError("--client-queue must be at least 1.") }
         guard maxMessageSize >= 1024 else { throw ValidationError("--max-message-size must be at least 1024.") }
         guard resyncGrace >= 0 else { throw ValidationError("--resync-grace must not be negative.") }
+        guard (0...60).contains(startupSettle) else {
+            throw ValidationError("--startup-settle must be between 0 and 60 seconds.")
+        }
         guard (0...10).contains(settleWindow) else {
             throw ValidationError("--settle-window must be between 0 and 10 seconds.")
         }
@@ -127,6 +143,7 @@ struct Peerscand: AsyncParsableCommand {
             isScanning: isScanning,
             interfaces: source.interfaces,
             settles: settleWindow > 0,
+            waitsForInitialBrowse: startupSettle > 0,
             logger: logger
         )
         let scanner = ScanService(
@@ -135,6 +152,7 @@ struct Peerscand: AsyncParsableCommand {
             stateFile: stateFile,
             resyncGracePeriod: .milliseconds(Int(resyncGrace * 1000)),
             settleWindow: .milliseconds(Int(settleWindow * 1000)),
+            initialBrowseLimit: startupSettle > 0 ? .milliseconds(Int(startupSettle * 1000)) : nil,
             logger: logger
         )
         let interface = PeerScanInterface(

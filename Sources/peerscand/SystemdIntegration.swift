@@ -4,9 +4,9 @@ import NIOPosix
 import PeerScanCore
 import ServiceLifecycle
 
-/// Talks to systemd: `READY=1` once the socket is served and Avahi's state is known, a `STATUS=` line whenever the
-/// device count or Avahi's state changes, `WATCHDOG=1` pings, and `STOPPING=1` at shutdown. Does nothing when not
-/// started by systemd (no `$NOTIFY_SOCKET`).
+/// Talks to systemd: `READY=1` once the socket is served, Avahi's state is known and the initial browse has settled
+/// (`--startup-settle`), a `STATUS=` line whenever the device count or Avahi's state changes, `WATCHDOG=1` pings, and
+/// `STOPPING=1` at shutdown. Does nothing when not started by systemd (no `$NOTIFY_SOCKET`).
 ///
 /// The watchdog ping is sent only after the store and the event loop that serves clients both answered, so a
 /// hung daemon stops pinging and systemd kills it (`WatchdogSec=`).
@@ -41,6 +41,7 @@ struct SystemdIntegration: Service {
         }
         guard served else { return }  // the socket was never served: the daemon is failing
         await store.waitUntilSourceStateKnown()
+        await store.waitUntilInitialBrowseSettled()
         guard !Task.isCancelled else { return }
         let subscription = await store.subscribe()
         var status = await Self.status(of: store)

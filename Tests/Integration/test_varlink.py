@@ -25,8 +25,8 @@ import pytest
 import varlink
 
 import applier
-from varlinkclient import (MonitorFollower, RawConnection, Replay, SnapshotSampler, call_as, canonical, client,
-                           strip_nulls)
+from varlinkclient import (MonitorFollower, RawConnection, Replay, SnapshotSampler, answers, call_as, canonical,
+                           client, strip_nulls)
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERFACE_FILE = ROOT / "Sources" / "PeerScanModel" / "io.peerscan.varlink"
@@ -311,6 +311,34 @@ def test_monitor_resumes_with_exactly_the_missed_changesets(lan, start_varlink_d
         message = raw.call("io.peerscan.Monitor")
         assert "continues" not in message and "snapshot" in message["parameters"]
         assert raw.call("org.varlink.service.GetInfo")["parameters"]["product"] == "peerscand"
+
+
+def test_a_restarted_daemons_first_snapshot_lacks_no_device_that_is_there(lan, start_varlink_daemon, socket_path):
+    """A client of a freshly started daemon gets a first snapshot with every device Avahi still knows, however early
+    it asks (with --startup-settle 0 that snapshot was empty in every try: the restart flicker this prevents)."""
+    alpha, beta = lan.add_peer("alpha"), lan.add_peer("beta")
+    change(alpha, "register", "Alpha", "_http._tcp", 80)
+    change(beta, "register", "Beta", "_ipp._tcp", 631)
+    hosts = {"alpha.local", "beta.local"}
+    first = start_varlink_daemon()
+    follower = MonitorFollower(socket_path)
+    follower.wait_for(lambda s: {d["hostName"] for d in applier.devices(s).values()} == hosts, what="both devices")
+    follower.close()
+    first.stop()
+
+    second = start_varlink_daemon(wait=False)
+    deadline = time.monotonic() + 20
+    while not answers(socket_path):  # ask as soon as the socket answers at all
+        assert time.monotonic() < deadline and second.process.poll() is None, "the daemon never served"
+        time.sleep(0.005)
+    snapshot = client(socket_path).open("io.peerscan", namespaced=False).GetSnapshot()["snapshot"]
+    monitor = MonitorFollower(socket_path)
+    first_reply = monitor.wait_replies(1)[0]
+    monitor.close()
+    seen = {d["hostName"] for d in applier.devices(snapshot).values()}
+    seen_by_monitor = {d["hostName"] for d in applier.devices(first_reply["snapshot"]).values()}
+    assert seen == hosts and seen_by_monitor == hosts
+    assert any("initial browse settled" in line for line in second.stderr_lines)
 
 
 def test_resuming_after_more_changes_than_the_daemon_keeps_resyncs(lan, start_varlink_daemon, socket_path):

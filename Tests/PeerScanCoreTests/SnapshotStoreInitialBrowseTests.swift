@@ -1,0 +1,59 @@
+// A fresh daemon holds its first snapshot until the initial browse has settled, so that no client sees a snapshot
+// that lacks devices merely not rediscovered yet.
+
+import PeerScanModel
+import TestSupport
+import Testing
+
+@testable import PeerScanCore
+
+private func makeWaitingStore(isScanning: Bool = true) -> SnapshotStore {
+    SnapshotStore(
+        isScanning: isScanning,
+        interfaces: [],
+        settles: true,
+        waitsForInitialBrowse: true,
+        logger: .silent
+    )
+}
+
+@Suite(.timeLimit(.minutes(1))) struct SnapshotStoreInitialBrowseTests {
+    @Test func settlesOnceTheRunningSourceReportedAllAndEveryRowFoundIsResolved() async {
+        let store = makeWaitingStore()
+        let tvV4 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, addresses: ["10.0.0.7"])
+        let tvV6 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addresses: ["fd00::7"])
+        await store.apply([.discovery(.browsingSettled)])
+        #expect(await !store.hasInitialBrowseSettled, "all-for-now before the source runs does not count")
+        await store.apply([
+            .source(.running), .discovery(.serviceFound(tvV4.key)), .discovery(.serviceFound(tvV6.key)),
+            .resolved(tvV6), .discovery(.browsingSettled),
+        ])
+        #expect(await !store.hasInitialBrowseSettled, "a row found is still resolving")
+        let waiting = Task { await store.waitUntilInitialBrowseSettled() }
+        await store.apply([.resolved(tvV4)])
+        #expect(await store.hasInitialBrowseSettled)
+        await waiting.value
+        #expect(await store.snapshot.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "fd00::7"])
+    }
+
+    @Test func theTimeLimitSettlesItWhateverIsMissing() async {
+        let store = makeWaitingStore()
+        await store.apply([.source(.connecting)])
+        #expect(await !store.hasInitialBrowseSettled)
+        await store.apply([.initialBrowseDeadline])
+        #expect(await store.hasInitialBrowseSettled)
+        await store.waitUntilInitialBrowseSettled()
+    }
+
+    @Test func withScanningOffOrWithoutWaitingThereIsNothingToWaitFor() async {
+        #expect(await makeWaitingStore(isScanning: false).hasInitialBrowseSettled)
+        #expect(await makeStore().hasInitialBrowseSettled)
+        await makeStore().waitUntilInitialBrowseSettled()
+    }
+
+    @Test func switchingScanningOffMeanwhileSettlesIt() async {
+        let store = makeWaitingStore()
+        await store.apply([.setScanning(false)])
+        #expect(await store.hasInitialBrowseSettled)
+    }
+}
