@@ -12,7 +12,10 @@ import Glibc
 /// configured ones), keeps **one resolver open per browse row** — a row is one
 /// (interface, protocol, name, type, domain), see ``AvahiServiceKey`` — and resolves each row for
 /// the row's own address family, so IPv4 rows give IPv4 addresses and IPv6 rows IPv6 addresses.
-/// Because resolvers stay open, later changes of address, port or TXT are reported too.
+/// Because resolvers stay open, later changes of address, port or TXT are reported too. A resolver
+/// reports one address per row, so the browser also follows the A and AAAA records of every host
+/// name a resolved row points to (one record browser per record type and host, kept while a row
+/// points there): every address of the host is reported, and its later additions and removals.
 ///
 /// The browser survives the daemon: the client is created with `AVAHI_CLIENT_NO_FAIL`, a failed
 /// client is freed and created again, and when no client can be created at all (no system bus)
@@ -89,6 +92,16 @@ public final class AvahiBrowser: @unchecked Sendable {
         var resolver: OpaquePointer?
         var browseFlags: UInt32
         var last: AvahiService?
+        /// The host whose address records this row keeps followed (its last resolution's host name).
+        var followedHost: String?
+    }
+
+    /// The record browsers of one host's addresses, how many rows point to the host, and which browsers have not
+    /// yet passed the daemon's cache.
+    private struct FollowedHost {
+        var browsers: [OpaquePointer] = []
+        var rows = 0
+        var awaitingCache: Set<OpaquePointer> = []
     }
 
     // Poll-thread state (see the Sendable note above).
@@ -101,6 +114,8 @@ public final class AvahiBrowser: @unchecked Sendable {
     private var serviceBrowsers: [String: OpaquePointer] = [:]
     private var rows: [AvahiServiceKey: Row] = [:]
     private var resolverKeys: [OpaquePointer: AvahiServiceKey] = [:]
+    private var followedHosts: [String: FollowedHost] = [:]
+    private var recordBrowserHosts: [OpaquePointer: String] = [:]
     private var awaitingAllForNow: Set<OpaquePointer> = []
     private var awaitingCacheExhausted: Set<OpaquePointer> = []
 
@@ -316,6 +331,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     /// Frees every browser and resolver (the client stays).
     private func stopBrowsing() {
         for row in rows.values { if let resolver = row.resolver { avahi_service_resolver_free(resolver) } }
+        for browser in recordBrowserHosts.keys { avahi_record_browser_free(browser) }
         for browser in serviceBrowsers.values { avahi_service_browser_free(browser) }
         if let typeBrowser { avahi_service_type_browser_free(typeBrowser) }
         forgetBrowsing()
@@ -327,6 +343,8 @@ public final class AvahiBrowser: @unchecked Sendable {
         serviceBrowsers = [:]
         rows = [:]
         resolverKeys = [:]
+        followedHosts = [:]
+        recordBrowserHosts = [:]
         awaitingAllForNow = []
         awaitingCacheExhausted = []
     }
@@ -370,6 +388,7 @@ public final class AvahiBrowser: @unchecked Sendable {
                 resolverKeys[resolver] = nil
                 avahi_service_resolver_free(resolver)
             }
+            if let host = row.followedHost { unfollow(host) }
             logger.debug("avahi service removed", metadata: ["avahi.service": "\(key)"])
             return emit(.serviceRemoved(key))
         }
@@ -425,9 +444,100 @@ public final class AvahiBrowser: @unchecked Sendable {
         )
         guard service != row.last else { return }
         row.last = service
+        let host = Self.canonicalHostName(service.hostName)
+        if row.followedHost != host {  // before the resolution is reported: a consumer learns to wait for addresses
+            if let old = row.followedHost { unfollow(old) }
+            row.followedHost = host.isEmpty ? nil : host
+            if !host.isEmpty { follow(host) }
+        }
         rows[key] = row
         logger.debug("avahi service resolved", metadata: ["avahi.service": "\(key)"])
         emit(.serviceResolved(service))
+    }
+
+    /// One more row points to `host`: its address records are followed from the first.
+    private func follow(_ host: String) {
+        if followedHosts[host] != nil {
+            followedHosts[host]?.rows += 1
+            return
+        }
+        var followed = FollowedHost(rows: 1)
+        emit(.followingAddresses(hostName: host))
+        for type in [UInt16(AVAHI_DNS_TYPE_A), UInt16(AVAHI_DNS_TYPE_AAAA)] {
+            let browser = avahi_record_browser_new(
+                client,
+                AvahiIfIndex(AVAHI_IF_UNSPEC),
+                AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                host,
+                UInt16(AVAHI_DNS_CLASS_IN),
+                type,
+                AvahiLookupFlags(0),
+                { browser, interface, proto, event, _, _, type, rdata, size, _, userdata in
+                    instance(userdata).recordBrowserEvent(browser, interface, proto, event, type, rdata, size)
+                },
+                Unmanaged.passUnretained(self).toOpaque()
+            )
+            guard let browser else {
+                let failure = AvahiError(client: client, operation: "avahi_record_browser_new")
+                logger.warning("avahi browser failed", metadata: ["avahi.error": "\(failure)"])
+                continue
+            }
+            followed.browsers.append(browser)
+            followed.awaitingCache.insert(browser)
+            recordBrowserHosts[browser] = host
+        }
+        followedHosts[host] = followed
+        if followed.awaitingCache.isEmpty { emit(.addressesKnown(hostName: host)) }  // nothing to wait for
+    }
+
+    /// One row fewer points to `host`: when none does, its record browsers are freed.
+    private func unfollow(_ host: String) {
+        guard var followed = followedHosts[host] else { return }
+        followed.rows -= 1
+        guard followed.rows <= 0 else {
+            followedHosts[host] = followed
+            return
+        }
+        for browser in followed.browsers {
+            recordBrowserHosts[browser] = nil
+            avahi_record_browser_free(browser)
+        }
+        followedHosts[host] = nil
+    }
+
+    private func recordBrowserEvent(
+        _ browser: OpaquePointer?,
+        _ interface: AvahiIfIndex,
+        _ proto: AvahiProtocol,
+        _ event: AvahiBrowserEvent,
+        _ type: UInt16,
+        _ rdata: UnsafeRawPointer?,
+        _ size: Int
+    ) {
+        guard let browser, let host = recordBrowserHosts[browser] else { return }
+        guard event == AVAHI_BROWSER_NEW || event == AVAHI_BROWSER_REMOVE else {
+            // CACHE_EXHAUSTED, or ALL_FOR_NOW / FAILURE if that never comes: what the cache had is reported.
+            if followedHosts[host]?.awaitingCache.remove(browser) != nil,
+                followedHosts[host]?.awaitingCache.isEmpty == true
+            {
+                emit(.addressesKnown(hostName: host))
+            }
+            return
+        }
+        guard let rdata, isAllowed(interface) else { return }
+        guard let text = Self.addressText(type: type, rdata: UnsafeRawBufferPointer(start: rdata, count: size))
+        else { return }
+        let address = AvahiHostAddress(
+            hostName: host,
+            address: Self.isLinkLocalIPv6(text) ? "\(text)%\(interfaceName(interface))" : text,
+            interfaceIndex: interface,
+            ipProtocol: proto == AvahiProtocol(AVAHI_PROTO_INET) ? .ipv4 : .ipv6
+        )
+        logger.debug(
+            "avahi address",
+            metadata: ["avahi.address": "\(address)", "avahi.new": "\(event == AVAHI_BROWSER_NEW)"]
+        )
+        emit(event == AVAHI_BROWSER_NEW ? .addressAdded(address) : .addressRemoved(address))
     }
 
     /// Notes a browser's CACHE_EXHAUSTED, ALL_FOR_NOW or FAILURE; reports when all have settled.
@@ -465,6 +575,32 @@ public final class AvahiBrowser: @unchecked Sendable {
         var buffer = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
         guard if_indextoname(UInt32(index), &buffer) != nil else { return "" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The canonical form of a host name: lowercase, without a trailing dot.
+    static func canonicalHostName(_ name: String) -> String {
+        var name = name.lowercased()
+        while name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
+
+    /// The text of an A record's 4 bytes or an AAAA record's 16 (`inet_ntop`); `nil` for anything else.
+    static func addressText(type: UInt16, rdata: UnsafeRawBufferPointer) -> String? {
+        let family: Int32
+        switch (type, rdata.count) {
+        case (UInt16(AVAHI_DNS_TYPE_A), 4): family = AF_INET
+        case (UInt16(AVAHI_DNS_TYPE_AAAA), 16): family = AF_INET6
+        default: return nil
+        }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(family, rdata.baseAddress, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether an IPv6 address in text form is link-local (`fe80::/10`).
+    static func isLinkLocalIPv6(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return ["fe8", "fe9", "fea", "feb"].contains { lower.hasPrefix($0) } && lower.contains(":")
     }
 
     /// Textual address; a link-local IPv6 address gets `%interface`.

@@ -27,6 +27,41 @@ public enum AvahiEvent: Sendable, Equatable {
     /// Every browser created so far has passed the daemon's cached entries. Like ``allForNow``
     /// it comes again whenever browsers created later (one per newly found type) have caught up.
     case cacheExhausted
+    /// An address record (A or AAAA) of a host that resolved services point to appeared. Every address of the host
+    /// is reported, not only the one a resolver picked; the same address may come once per interface and protocol.
+    case addressAdded(AvahiHostAddress)
+    /// An address record of such a host is gone.
+    case addressRemoved(AvahiHostAddress)
+    /// The host's address records are being followed from now on (it comes before the ``serviceResolved(_:)`` that
+    /// made the browser follow them); ``addressesKnown(hostName:)`` follows once the daemon's cache has given them.
+    case followingAddresses(hostName: String)
+    /// Every address record of the host that avahi-daemon had cached has been reported.
+    case addressesKnown(hostName: String)
+}
+
+/// One address record of a host, as seen on one interface over one protocol.
+public struct AvahiHostAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The host name, lowercase, without a trailing dot (`"printer.local"`).
+    public var hostName: String
+    /// The address in text form; a link-local IPv6 address carries its zone (`fe80::1%eth0`).
+    public var address: String
+    /// The kernel index of the interface the record was seen on.
+    public var interfaceIndex: Int32
+    /// The protocol the record was seen over (an A record can come over IPv6 too).
+    public var ipProtocol: IPProtocol
+
+    /// Creates an address record from its parts.
+    public init(hostName: String, address: String, interfaceIndex: Int32, ipProtocol: IPProtocol) {
+        self.hostName = hostName
+        self.address = address
+        self.interfaceIndex = interfaceIndex
+        self.ipProtocol = ipProtocol
+    }
+
+    /// `host address on #index/protocol`, for logs.
+    public var description: String {
+        "\(hostName) \(address) on #\(interfaceIndex)/\(ipProtocol == .ipv4 ? "IPv4" : "IPv6")"
+    }
 }
 
 /// The state of the connection to avahi-daemon.

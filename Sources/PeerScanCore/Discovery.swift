@@ -21,6 +21,37 @@ public enum DiscoveryEvent: Sendable, Equatable {
     /// The interfaces browsed are now these (sorted): an interface went up or down. Not about devices: a device
     /// coming or going never changes them.
     case browsedInterfaces([String])
+    /// An address of a host that resolved services point to appeared (its A or AAAA record): every address of the
+    /// host, not only the one a resolution picked.
+    case addressAdded(HostAddress)
+    /// An address record of such a host is gone.
+    case addressRemoved(HostAddress)
+    /// The source follows the host's address records from now on; ``addressesKnown(hostName:)`` comes once it
+    /// reported those it knew. A new device of that host waits for it (see ``PeerTable``'s settling).
+    case followingAddresses(hostName: String)
+    /// The source reported every address of the host it knew.
+    case addressesKnown(hostName: String)
+}
+
+/// One address record of a host as seen on one interface over one IP protocol (the same address may be seen on
+/// several).
+public struct HostAddress: Hashable, Sendable {
+    /// The host name, e.g. `tv.local`.
+    public var hostName: String
+    /// The address in text form; a link-local IPv6 address carries a `%interface` scope.
+    public var address: String
+    /// The interface name, e.g. `eth0`.
+    public var interface: String
+    /// The IP protocol the record was seen over.
+    public var ipProtocol: IPProtocol
+
+    /// Creates an address record.
+    public init(hostName: String, address: String, interface: String, ipProtocol: IPProtocol) {
+        self.hostName = hostName
+        self.address = address
+        self.interface = interface
+        self.ipProtocol = ipProtocol
+    }
 }
 
 /// The identity of one service instance as seen on one interface over one IP protocol.

@@ -18,7 +18,8 @@ import PeerScanModel
 /// - a device not yet reported is held while a row found on the network but not resolved yet may belong to it (a row
 ///   of the same service instance name: its other protocol or interface, or another service of the same instance);
 /// - a reported device is held while a service it lost a row of still has rows left, or another service of the same
-///   instance name does (its other rows are going: a device that leaves withdraws all of them within milliseconds).
+///   instance name does, or after it lost an address record (its rows may be going: a device that leaves withdraws
+///   all of them within milliseconds).
 /// A device waits at most one settle window: when it is first held, ``takeChangedDevices(windowExpired:)`` asks for
 /// a window (``SettleRequest``); once the caller reports that window expired, everything held in it is released. A
 /// device that waits on nothing is never held.
@@ -32,6 +33,9 @@ public struct PeerTable: Sendable {
 
     private var rows: [ServiceInstanceKey: Row] = [:]
     private var keysByHost: [String: Set<ServiceInstanceKey>] = [:]
+    /// The address records of each host with rows: confirmed, and (during a resync) not reported again yet.
+    private var addressRecords: [String: Set<HostAddress>] = [:]
+    private var unconfirmedAddressRecords: [String: Set<HostAddress>] = [:]
     private var unconfirmed: Set<ServiceInstanceKey> = []
     /// The service types seen (an instance found or resolved, or the type's browser settled) since the resync began.
     private var typesSeenAgain: Set<String> = []
@@ -47,6 +51,10 @@ public struct PeerTable: Sendable {
     private var reportedHosts: Set<String> = []
     /// The services each reported host lost a row of since it was last reported.
     private var servicesLosingRows: [String: Set<ServiceKey>] = [:]
+    /// The reported hosts that lost an address record since they were last reported (their rows may be going too).
+    private var hostsLosingAddresses: Set<String> = []
+    /// The hosts whose address records the source started to follow and has not reported as known yet.
+    private var hostsAwaitingAddresses: Set<String> = []
     /// The hosts held back, with the window each waits in.
     private var heldHosts: [String: Int] = [:]
     /// The last window asked for, and whether it is still open.
@@ -90,6 +98,22 @@ public struct PeerTable: Sendable {
         case .serviceRemoved(let key):
             forgetPending(key)
             remove(key)
+        case .addressAdded(let record):
+            let host = DeviceID.canonicalHostName(record.hostName)
+            guard keysByHost[host] != nil else { return }  // a host no row points to is not followed
+            unconfirmedAddressRecords[host]?.remove(record)
+            if addressRecords[host, default: []].insert(record).inserted { changedHosts.insert(host) }
+        case .addressRemoved(let record):
+            let host = DeviceID.canonicalHostName(record.hostName)
+            unconfirmedAddressRecords[host]?.remove(record)
+            guard addressRecords[host]?.remove(record) != nil else { return }
+            changedHosts.insert(host)
+            if settles && reportedHosts.contains(host) { hostsLosingAddresses.insert(host) }
+        case .followingAddresses(let hostName):
+            if settles { hostsAwaitingAddresses.insert(DeviceID.canonicalHostName(hostName)) }
+        case .addressesKnown(let hostName):
+            let host = DeviceID.canonicalHostName(hostName)
+            if hostsAwaitingAddresses.remove(host) != nil && keysByHost[host] != nil { changedHosts.insert(host) }
         case .browsingSettled, .sourceState, .browsedInterfaces:
             break
         }
@@ -98,6 +122,7 @@ public struct PeerTable: Sendable {
     /// Marks every instance unconfirmed; instances seen or resolved again before ``finishResync()`` are kept.
     public mutating func beginResync() {
         unconfirmed = Set(rows.keys)
+        for (host, records) in addressRecords { unconfirmedAddressRecords[host, default: []].formUnion(records) }
         typesSeenAgain = []
         isResyncing = true
     }
@@ -113,6 +138,11 @@ public struct PeerTable: Sendable {
     /// Removes every instance that was not seen or resolved again since ``beginResync()``.
     public mutating func finishResync() {
         for key in unconfirmed { remove(key) }
+        for (host, records) in unconfirmedAddressRecords where !records.isEmpty {
+            addressRecords[host]?.subtract(records)
+            changedHosts.insert(host)
+        }
+        unconfirmedAddressRecords = [:]
         unconfirmed = []
         typesSeenAgain = []
         isResyncing = false
@@ -129,10 +159,14 @@ public struct PeerTable: Sendable {
         pendingRowsByName = [:]
         heldHosts = [:]  // nothing is left to wait for: every device goes now
         servicesLosingRows = [:]
+        hostsLosingAddresses = []
+        hostsAwaitingAddresses = []
+        addressRecords = [:]
+        unconfirmedAddressRecords = [:]
     }
 
     /// Whether nothing is settling: no row found is still unresolved and no device is held back.
-    public var isSettled: Bool { pendingRows.isEmpty && heldHosts.isEmpty }
+    public var isSettled: Bool { pendingRows.isEmpty && heldHosts.isEmpty && hostsAwaitingAddresses.isEmpty }
 
     /// A settle window the caller must time: when it has passed, call ``takeChangedDevices(windowExpired:)`` with
     /// its ``window``.
@@ -173,6 +207,7 @@ public struct PeerTable: Sendable {
             }
             heldHosts[host] = nil
             servicesLosingRows[host] = nil
+            hostsLosingAddresses.remove(host)
             let device = device(hostName: host)
             if device != nil { reportedHosts.insert(host) } else { reportedHosts.remove(host) }
             changes.append((host, device))
@@ -187,8 +222,10 @@ public struct PeerTable: Sendable {
     private func isWaiting(_ host: String) -> Bool {
         guard let keys = keysByHost[host], !keys.isEmpty else { return false }  // gone: nothing to wait for
         if !reportedHosts.contains(host) {
+            if hostsAwaitingAddresses.contains(host) { return true }
             return !pendingRowsByName.isEmpty && keys.contains { pendingRowsByName[$0.name] != nil }
         }
+        if hostsLosingAddresses.contains(host) { return true }  // its rows may be going too: a departure
         guard let losing = servicesLosingRows[host] else { return false }
         let names = Set(losing.map(\.name))
         return keys.contains { losing.contains($0.service) || names.contains($0.name) }
@@ -211,6 +248,8 @@ public struct PeerTable: Sendable {
         var addresses: Set<String> = []
         var interfaces: Set<String> = []
         var latest: [ServiceKey: Row] = [:]
+        for record in addressRecords[hostName] ?? [] { addresses.insert(record.address) }
+        for record in unconfirmedAddressRecords[hostName] ?? [] { addresses.insert(record.address) }
         for row in hostRows {
             addresses.formUnion(row.instance.addresses)
             interfaces.insert(row.instance.key.interface)
@@ -244,7 +283,12 @@ public struct PeerTable: Sendable {
         }
         unconfirmed.remove(key)
         keysByHost[row.hostName]?.remove(key)
-        if keysByHost[row.hostName]?.isEmpty == true { keysByHost[row.hostName] = nil }
+        if keysByHost[row.hostName]?.isEmpty == true {
+            keysByHost[row.hostName] = nil
+            addressRecords[row.hostName] = nil  // no longer followed
+            unconfirmedAddressRecords[row.hostName] = nil
+            hostsAwaitingAddresses.remove(row.hostName)
+        }
         changedHosts.insert(row.hostName)
     }
 

@@ -295,7 +295,8 @@ public actor SnapshotStore {
                 table.finishResyncOfTypesSeenAgain()
                 if !table.isResyncing { logger.info("avahi resync finished", metadata: ["reason": "all-for-now"]) }
             }
-        case .serviceFound, .serviceResolved, .serviceRemoved, .typeSettled:
+        case .serviceFound, .serviceResolved, .serviceRemoved, .typeSettled, .addressAdded, .addressRemoved,
+            .followingAddresses, .addressesKnown:
             if isScanning { table.apply(event) }
         }
     }

@@ -1,4 +1,5 @@
 import AvahiBrowser
+import Glibc
 import NetworkInterfaces
 import PeerScanCore
 import PeerScanModel
@@ -119,9 +120,32 @@ struct AvahiDiscoverySource: DiscoverySource {
             return .typeSettled(type)
         case .allForNow:
             return .browsingSettled
+        case .addressAdded(let address):
+            return .addressAdded(hostAddress(address))
+        case .addressRemoved(let address):
+            return .addressRemoved(hostAddress(address))
+        case .followingAddresses(let host):
+            return .followingAddresses(hostName: host)
+        case .addressesKnown(let host):
+            return .addressesKnown(hostName: host)
         case .resolveFailed, .cacheExhausted:
             return nil
         }
+    }
+
+    private static func hostAddress(_ address: AvahiHostAddress) -> HostAddress {
+        HostAddress(
+            hostName: address.hostName,
+            address: address.address,
+            interface: interfaceName(address.interfaceIndex),
+            ipProtocol: address.ipProtocol == .ipv4 ? .ipv4 : .ipv6
+        )
+    }
+
+    private static func interfaceName(_ index: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
+        guard index > 0, if_indextoname(UInt32(index), &buffer) != nil else { return "if\(index)" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func instanceKey(_ key: AvahiServiceKey) -> ServiceInstanceKey {

@@ -75,3 +75,26 @@ import Testing
         #expect(error.description == "avahi_client_new: \(text) (\(code))")
     }
 }
+
+@Suite struct AddressRecordTests {
+    @Test func anAOrAAAARecordsBytesAreItsAddress() {
+        let a: [UInt8] = [10, 231, 0, 10]
+        let aaaa: [UInt8] = [0xfd, 0x70, 0x73, 0x63, 0x61, 0x6e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10]
+        #expect(a.withUnsafeBytes { AvahiBrowser.addressText(type: 1, rdata: $0) } == "10.231.0.10")
+        #expect(aaaa.withUnsafeBytes { AvahiBrowser.addressText(type: 28, rdata: $0) } == "fd70:7363:616e::10")
+        #expect(a.withUnsafeBytes { AvahiBrowser.addressText(type: 28, rdata: $0) } == nil, "an AAAA of 4 bytes")
+        #expect(aaaa.withUnsafeBytes { AvahiBrowser.addressText(type: 16, rdata: $0) } == nil, "not an address type")
+    }
+
+    @Test func linkLocalIPv6IsFe80Slash10() {
+        #expect(AvahiBrowser.isLinkLocalIPv6("fe80::1"))
+        #expect(AvahiBrowser.isLinkLocalIPv6("FEBF::1"))
+        #expect(!AvahiBrowser.isLinkLocalIPv6("fec0::1"))
+        #expect(!AvahiBrowser.isLinkLocalIPv6("fd70::1"))
+        #expect(!AvahiBrowser.isLinkLocalIPv6("10.0.0.1"))
+    }
+
+    @Test func hostNamesAreComparedLowercaseWithoutTheTrailingDot() {
+        #expect(AvahiBrowser.canonicalHostName("Printer.Local.") == "printer.local")
+    }
+}

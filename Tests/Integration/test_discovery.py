@@ -126,6 +126,51 @@ def test_a_device_appears_whole_in_one_change_and_leaves_in_one(lan, start_daemo
         "itemInserts": 0, "itemDeletes": 1, "itemUpdates": 0, "itemMoves": 0}
 
 
+def test_every_address_of_a_host_is_followed_as_it_comes_and_goes(lan, start_daemon):
+    """A resolver reports one address per row; the host's A and AAAA records give all of them: a second IPv4 and a
+    second IPv6 address added later, then withdrawn, are each one update of the same device."""
+    daemon = start_daemon()
+    daemon.wait_running()
+    alpha = lan.add_peer("alpha")
+    alpha.register("Alpha", "_http._tcp", 80, {"path": "/"})
+    daemon.wait_for(has_device("alpha.local", {"_http._tcp"}, {alpha.ipv4, alpha.ipv6}), what="alpha")
+    alpha_id = device_named(daemon.snapshot, "alpha.local")["id"]
+    extra = ["10.231.0.210", "fd70:7363:616e::210"]
+
+    def addresses(snapshot: dict) -> set[str]:
+        return set((device_named(snapshot, "alpha.local") or {}).get("addresses", []))
+
+    for address in extra:
+        start = daemon.sequence
+        alpha.add_address(address)
+        daemon.wait_for(lambda s: address in addresses(s), what=f"{address} added")
+        assert entries_of(daemon.changes_since(start), alpha_id) == {
+            "itemInserts": 0, "itemDeletes": 0, "itemUpdates": 1, "itemMoves": 0}, address
+    assert addresses(daemon.snapshot) == {alpha.ipv4, alpha.ipv6, *extra}
+    for address in extra:
+        start = daemon.sequence
+        alpha.remove_address(address)
+        daemon.wait_for(lambda s: address not in addresses(s), what=f"{address} withdrawn")
+        assert entries_of(daemon.changes_since(start), alpha_id) == {
+            "itemInserts": 0, "itemDeletes": 0, "itemUpdates": 1, "itemMoves": 0}, address
+    assert addresses(daemon.snapshot) == {alpha.ipv4, alpha.ipv6}
+    assert device_named(daemon.snapshot, "alpha.local")["id"] == alpha_id
+
+
+def test_a_host_with_more_addresses_than_its_rows_appears_with_all_of_them_at_once(lan, start_daemon):
+    daemon = start_daemon()
+    daemon.wait_running()
+    beta = lan.add_peer("beta")
+    beta.add_address("10.231.0.211")  # before any service: published with it from the start
+    start = daemon.sequence
+    beta.register("Beta", "_ipp._tcp", 631, {})
+    everything = {beta.ipv4, beta.ipv6, "10.231.0.211"}
+    daemon.wait_for(has_device("beta.local", {"_ipp._tcp"}, everything), what="beta with three addresses")
+    beta_id = device_named(daemon.snapshot, "beta.local")["id"]
+    assert entries_of(daemon.changes_since(start), beta_id) == {
+        "itemInserts": 1, "itemDeletes": 0, "itemUpdates": 0, "itemMoves": 0}
+
+
 def test_withdrawing_services_removes_them_and_the_last_removes_the_device(lan, start_daemon):
     alpha, beta = two_peers(lan)
     daemon = start_daemon()

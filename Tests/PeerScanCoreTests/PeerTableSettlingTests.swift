@@ -154,3 +154,85 @@ private func tableWithTelevision() -> PeerTable {
         #expect(take(&table).window == 2, "a new window once the last one expired")
     }
 }
+
+private func record(_ address: String, host: String = "tv.local", ipProtocol: IPProtocol = .ipv4) -> HostAddress {
+    HostAddress(hostName: host, address: address, interface: "eth0", ipProtocol: ipProtocol)
+}
+
+@Suite struct PeerTableAddressTests {
+    @Test func aDeviceHasEveryAddressItsHostsRecordsGiveAsWellAsItsRows() {
+        var table = PeerTable()
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.addressAdded(record("10.0.0.8")))
+        table.apply(.addressAdded(record("10.0.0.8", ipProtocol: .ipv6)))  // the same record over IPv6
+        table.apply(.addressAdded(record("10.0.0.7")))
+        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"])
+        table.apply(.addressRemoved(record("10.0.0.8")))
+        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"], "still seen over IPv6")
+        table.apply(.addressRemoved(record("10.0.0.8", ipProtocol: .ipv6)))
+        table.apply(.addressRemoved(record("10.0.0.7")))
+        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7"], "the row's own address stays")
+    }
+
+    @Test func recordsOfAHostNoRowPointsToAreIgnoredAndGoWithItsLastRow() {
+        var table = PeerTable()
+        table.apply(.addressAdded(record("10.0.0.9", host: "ghost.local")))
+        #expect(table.device(hostName: "ghost.local") == nil)
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.addressAdded(record("10.0.0.8")))
+        table.apply(.serviceRemoved(tvV4.key))
+        table.apply(.serviceResolved(tvV4))
+        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7"], "followed anew")
+    }
+
+    @Test func aNewDeviceWaitsUntilItsHostsAddressesAreKnown() {
+        var table = PeerTable(settles: true)
+        table.apply(.followingAddresses(hostName: "TV.local."))
+        table.apply(.serviceResolved(tvV4))
+        #expect(take(&table).reported.isEmpty, "held: its address records are coming")
+        table.apply(.addressAdded(record("10.0.0.7")))
+        table.apply(.addressAdded(record("10.0.0.8")))
+        table.apply(.addressesKnown(hostName: "tv.local"))
+        #expect(take(&table).reported == ["tv.local": ["10.0.0.7", "10.0.0.8"]], "once, with every address")
+        #expect(table.isSettled)
+    }
+
+    @Test func anAddressAddedLaterIsOneUpdateAndOneRemovedIsTooAfterItsWindow() {
+        var table = PeerTable(settles: true)
+        table.apply(.serviceResolved(tvV4))
+        _ = table.takeChangedDevices()
+        table.apply(.addressAdded(record("10.0.0.8")))
+        #expect(take(&table).reported == ["tv.local": ["10.0.0.7", "10.0.0.8"]])
+        table.apply(.addressRemoved(record("10.0.0.8")))
+        let held = take(&table)
+        #expect(held.reported.isEmpty, "held: its rows may be going too")
+        #expect(take(&table, expired: held.window).reported == ["tv.local": ["10.0.0.7"]])
+    }
+
+    @Test func aDeviceThatLeavesLosingAddressesFirstIsOneDelete() {
+        var table = PeerTable(settles: true)
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.addressAdded(record("10.0.0.8")))
+        _ = table.takeChangedDevices()
+        table.apply(.addressRemoved(record("10.0.0.8")))
+        #expect(take(&table).reported.isEmpty)
+        table.apply(.serviceRemoved(tvV4.key))
+        #expect(take(&table).reported == ["tv.local": nil])
+    }
+
+    @Test func aResyncDropsTheRecordsNotReportedAgain() {
+        var table = PeerTable()
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.addressAdded(record("10.0.0.8")))
+        table.apply(.addressAdded(record("10.0.0.9")))
+        table.beginResync()
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.addressAdded(record("10.0.0.9")))
+        #expect(
+            table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8", "10.0.0.9"],
+            "kept meanwhile"
+        )
+        table.finishResync()
+        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.9"])
+    }
+}

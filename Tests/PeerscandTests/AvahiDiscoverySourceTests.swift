@@ -70,6 +70,26 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
         #expect(AvahiDiscoverySource.discoveryEvent(.allForNow) == .browsingSettled)
     }
 
+    @Test func addressRecordsAndTheirFollowingMapOneToOne() {
+        let record = AvahiHostAddress(
+            hostName: "printer.local",
+            address: "10.0.0.9",
+            interfaceIndex: 1,
+            ipProtocol: .ipv6
+        )
+        let expected = HostAddress(hostName: "printer.local", address: "10.0.0.9", interface: "lo", ipProtocol: .ipv6)
+        #expect(AvahiDiscoverySource.discoveryEvent(.addressAdded(record)) == .addressAdded(expected))
+        #expect(AvahiDiscoverySource.discoveryEvent(.addressRemoved(record)) == .addressRemoved(expected))
+        #expect(
+            AvahiDiscoverySource.discoveryEvent(.followingAddresses(hostName: "printer.local"))
+                == .followingAddresses(hostName: "printer.local")
+        )
+        #expect(
+            AvahiDiscoverySource.discoveryEvent(.addressesKnown(hostName: "printer.local"))
+                == .addressesKnown(hostName: "printer.local")
+        )
+    }
+
     @Test func whatMattersOnlyToAvahiIsDropped() {
         let timeout = AvahiError(code: AvahiError.timeoutCode, message: "Timeout reached", operation: "resolve")
         #expect(AvahiDiscoverySource.discoveryEvent(.resolveFailed(key("P"), timeout)) == nil)
