@@ -3,8 +3,9 @@
 ``python3 -m testlan demo [--duration SECONDS] [--peerscand PATH] [--peerscanctl PATH] [--log FILE]`` brings up the
 test LAN, starts peerscand in the scanner namespace (its Varlink socket in the LAN's temporary directory) and runs
 ``peerscanctl watch`` on that socket, so the live changes show on the terminal, while a script plays the scene in a
-loop: devices appear, gain services, change TXT records and ports, lose services and leave; avahi-daemon restarts
-once; scanning is switched off and on once. Ctrl-C (or the duration) ends it and tears everything down. peerscand's
+loop: devices appear (one with two services at once), gain a service, change TXT records and ports, gain and lose
+an address, and leave; avahi-daemon restarts once; scanning is switched off and on once. Each scripted event is one
+line of the watcher. Ctrl-C (or the duration) ends it and tears everything down. peerscand's
 log goes to --log (default .build/demo/peerscand.log).
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 from .lan import TestLAN
 
 ROOT = Path(__file__).resolve().parents[1]
+LAPTOP_EXTRA_ADDRESS = "10.231.0.112"
 
 
 def _scene(lan: TestLAN, peerscanctl: str, socket: Path, stop: threading.Event) -> None:
@@ -39,10 +41,13 @@ def _scene(lan: TestLAN, peerscanctl: str, socket: Path, stop: threading.Event) 
         round_number += 1
         tv.register("Living Room TV", "_airplay._tcp", 7000, {"model": "TV1", "fw": f"{round_number}.0"})
         if not pause(2): break
-        printer.register("Office Printer", "_ipp._tcp", 631, {"rp": "ipp/print", "color": "T"})
-        printer.register("Office Printer", "_http._tcp", 80, {"path": "/"})
+        printer.register_all([  # a device that comes up with two services: one event
+            {"name": "Office Printer", "type": "_ipp._tcp", "port": 631, "txt": {"rp": "ipp/print", "color": "T"}},
+            {"name": "Office Printer", "type": "_http._tcp", "port": 80, "txt": {"path": "/"}},
+        ])
         if not pause(2): break
         tv.register("Living Room TV", "_raop._tcp", 7000, {"am": "TV1"})
+        if not pause(2): break
         laptop.register("Laptop", "_ssh._tcp", 22)
         if not pause(2): break
         printer.update("Office Printer", "_ipp._tcp", txt={"rp": "ipp/print", "color": "F"})
@@ -56,12 +61,15 @@ def _scene(lan: TestLAN, peerscanctl: str, socket: Path, stop: threading.Event) 
             if not pause(2): break
             scanning("on")
             if not pause(3): break
+        laptop.add_address(LAPTOP_EXTRA_ADDRESS)  # every address of a host, as it comes and goes
+        if not pause(2): break
+        laptop.remove_address(LAPTOP_EXTRA_ADDRESS)
+        if not pause(3): break
         laptop.unregister("Laptop", "_ssh._tcp")
         if not pause(2): break
-        tv.unregister("Living Room TV", "_raop._tcp")
-        tv.unregister("Living Room TV", "_airplay._tcp")
-        printer.unregister("Office Printer", "_http._tcp")
-        printer.unregister("Office Printer", "_ipp._tcp")
+        tv.unregister_all()  # devices that leave with all their services: one event each
+        if not pause(2): break
+        printer.unregister_all()
         if not pause(3): break
 
 

@@ -298,6 +298,10 @@ class Peer:
         """
         return self.command("register", name=name, type=type, port=port, txt=txt, addresses=addresses)
 
+    def register_all(self, services: list[dict]) -> dict:
+        """Publish several services at once (each a dict of ``register``'s arguments: name, type, port, txt)."""
+        return self.command("register_all", services=services)
+
     def update(self, name: str, type: str, *, port: int | None = None, txt: dict | list | None = None,
                addresses: list[str] | None = None) -> dict:
         """Change port, TXT and/or addresses of a registered service in place (``update_service``)."""
@@ -307,6 +311,10 @@ class Peer:
     def unregister(self, name: str, type: str) -> dict:
         """Withdraw a service (zeroconf sends goodbye packets)."""
         return self.command("unregister", name=name, type=type)
+
+    def unregister_all(self) -> dict:
+        """Withdraw every service at once (goodbye packets for all of them), as a device that leaves does."""
+        return self.command("unregister_all")
 
     def add_address(self, address: str) -> None:
         """Add an address to the peer's interface and publish it for the host name."""

@@ -9,8 +9,10 @@ its announcements) or ``{"ok": false, "error": "..."}``. A ``{"ready": true}`` l
 once zeroconf is up. Commands:
 
 ``register``   name, type, port, txt (dict, or list of raw "k=v"/"k" strings), addresses (optional)
+``register_all`` services: a list of register's arguments, published at once (concurrently)
 ``update``     name, type, and any of port, txt, addresses (zeroconf ``update_service``)
 ``unregister`` name, type
+``unregister_all`` withdraws every service at once (a device that leaves)
 ``set_addresses`` addresses: the host's new address list, applied to every service; goodbye
                packets are sent for addresses that went away
 ``list``       answers with the registered service names
@@ -20,14 +22,15 @@ once zeroconf is up. Commands:
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import ipaddress
 import json
 import signal
 import sys
 from typing import Any
 
-from zeroconf import DNSAddress, DNSOutgoing, InterfaceChoice, IPVersion, ServiceInfo, Zeroconf
-from zeroconf.const import _CLASS_IN, _CLASS_UNIQUE, _FLAGS_AA, _FLAGS_QR_RESPONSE, _TYPE_A, _TYPE_AAAA
+from zeroconf import DNSAddress, DNSOutgoing, DNSPointer, InterfaceChoice, IPVersion, ServiceInfo, Zeroconf
+from zeroconf.const import _CLASS_IN, _CLASS_UNIQUE, _FLAGS_AA, _FLAGS_QR_RESPONSE, _TYPE_A, _TYPE_AAAA, _TYPE_PTR
 
 
 def full_type(service_type: str) -> str:
@@ -77,6 +80,14 @@ class Responder:
             parsed_addresses=spec.get("addresses") or self.addresses,
         )
 
+    def _announce_types(self, types: list[str]) -> None:
+        """Announce the service types (RFC 6763 §9 ``_services._dns-sd._udp`` PTR records), as avahi-daemon does for
+        the services it publishes, so that a browser learns a new type at once rather than at its next query."""
+        out = DNSOutgoing(_FLAGS_QR_RESPONSE | _FLAGS_AA)
+        for stype in sorted(set(types)):
+            out.add_answer_at_time(DNSPointer("_services._dns-sd._udp.local.", _TYPE_PTR, _CLASS_IN, 4500, stype), 0)
+        self.zc.send(out)
+
     def _key(self, msg: dict) -> str:
         return f"{msg['name']}.{full_type(msg['type'])}"
 
@@ -88,9 +99,28 @@ class Responder:
             raise ValueError(f"already registered: {key}")
         spec = {k: msg.get(k) for k in ("name", "type", "port", "txt", "addresses")}
         info = self._info(spec)
+        self._announce_types([info.type])
         self.zc.register_service(info)
         self.services[key] = (info, spec)
         return {"service": key}
+
+    def register_all(self, msg: dict) -> dict:
+        """Publish several services at once: probed and announced together, as one event on the network (a device
+        that comes up with all its services)."""
+        specs = [{k: spec.get(k) for k in ("name", "type", "port", "txt", "addresses")} for spec in msg["services"]]
+        keys = [self._key(spec) for spec in specs]
+        for spec, key in zip(specs, keys):
+            if "." in spec["name"]:
+                raise ValueError("python-zeroconf cannot publish instance names containing '.'")
+            if key in self.services:
+                raise ValueError(f"already registered: {key}")
+        infos = [self._info(spec) for spec in specs]
+        self._announce_types([info.type for info in infos])
+        with concurrent.futures.ThreadPoolExecutor(len(infos)) as pool:
+            list(pool.map(self.zc.register_service, infos))
+        for key, info, spec in zip(keys, infos, specs):
+            self.services[key] = (info, spec)
+        return {"services": keys}
 
     def update(self, msg: dict) -> dict:
         key = self._key(msg)
@@ -109,6 +139,13 @@ class Responder:
         info, _ = self.services.pop(key)
         self.zc.unregister_service(info)
         return {"service": key}
+
+    def unregister_all(self, msg: dict) -> dict:
+        """Withdraw every service at once (goodbye packets for all of them): a device that leaves."""
+        keys = sorted(self.services)
+        self.zc.unregister_all_services()
+        self.services.clear()
+        return {"services": keys}
 
     def set_addresses(self, msg: dict) -> dict:
         new = list(msg["addresses"])
@@ -134,8 +171,10 @@ class Responder:
             return {"services": sorted(self.services)}
         handler = {
             "register": self.register,
+            "register_all": self.register_all,
             "update": self.update,
             "unregister": self.unregister,
+            "unregister_all": self.unregister_all,
             "set_addresses": self.set_addresses,
         }.get(cmd)
         if handler is None:

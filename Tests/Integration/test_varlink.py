@@ -249,7 +249,9 @@ def test_monitor_resumes_with_exactly_the_missed_changesets(lan, start_varlink_d
     change(alpha, "update", "Alpha", "_http._tcp", txt={"v": "2"})
     first.wait_for(lambda s: service_of(s, "alpha.local", "_http._tcp")["txt"] == {"v": "2"}, what="TXT v2")
     first.close()
-    assert first.errors == [] and len(first.replies) >= 3
+    # A snapshot and at least the TXT changeset (alpha may already be in the first snapshot: a fresh daemon answers
+    # Monitor once its initial browse has settled).
+    assert first.errors == [] and len(first.replies) >= 2
     epoch, since, kept = first.epoch, first.sequence, first.snapshot
 
     # Changes while disconnected.
