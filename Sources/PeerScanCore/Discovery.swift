@@ -10,6 +10,9 @@ public enum DiscoveryEvent: Sendable, Equatable {
     case serviceResolved(ServiceInstance)
     /// An instance is gone.
     case serviceRemoved(ServiceInstanceKey)
+    /// Resolving an instance failed for now (its resolver stays open: a later resolution may still come). Nothing
+    /// waits on it meanwhile.
+    case resolveFailed(ServiceInstanceKey)
     /// The browser of one service type has reported everything it currently knows (Avahi's ALL_FOR_NOW).
     case typeSettled(String)
     /// The source has reported everything it currently knows (Avahi's ALL_FOR_NOW from every browser so far). With

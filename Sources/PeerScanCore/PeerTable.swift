@@ -89,7 +89,7 @@ public struct PeerTable: Sendable {
             changedHosts.insert(host)
         case .serviceFound(let key):
             unconfirmed.remove(key)  // seen again: its resolution follows
-            if settles && rows[key] == nil && pendingRows.insert(key).inserted {
+            if rows[key] == nil && pendingRows.insert(key).inserted {
                 pendingRowsByName[key.name, default: 0] += 1
             }
             if isResyncing { typesSeenAgain.insert(key.type) }
@@ -98,6 +98,8 @@ public struct PeerTable: Sendable {
         case .serviceRemoved(let key):
             forgetPending(key)
             remove(key)
+        case .resolveFailed(let key):
+            forgetPending(key)  // held devices are looked at again in the next take
         case .addressAdded(let record):
             let host = DeviceID.canonicalHostName(record.hostName)
             guard keysByHost[host] != nil else { return }  // a host no row points to is not followed
@@ -110,7 +112,7 @@ public struct PeerTable: Sendable {
             changedHosts.insert(host)
             if settles && reportedHosts.contains(host) { hostsLosingAddresses.insert(host) }
         case .followingAddresses(let hostName):
-            if settles { hostsAwaitingAddresses.insert(DeviceID.canonicalHostName(hostName)) }
+            hostsAwaitingAddresses.insert(DeviceID.canonicalHostName(hostName))
         case .addressesKnown(let hostName):
             let host = DeviceID.canonicalHostName(hostName)
             if hostsAwaitingAddresses.remove(host) != nil && keysByHost[host] != nil { changedHosts.insert(host) }
@@ -138,14 +140,27 @@ public struct PeerTable: Sendable {
     /// Removes every instance that was not seen or resolved again since ``beginResync()``.
     public mutating func finishResync() {
         for key in unconfirmed { remove(key) }
+        unconfirmed = []
+        typesSeenAgain = []
+        isResyncing = false
+    }
+
+    /// Drops the address records not reported again since ``beginResync()``. Later than the rows: a host's records
+    /// are only followed again once one of its rows has resolved again, against a daemon whose cache may be empty.
+    public mutating func finishAddressResync() {
         for (host, records) in unconfirmedAddressRecords where !records.isEmpty {
             addressRecords[host]?.subtract(records)
             changedHosts.insert(host)
         }
         unconfirmedAddressRecords = [:]
-        unconfirmed = []
-        typesSeenAgain = []
-        isResyncing = false
+    }
+
+    /// The source lost its daemon: the rows it found but had not resolved, and the address lookups it had started,
+    /// are gone with it (they are reported again once it is back), so nothing waits on them any more.
+    public mutating func sourceWentAway() {
+        pendingRows = []
+        pendingRowsByName = [:]
+        hostsAwaitingAddresses = []
     }
 
     /// Forgets everything (scanning switched off).

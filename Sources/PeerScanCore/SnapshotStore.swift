@@ -182,6 +182,7 @@ public actor SnapshotStore {
                     logger.info("avahi resync finished", metadata: ["reason": "grace-period"])
                     table.finishResync()
                 }
+                if generation == resyncGeneration && host.sourceState.isRunning { table.finishAddressResync() }
             }
         }
         if requestedScanning != wasScanning {
@@ -273,6 +274,7 @@ public actor SnapshotStore {
             if state != host.sourceState {
                 logger.notice("avahi state", metadata: ["state": "\(state.name)", "reason": "\(state.reason ?? "")"])
             }
+            if !state.isRunning { table.sourceWentAway() }
             if !state.isRunning && (host.sourceState.isRunning || !table.isResyncing) && table.deviceCount > 0 {
                 // Keep the devices through the outage; those not seen again are removed afterwards. A new outage
                 // during a resync starts it over: the daemon that comes back reports nothing about the old one.
@@ -295,8 +297,8 @@ public actor SnapshotStore {
                 table.finishResyncOfTypesSeenAgain()
                 if !table.isResyncing { logger.info("avahi resync finished", metadata: ["reason": "all-for-now"]) }
             }
-        case .serviceFound, .serviceResolved, .serviceRemoved, .typeSettled, .addressAdded, .addressRemoved,
-            .followingAddresses, .addressesKnown:
+        case .serviceFound, .serviceResolved, .serviceRemoved, .resolveFailed, .typeSettled, .addressAdded,
+            .addressRemoved, .followingAddresses, .addressesKnown:
             if isScanning { table.apply(event) }
         }
     }

@@ -87,8 +87,8 @@ struct AvahiDiscoverySource: DiscoverySource {
         }
     }
 
-    /// The discovery event for an Avahi event; `nil` for those that matter only to Avahi (resolve failures, cache
-    /// exhaustion). A failed resolve keeps its resolver open, so a later answer still arrives.
+    /// The discovery event for an Avahi event; `nil` for cache exhaustion, which matters only to Avahi. A failed
+    /// resolve keeps its resolver open, so a later answer still arrives; meanwhile nothing waits on it.
     static func discoveryEvent(_ event: AvahiEvent) -> DiscoveryEvent? {
         switch event {
         case .serverState(let state, let hostName):
@@ -128,7 +128,9 @@ struct AvahiDiscoverySource: DiscoverySource {
             return .followingAddresses(hostName: host)
         case .addressesKnown(let host):
             return .addressesKnown(hostName: host)
-        case .resolveFailed, .cacheExhausted:
+        case .resolveFailed(let key, _):
+            return .resolveFailed(instanceKey(key))
+        case .cacheExhausted:
             return nil
         }
     }

@@ -80,6 +80,33 @@ private func tableWithTelevision() -> PeerTable {
         #expect(take(&table).reported == ["tv.local": ["fd00::7"]])
     }
 
+    @Test func aRowWhoseResolveFailedIsWaitedForNoLonger() {
+        var table = PeerTable(settles: true)
+        table.apply(.serviceFound(tvV4.key))
+        table.apply(.serviceResolved(tvV6))
+        #expect(take(&table).reported.isEmpty)
+        table.apply(.resolveFailed(tvV4.key))
+        #expect(take(&table).reported == ["tv.local": ["fd00::7"]])
+        #expect(table.isSettled)
+    }
+
+    @Test func whatTheSourceHadPendingIsForgottenWhenItGoesAway() {
+        var table = PeerTable(settles: true)
+        table.apply(.serviceFound(makeInstanceKey("Ghost")))
+        table.apply(.followingAddresses(hostName: "ghost.local"))
+        #expect(!table.isSettled)
+        table.sourceWentAway()
+        #expect(table.isSettled)
+    }
+
+    @Test func aTableThatDoesNotSettleStillKnowsWhatIsPending() {
+        var table = PeerTable()
+        table.apply(.serviceFound(tvV4.key))
+        #expect(!table.isSettled, "the initial browse waits for it even without holding devices")
+        table.apply(.serviceResolved(tvV4))
+        #expect(table.isSettled)
+    }
+
     @Test func aWithdrawnServiceGoesInOneChangeOnceAllItsRowsAreGone() {
         var table = tableWithTelevision()
         table.apply(.serviceRemoved(tvV6.key))
@@ -220,19 +247,22 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         #expect(take(&table).reported == ["tv.local": nil])
     }
 
-    @Test func aResyncDropsTheRecordsNotReportedAgain() {
+    @Test func aResyncDropsTheRecordsNotReportedAgainOnlyWhenItsAddressesResyncEnds() {
         var table = PeerTable()
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
         table.apply(.addressAdded(record("10.0.0.9")))
         table.beginResync()
-        table.apply(.serviceResolved(tvV4))
-        table.apply(.addressAdded(record("10.0.0.9")))
+        table.apply(.serviceFound(tvV4.key))
+        table.finishResyncOfTypesSeenAgain()  // the rows are back (found): the resync of rows is over
+        #expect(!table.isResyncing)
         #expect(
             table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8", "10.0.0.9"],
-            "kept meanwhile"
+            "the records are followed again only once the rows resolve: kept meanwhile"
         )
-        table.finishResync()
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.addressAdded(record("10.0.0.9")))
+        table.finishAddressResync()
         #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.9"])
     }
 }

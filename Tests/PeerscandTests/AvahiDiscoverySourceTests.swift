@@ -90,9 +90,20 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
         )
     }
 
-    @Test func whatMattersOnlyToAvahiIsDropped() {
+    @Test func aFailedResolveIsReportedAndCacheExhaustionIsNot() {
         let timeout = AvahiError(code: AvahiError.timeoutCode, message: "Timeout reached", operation: "resolve")
-        #expect(AvahiDiscoverySource.discoveryEvent(.resolveFailed(key("P"), timeout)) == nil)
+        #expect(
+            AvahiDiscoverySource.discoveryEvent(.resolveFailed(key("P"), timeout))
+                == .resolveFailed(
+                    ServiceInstanceKey(
+                        interface: "lan0",
+                        ipProtocol: .ipv4,
+                        name: "P",
+                        type: "_ipp._tcp",
+                        domain: "local"
+                    )
+                )
+        )
         #expect(AvahiDiscoverySource.discoveryEvent(.cacheExhausted) == nil)
     }
 
