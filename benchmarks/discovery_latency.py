@@ -214,8 +214,9 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_arguments(description: str, most_rounds: int, why: str) -> argparse.Namespace:
+    """The benchmarks' common options (--rounds, --timeout, --json), checked, with root and peerscand required."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds per observation (default 5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
@@ -224,18 +225,29 @@ def main() -> int:
         parser.error("run as root: the test LAN needs network namespaces")
     if not PEERSCAND.exists():
         parser.error(f"{PEERSCAND} is missing: run `swift build --product peerscand`")
-    if not 1 <= args.rounds <= 150:
-        parser.error("--rounds must be between 1 and 150 (one peer namespace per round)")
+    if not 1 <= args.rounds <= most_rounds:
+        parser.error(f"--rounds must be between 1 and {most_rounds} ({why})")
+    return args
 
+
+def start_observers(lan: TestLAN, parse_dump: Callable[[str], list[Any]]) -> tuple[Stream, Stream]:
+    """``peerscand --dump`` (parsed by ``parse_dump``) and a long-running ``avahi-browse -a -r -p -k``, both in the
+    scanner namespace; peerscand's state, socket and log stay in the LAN's temp dir (nothing lands in /run)."""
+    dump = Stream(lan.popen_in_scanner(
+        [str(PEERSCAND), "--dump", "--state-directory", str(lan.tmpdir / "state"),
+         "--socket", str(lan.tmpdir / "io.peerscan")], text=True,
+        stdout=subprocess.PIPE, stderr=open(lan.tmpdir / "peerscand.log", "w")), parse_dump)
+    browse = Stream(lan.popen_in_scanner(
+        ["avahi-browse", "-a", "-r", "-p", "-k"], text=True, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL), parse_browse_output)
+    return dump, browse
+
+
+def main() -> int:
+    args = parse_arguments(__doc__.splitlines()[0], 150, "one peer namespace per round")
     with TestLAN() as lan:
         lan.start_avahi()
-        dump = Stream(lan.popen_in_scanner(
-            [str(PEERSCAND), "--dump", "--state-directory", str(lan.tmpdir / "state"),
-             "--socket", str(lan.tmpdir / "io.peerscan")], text=True,  # nothing lands in /run
-            stdout=subprocess.PIPE, stderr=open(lan.tmpdir / "peerscand.log", "w")), dump_parser())
-        browse = Stream(lan.popen_in_scanner(
-            ["avahi-browse", "-a", "-r", "-p", "-k"], text=True, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL), parse_browse_output)
+        dump, browse = start_observers(lan, dump_parser())
         t0 = time.monotonic()
         lan.add_peer("anchor").register("Anchor", TYPE, 4000)
         in_dump, in_browse = predicates("appear", "anchor.local", "Anchor", 4000)

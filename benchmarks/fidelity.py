@@ -30,11 +30,8 @@ minus avahi-browse's (the goal: at most 0.150 s).
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -45,10 +42,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "Tests" / "Integration"), str(ROOT / "benchmarks")]
 
 import applier  # noqa: E402
-from discovery_latency import Stream, summary  # noqa: E402
-from testlan.lan import TestLAN, parse_browse_output  # noqa: E402
+from discovery_latency import Stream, parse_arguments, start_observers, summary  # noqa: E402
+from testlan.lan import TestLAN  # noqa: E402
 
-PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 TYPES = ("_bench._tcp", "_benchb._tcp")
 KINDS = ("appear", "txt", "port", "address-add", "address-remove", "withdraw")
 SPACING = 1.5
@@ -175,27 +171,10 @@ def markdown(result: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--timeout", type=float, default=5.0, help="seconds per observation (default 5)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    args = parser.parse_args()
-    if os.geteuid() != 0:
-        parser.error("run as root: the test LAN needs network namespaces")
-    if not PEERSCAND.exists():
-        parser.error(f"{PEERSCAND} is missing: run `swift build --product peerscand`")
-    if not 1 <= args.rounds <= 45:
-        parser.error("--rounds must be between 1 and 45 (one peer namespace and address per round)")
-
+    args = parse_arguments(__doc__.splitlines()[0], 45, "one peer namespace and address per round")
     with TestLAN() as lan:
         lan.start_avahi()
-        dump = Stream(lan.popen_in_scanner(
-            [str(PEERSCAND), "--dump", "--state-directory", str(lan.tmpdir / "state"),
-             "--socket", str(lan.tmpdir / "io.peerscan")], text=True,  # nothing lands in /run
-            stdout=subprocess.PIPE, stderr=open(lan.tmpdir / "peerscand.log", "w")), dump_parser())
-        browse = Stream(lan.popen_in_scanner(
-            ["avahi-browse", "-a", "-r", "-p", "-k"], text=True, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL), parse_browse_output)
+        dump, browse = start_observers(lan, dump_parser())
         t0 = time.monotonic()
         anchor = lan.add_peer("anchor")
         anchor.register_all([{"name": "Anchor", "type": t, "port": 4000} for t in TYPES])
