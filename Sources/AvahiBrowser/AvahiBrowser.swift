@@ -525,12 +525,15 @@ public final class AvahiBrowser: @unchecked Sendable {
             return
         }
         guard let rdata, isAllowed(interface) else { return }
-        guard let text = Self.addressText(type: type, rdata: UnsafeRawBufferPointer(start: rdata, count: size))
-        else { return }
+        let bytes = UnsafeRawBufferPointer(start: rdata, count: size)
+        guard let text = Self.addressText(type: type, rdata: bytes) else { return }
+        let name = interfaceName(interface)
+        let isLinkLocal = bytes.count == 16 && Self.isLinkLocalIPv6(bytes[0], bytes[1])
         let address = AvahiHostAddress(
             hostName: host,
-            address: Self.isLinkLocalIPv6(text) ? "\(text)%\(interfaceName(interface))" : text,
+            address: isLinkLocal ? "\(text)%\(name)" : text,
             interfaceIndex: interface,
+            interfaceName: name,
             ipProtocol: proto == AvahiProtocol(AVAHI_PROTO_INET) ? .ipv4 : .ipv6
         )
         logger.debug(
@@ -597,10 +600,9 @@ public final class AvahiBrowser: @unchecked Sendable {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Whether an IPv6 address in text form is link-local (`fe80::/10`).
-    static func isLinkLocalIPv6(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return ["fe8", "fe9", "fea", "feb"].contains { lower.hasPrefix($0) } && lower.contains(":")
+    /// Whether an IPv6 address whose first two bytes are these is link-local (`fe80::/10`).
+    static func isLinkLocalIPv6(_ first: UInt8, _ second: UInt8) -> Bool {
+        first == 0xfe && second & 0xc0 == 0x80
     }
 
     /// Textual address; a link-local IPv6 address gets `%interface`.
@@ -610,8 +612,7 @@ public final class AvahiBrowser: @unchecked Sendable {
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let bytes = address.pointee.data.ipv6.address
         let isLinkLocal =
-            address.pointee.proto == AvahiProtocol(AVAHI_PROTO_INET6)
-            && bytes.0 == 0xfe && bytes.1 & 0xc0 == 0x80
+            address.pointee.proto == AvahiProtocol(AVAHI_PROTO_INET6) && Self.isLinkLocalIPv6(bytes.0, bytes.1)
         return isLinkLocal ? "\(text)%\(interfaceName(interface))" : text
     }
 

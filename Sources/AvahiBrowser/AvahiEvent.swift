@@ -47,20 +47,29 @@ public struct AvahiHostAddress: Hashable, Sendable, CustomStringConvertible {
     public var address: String
     /// The kernel index of the interface the record was seen on.
     public var interfaceIndex: Int32
+    /// The name of that interface (`"eth0"`), empty if the index had no name.
+    public var interfaceName: String
     /// The protocol the record was seen over (an A record can come over IPv6 too).
     public var ipProtocol: IPProtocol
 
     /// Creates an address record from its parts.
-    public init(hostName: String, address: String, interfaceIndex: Int32, ipProtocol: IPProtocol) {
+    public init(
+        hostName: String,
+        address: String,
+        interfaceIndex: Int32,
+        interfaceName: String,
+        ipProtocol: IPProtocol
+    ) {
         self.hostName = hostName
         self.address = address
         self.interfaceIndex = interfaceIndex
+        self.interfaceName = interfaceName
         self.ipProtocol = ipProtocol
     }
 
-    /// `host address on #index/protocol`, for logs.
+    /// `host address on interface/protocol`, for logs.
     public var description: String {
-        "\(hostName) \(address) on #\(interfaceIndex)/\(ipProtocol == .ipv4 ? "IPv4" : "IPv6")"
+        "\(hostName) \(address) on \(interfaceName)/\(ipProtocol == .ipv4 ? "IPv4" : "IPv6")"
     }
 }
 

@@ -75,12 +75,7 @@ public struct ScanService: Service {
             group.addTask { [inputs, source] in
                 for await event in source.events { inputs.push(.discovery(event)) }
             }
-            if let initialBrowseLimit {
-                group.addTask { [inputs, clock] in
-                    guard (try? await clock.sleep(for: initialBrowseLimit)) != nil else { return }
-                    inputs.push(.initialBrowseDeadline)
-                }
-            }
+            if let initialBrowseLimit { submit(.initialBrowseDeadline, after: initialBrowseLimit, in: &group) }
             await withGracefulShutdownHandler {
                 while let batch = await inputs.next() {
                     let effects = await store.apply(batch)
@@ -105,17 +100,23 @@ public struct ScanService: Service {
             }
         }
         if let generation = effects.resyncDeadline {
-            group.addTask { [inputs, resyncGracePeriod, clock] in
-                // Cancelled at shutdown: then there is nothing left to resync.
-                guard (try? await clock.sleep(for: resyncGracePeriod)) != nil else { return }
-                inputs.push(.resyncDeadline(generation: generation))
-            }
+            submit(.resyncDeadline(generation: generation), after: resyncGracePeriod, in: &group)
         }
         if let window = effects.settleDeadline {
-            group.addTask { [inputs, settleWindow, clock] in
-                guard (try? await clock.sleep(for: settleWindow)) != nil else { return }
-                inputs.push(.settleDeadline(window: window))
-            }
+            submit(.settleDeadline(window: window), after: settleWindow, in: &group)
+        }
+    }
+
+    /// A timer: queues `input` once `delay` has passed on the service's clock. Cancelled at shutdown, when nothing is
+    /// left for it to do.
+    private func submit(
+        _ input: StoreInput,
+        after delay: Duration,
+        in group: inout ThrowingDiscardingTaskGroup<any Error>
+    ) {
+        group.addTask { [inputs, clock] in
+            guard (try? await clock.sleep(for: delay)) != nil else { return }
+            inputs.push(input)
         }
     }
 }

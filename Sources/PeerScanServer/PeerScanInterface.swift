@@ -80,12 +80,12 @@ public struct PeerScanInterface: VarlinkInterface {
         let since = parameters.epoch == epoch ? parameters.since : nil
         let subscription = await store.subscribe(limit: clientQueueLimit)
         defer { subscription.cancel() }
-        // The history observes the store synchronously, so it holds every changeset up to the subscription's.
-        let resumed = since.flatMap { history.entries(after: $0, through: subscription.sequence) }
         guard context.call.more else {
             try await context.reply(snapshotReply(subscription.snapshot, sequence: subscription.sequence, kind: .final))
             return
         }
+        // The history observes the store synchronously, so it holds every changeset up to the subscription's.
+        let resumed = since.flatMap { history.entries(after: $0, through: subscription.sequence) }
         var sequence = subscription.sequence
         if let resumed {
             context.logger.info(

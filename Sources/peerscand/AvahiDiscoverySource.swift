@@ -1,5 +1,4 @@
 import AvahiBrowser
-import Glibc
 import NetworkInterfaces
 import PeerScanCore
 import PeerScanModel
@@ -139,20 +138,19 @@ struct AvahiDiscoverySource: DiscoverySource {
         HostAddress(
             hostName: address.hostName,
             address: address.address,
-            interface: interfaceName(address.interfaceIndex),
+            interface: interface(address.interfaceName, index: address.interfaceIndex),
             ipProtocol: address.ipProtocol == .ipv4 ? .ipv4 : .ipv6
         )
     }
 
-    private static func interfaceName(_ index: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
-        guard index > 0, if_indextoname(UInt32(index), &buffer) != nil else { return "if\(index)" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// An interface's name; `if<index>` for an index that had none.
+    private static func interface(_ name: String, index: Int32) -> String {
+        name.isEmpty ? "if\(index)" : name
     }
 
     private static func instanceKey(_ key: AvahiServiceKey) -> ServiceInstanceKey {
         ServiceInstanceKey(
-            interface: key.interfaceName.isEmpty ? "if\(key.interfaceIndex)" : key.interfaceName,
+            interface: interface(key.interfaceName, index: key.interfaceIndex),
             ipProtocol: key.ipProtocol == .ipv4 ? .ipv4 : .ipv6,
             name: key.name,
             type: key.type,

@@ -87,11 +87,11 @@ import Testing
     }
 
     @Test func linkLocalIPv6IsFe80Slash10() {
-        #expect(AvahiBrowser.isLinkLocalIPv6("fe80::1"))
-        #expect(AvahiBrowser.isLinkLocalIPv6("FEBF::1"))
-        #expect(!AvahiBrowser.isLinkLocalIPv6("fec0::1"))
-        #expect(!AvahiBrowser.isLinkLocalIPv6("fd70::1"))
-        #expect(!AvahiBrowser.isLinkLocalIPv6("10.0.0.1"))
+        #expect(AvahiBrowser.isLinkLocalIPv6(0xfe, 0x80))  // fe80::
+        #expect(AvahiBrowser.isLinkLocalIPv6(0xfe, 0xbf))  // febf::
+        #expect(!AvahiBrowser.isLinkLocalIPv6(0xfe, 0xc0))  // fec0::
+        #expect(!AvahiBrowser.isLinkLocalIPv6(0xfd, 0x70))  // fd70::
+        #expect(!AvahiBrowser.isLinkLocalIPv6(10, 0))  // 10.0.…
     }
 
     @Test func hostNamesAreComparedLowercaseWithoutTheTrailingDot() {

@@ -75,6 +75,7 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
             hostName: "printer.local",
             address: "10.0.0.9",
             interfaceIndex: 1,
+            interfaceName: "lo",
             ipProtocol: .ipv6
         )
         let expected = HostAddress(hostName: "printer.local", address: "10.0.0.9", interface: "lo", ipProtocol: .ipv6)
