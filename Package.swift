@@ -14,6 +14,10 @@
 //   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, snapshot encoding, resume history
 //   TextEscaping      control characters made visible, for the terminal and for log lines
 //   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
+//   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
+//   NeighbourTable    the Swift wrapper of CNetlink, its only importer: the kernel's ARP/NDP table, dump and changes
+//   ActiveProbing     the sweep that makes the kernel resolve every address of the directly connected subnets
+//   MACVendors        the organization behind a MAC address, from Debian's ieee-data registry files
 //   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
 //   peerscand         the daemon: composes AvahiBrowser, PeerScanCore, PeerScanServer and DaemonSupport
 //   PeerScanClient    peerscanctl's logic: connection, monitor session, tables and change lines
@@ -171,6 +175,25 @@ let package = Package(
         // MARK: NetworkInterfaces — the host's interfaces, from the kernel.
         .target(name: "NetworkInterfaces"),
         .testTarget(name: "NetworkInterfacesTests", dependencies: ["NetworkInterfaces"]),
+
+        // MARK: The kernel's neighbour table (libmnl and its one wrapper), active probing, MAC vendors.
+        .systemLibrary(
+            name: "CNetlink",
+            pkgConfig: "libmnl",
+            providers: [.apt(["libmnl-dev"])]
+        ),
+        .target(
+            name: "NeighbourTable",
+            dependencies: ["CNetlink", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(name: "NeighbourTableTests", dependencies: ["NeighbourTable", "TestSupport"]),
+        .target(
+            name: "ActiveProbing",
+            dependencies: ["NetworkInterfaces", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(name: "ActiveProbingTests", dependencies: ["ActiveProbing", "NetworkInterfaces", "TestSupport"]),
+        .target(name: "MACVendors"),
+        .testTarget(name: "MACVendorsTests", dependencies: ["MACVendors", "TestSupport"]),
 
         // MARK: DaemonSupport — sd_notify, socket activation, the watchdog and the log format, written by hand.
         .target(
