@@ -13,6 +13,8 @@ public struct ChangeLine: Hashable, Sendable, CustomStringConvertible {
         case changed
         /// The configuration changed (scanning, Avahi, this host): no sign, no colour.
         case configuration
+        /// An address moved from one device to another (an address conflict, or a new owner): `! …`, red.
+        case addressMoved
     }
 
     /// The kind of change.
@@ -33,6 +35,7 @@ public struct ChangeLine: Hashable, Sendable, CustomStringConvertible {
         case .removed: "- \(text)"
         case .changed: "~ \(text)"
         case .configuration: text
+        case .addressMoved: "! \(text)"
         }
     }
 
@@ -43,6 +46,7 @@ public struct ChangeLine: Hashable, Sendable, CustomStringConvertible {
         case .removed: .red
         case .changed: .yellow
         case .configuration: nil
+        case .addressMoved: .red
         }
     }
 }
@@ -105,7 +109,7 @@ public enum ChangeDescription {
             case (.peer(let was)?, .peer(let now)):
                 added.append((update.at, ChangeLine(.changed, changeSummary(from: was, to: now))))
             case (_, .peer(let now)):
-                added.append((update.at, ChangeLine(.changed, "\(escaped(now.displayName)): changed")))
+                added.append((update.at, ChangeLine(.changed, "\(escaped(now.label)): changed")))
             default:
                 break
             }
@@ -120,7 +124,39 @@ public enum ChangeDescription {
         }
         // Inserts and updates are each sorted by new position; merge them so the lines follow the new order.
         let ordered = added.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }
-        return configuration + removed + ordered.map(\.element.1)
+        return configuration + removed + ordered.map(\.element.1) + movedAddresses(in: changes, from: old)
+    }
+
+    /// `! address 10.0.0.7 moved from Printer to 3c:22:fb:44:55:66`: the addresses one device lost and another
+    /// gained in the same changeset (another MAC address answers for them now: an address conflict, or a new owner).
+    static func movedAddresses(in changes: ScanChangeset, from old: ScanSnapshot) -> [ChangeLine] {
+        var lostBy: [String: Device] = [:]
+        for delete in changes.itemDeletes {
+            guard let device = old.item(at: delete.from)?.device else { continue }
+            for address in device.addresses { lostBy[address] = device }
+        }
+        for update in changes.itemUpdates {
+            guard let was = old.item(withIdentifier: update.item.id)?.device, let now = update.item.device else {
+                continue
+            }
+            for address in additions(from: now.addresses, to: was.addresses) { lostBy[address] = was }
+        }
+        guard !lostBy.isEmpty else { return [] }
+        var lines: [ChangeLine] = []
+        for payload in changes.itemInserts + changes.itemUpdates {
+            guard let now = payload.item.device else { continue }
+            let had = old.item(withIdentifier: now.id)?.device?.addresses ?? []
+            for address in additions(from: had, to: now.addresses) {
+                guard let previous = lostBy[address], previous.id != now.id else { continue }
+                lines.append(
+                    ChangeLine(
+                        .addressMoved,
+                        escaped("address \(address) moved from \(previous.label) to \(now.label)")
+                    )
+                )
+            }
+        }
+        return lines
     }
 
     /// The lines describing what differs between two snapshots, computed with `Snapshot.difference(from:)`: what
@@ -131,18 +167,35 @@ public enum ChangeDescription {
         lines(for: new.difference(from: old), from: old, to: new)
     }
 
-    /// `Living Room TV (tv.local) 10.0.0.7 _airplay._tcp,_raop._tcp`.
+    /// `Living Room TV (tv.local) 10.0.0.7 _airplay._tcp,_raop._tcp`, with the MAC address and vendor when known
+    /// (`3c:22:fb:44:55:66 Apple, Inc.`) and `offline` when it is.
     static func summary(of device: Device) -> String {
-        let addresses = device.addresses.isEmpty ? "(no address)" : device.addresses.joined(separator: ",")
+        var parts = [device.label]
+        if let hostName = device.hostName { parts.append("(\(hostName))") }
+        if device.displayName == nil, let mac = device.macAddresses.first, mac == device.label {
+            // the label is the MAC address already
+        } else if !device.macAddresses.isEmpty {
+            parts.append(device.macAddresses.joined(separator: ","))
+        }
+        if let vendor = device.vendor { parts.append("[\(vendor)]") }
+        parts.append(device.addresses.isEmpty ? "(no address)" : device.addresses.joined(separator: ","))
         let types = SnapshotTable.serviceTypes(of: device).joined(separator: ",")
-        return escaped("\(device.displayName) (\(device.hostName)) \(addresses) \(types)")
+        if !types.isEmpty { parts.append(types) }
+        if !device.online { parts.append("offline") }
+        return escaped(parts.joined(separator: " "))
     }
 
     /// `Living Room TV: + _ssh._tcp, address 10.0.0.7 gone, …`: the old name, then every difference.
     static func changeSummary(from old: Device, to new: Device) -> String {
         var parts: [String] = []
-        if old.displayName != new.displayName { parts.append("renamed to \(new.displayName)") }
-        if old.hostName != new.hostName { parts.append("host \(old.hostName)→\(new.hostName)") }
+        if old.online != new.online { parts.append(new.online ? "online" : "offline") }
+        if old.label != new.label { parts.append("renamed to \(new.label)") }
+        if old.hostName != new.hostName {
+            parts.append("host \(old.hostName ?? "(none)")→\(new.hostName ?? "(none)")")
+        }
+        parts += additions(from: old.macAddresses, to: new.macAddresses).map { "mac \($0) new" }
+        parts += additions(from: new.macAddresses, to: old.macAddresses).map { "mac \($0) gone" }
+        if old.vendor != new.vendor, let vendor = new.vendor { parts.append("vendor \(vendor)") }
 
         let oldServices = Dictionary(old.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newServices = Dictionary(new.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -171,7 +224,7 @@ public enum ChangeDescription {
             if before.port != service.port { parts.append("\(label(service)) port \(before.port)→\(service.port)") }
         }
         if parts.isEmpty { parts.append("changed") }
-        return escaped("\(old.displayName): \(parts.joined(separator: ", "))")
+        return escaped("\(old.label): \(parts.joined(separator: ", "))")
     }
 
     /// `model=X1→X2 +fw=2 -color`: the keys whose value changed, the keys added, the keys removed.

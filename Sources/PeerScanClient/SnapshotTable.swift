@@ -9,9 +9,12 @@ import PeerScanModel
 /// avahi       running
 /// interfaces  lan0
 ///
-/// NAME          HOST          ADDRESSES                           SERVICES
-/// Alpha         alpha.local   10.231.0.10,fd70:7363:616e::10      _http._tcp,_ssh._tcp
+/// NAME               STATE    HOST         MAC                VENDOR       ADDRESSES                       SERVICES
+/// Alpha              online   alpha.local  3c:22:fb:44:55:66  Apple, Inc.  10.231.0.10,fd70:7363:616e::10  _ssh._tcp
+/// 00:00:0c:12:34:56  offline  -            00:00:0c:12:34:56  Cisco        10.231.0.20                     -
 /// ```
+/// A device without a name shows its first MAC address (``Device/label``); an offline device says so in the STATE
+/// column (and its row is dimmed on a terminal by `peerscanctl list`).
 /// Text published by devices is escaped (``TerminalText/escapingControlCharacters(_:)``); nothing is truncated.
 public enum SnapshotTable {
     /// The lines of the rendering, without line terminators.
@@ -30,13 +33,16 @@ public enum SnapshotTable {
             return lines
         }
         let rows =
-            [["NAME", "HOST", "ADDRESSES", "SERVICES"]]
+            [["NAME", "STATE", "HOST", "MAC", "VENDOR", "ADDRESSES", "SERVICES"]]
             + devices.map { device in
                 [
-                    escaped(device.displayName),
-                    escaped(device.hostName),
+                    escaped(device.label),
+                    device.online ? "online" : "offline",
+                    device.hostName.map(escaped) ?? "-",
+                    device.macAddresses.isEmpty ? "-" : device.macAddresses.joined(separator: ","),
+                    device.vendor.map(escaped) ?? "-",
                     device.addresses.isEmpty ? "-" : escaped(device.addresses.joined(separator: ",")),
-                    escaped(serviceTypes(of: device).joined(separator: ",")),
+                    device.services.isEmpty ? "-" : escaped(serviceTypes(of: device).joined(separator: ",")),
                 ]
             }
         return lines + columns(rows)

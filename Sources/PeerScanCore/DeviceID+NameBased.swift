@@ -20,6 +20,19 @@ extension DeviceID {
         DeviceID(makeNameBased(namespace: namespace, name: canonicalHostName(hostName)))
     }
 
+    /// The namespace of the identifiers derived from MAC addresses: the version 5 UUID of `mac-address` in
+    /// ``namespace`` (so that no host name can give a MAC address's identifier).
+    public static let macAddressNamespace = makeNameBased(namespace: namespace, name: "mac-address")
+
+    /// The identifier of a device known only by its MAC address (no mDNS host name): a name-based UUID of the
+    /// lowercase `aa:bb:cc:dd:ee:ff` form in ``macAddressNamespace``. Like a host name's, it is the same on every
+    /// peerscand and after every restart.
+    ///
+    /// - Complexity: O(1) (one SHA-1 of 17 bytes).
+    public static func make(macAddress: String) -> DeviceID {
+        DeviceID(makeNameBased(namespace: macAddressNamespace, name: macAddress.lowercased()))
+    }
+
     /// The canonical form of a host name: lowercase, without a trailing dot.
     public static func canonicalHostName(_ hostName: String) -> String {
         var name = hostName.lowercased()

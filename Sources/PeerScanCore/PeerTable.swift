@@ -116,7 +116,7 @@ public struct PeerTable: Sendable {
         case .addressesKnown(let hostName):
             let host = DeviceID.canonicalHostName(hostName)
             if hostsAwaitingAddresses.remove(host) != nil && keysByHost[host] != nil { changedHosts.insert(host) }
-        case .browsingSettled, .sourceState, .browsedInterfaces:
+        case .browsingSettled, .sourceState, .browsedInterfaces, .neighbourTable, .neighbourUpdated, .neighbourRemoved:
             break
         }
     }

@@ -10,19 +10,21 @@ import ServiceLifecycle
 public struct ScanService: Service {
     /// The store the service feeds.
     public let store: SnapshotStore
-    private let source: any DiscoverySource
+    private let sources: [any DiscoverySource]
     private let inputs = DrainingQueue<StoreInput>()
     private let stateFile: ScanningStateFile?
     private let resyncGracePeriod: Duration
     private let settleWindow: Duration
     private let initialBrowseLimit: Duration?
+    private let presenceInterval: Duration?
     private let clock: any Clock<Duration>
     private let logger: Logger
 
     /// Creates the service.
     ///
     /// - Parameters:
-    ///   - source: Where devices are discovered.
+    ///   - source: Where devices are discovered (mDNS).
+    ///   - otherSources: More sources (the kernel's neighbour table), switched on and off with the first.
     ///   - store: The store to feed; its scanning switch decides whether browsing starts.
     ///   - stateFile: Where the scanning switch is saved; `nil` to keep it in memory only.
     ///   - resyncGracePeriod: How long after the discovery daemon comes back devices not seen again are kept, if it
@@ -30,20 +32,25 @@ public struct ScanService: Service {
     ///   - settleWindow: The longest a device is held back while it settles (when the store settles).
     ///   - initialBrowseLimit: The longest the store waits for the initial browse to settle (for a store that waits);
     ///     `nil` for none.
-    ///   - clock: The clock the grace period and settle windows are measured on.
+    ///   - presenceInterval: How often the store checks whether devices that stopped answering are offline or
+    ///     forgotten now; `nil` never (devices then go at once: the store's presence must be immediate).
+    ///   - clock: The clock the grace period, settle windows and presence checks are timed on.
     ///   - logger: The logger.
     public init(
         source: any DiscoverySource,
+        otherSources: [any DiscoverySource] = [],
         store: SnapshotStore,
         stateFile: ScanningStateFile?,
         resyncGracePeriod: Duration = .seconds(10),
         settleWindow: Duration = .milliseconds(100),
         initialBrowseLimit: Duration? = nil,
+        presenceInterval: Duration? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger
     ) {
         self.clock = clock
-        self.source = source
+        self.sources = [source] + otherSources
+        self.presenceInterval = presenceInterval
         self.store = store
         self.stateFile = stateFile
         self.resyncGracePeriod = resyncGracePeriod
@@ -69,13 +76,23 @@ public struct ScanService: Service {
     }
 
     public func run() async throws {
-        source.setBrowsing(await store.scanning)
+        let scanning = await store.scanning
+        for source in sources { source.setBrowsing(scanning) }
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { try await source.run() }
-            group.addTask { [inputs, source] in
-                for await event in source.events { inputs.push(.discovery(event)) }
+            for source in sources {
+                group.addTask { try await source.run() }
+                group.addTask { [inputs] in
+                    for await event in source.events { inputs.push(.discovery(event)) }
+                }
             }
             if let initialBrowseLimit { submit(.initialBrowseDeadline, after: initialBrowseLimit, in: &group) }
+            if let presenceInterval {
+                group.addTask { [inputs, clock] in
+                    while (try? await clock.sleep(for: presenceInterval)) != nil {
+                        guard inputs.push(.presenceCheck) else { return }
+                    }
+                }
+            }
             await withGracefulShutdownHandler {
                 while let batch = await inputs.next() {
                     let effects = await store.apply(batch)
@@ -90,7 +107,9 @@ public struct ScanService: Service {
     }
 
     private func perform(_ effects: StoreEffects, in group: inout ThrowingDiscardingTaskGroup<any Error>) {
-        if let browsing = effects.browsing { source.setBrowsing(browsing) }
+        if let browsing = effects.browsing {
+            for source in sources { source.setBrowsing(browsing) }
+        }
         if let isScanning = effects.persistScanning, let stateFile {
             do {
                 try stateFile.save(isScanning)

@@ -16,6 +16,8 @@ public enum StoreInput: Sendable {
     case settleDeadline(window: Int)
     /// The time allowed for the initial browse is over: serve the snapshot as it is.
     case initialBrowseDeadline
+    /// Time passed: devices that stopped answering may be offline, or forgotten, now.
+    case presenceCheck
 }
 
 /// What the store asks its owner to do after a batch, outside the actor.
@@ -97,6 +99,8 @@ public actor SnapshotStore {
     private var isScanning: Bool
     private var host: HostStatus
     private var table: PeerTable
+    private var devices: DeviceTable
+    private let now: @Sendable () -> Duration
     private var resyncGeneration = 0
     private let logger: Logger
     private let subscribers = Subscribers()
@@ -118,16 +122,25 @@ public actor SnapshotStore {
     ///     to settle (the source reported all it knows while running, every row found is resolved, no device is
     ///     held back), or for ``StoreInput/initialBrowseDeadline``; otherwise, and while scanning is off, it
     ///     returns at once.
+    ///   - presence: When devices that stopped answering go offline and are forgotten (see ``DeviceTable``); by
+    ///     default at once.
+    ///   - vendorOf: The organization behind a MAC address.
+    ///   - now: The monotonic clock presence is measured on (and neighbours' confirmations are given on).
     ///   - logger: Where device changes are logged.
     public init(
         isScanning: Bool,
         interfaces: [String],
         settles: Bool = false,
         waitsForInitialBrowse: Bool = false,
+        presence: DeviceTable.Presence = .immediate,
+        vendorOf: @escaping @Sendable (String) -> String? = { _ in nil },
+        now: @escaping @Sendable () -> Duration = MonotonicClock.now,
         logger: Logger
     ) {
         self.isScanning = isScanning
         self.table = PeerTable(settles: settles)
+        self.devices = DeviceTable(presence: presence, vendorOf: vendorOf)
+        self.now = now
         self.isInitialBrowseSettled = !waitsForInitialBrowse || !isScanning
         if isInitialBrowseSettled { initialBrowseSettled.fire() }
         self.host = HostStatus(interfaces: interfaces)
@@ -177,6 +190,8 @@ public actor SnapshotStore {
                 expiredWindow = max(expiredWindow ?? window, window)
             case .initialBrowseDeadline:
                 settleInitialBrowse(reason: "time-limit")
+            case .presenceCheck:
+                break  // every batch checks the deadlines
             case .resyncDeadline(let generation):
                 if generation == resyncGeneration && table.isResyncing && host.sourceState.isRunning {
                     logger.info("avahi resync finished", metadata: ["reason": "grace-period"])
@@ -189,7 +204,10 @@ public actor SnapshotStore {
             isScanning = requestedScanning
             effects.browsing = requestedScanning
             effects.persistScanning = requestedScanning
-            if !requestedScanning { table.removeAll() }
+            if !requestedScanning {
+                table.removeAll()
+                devices.removeAll()
+            }
             logger.info("scanning switched", metadata: ["enabled": "\(requestedScanning)"])
         }
         publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
@@ -300,19 +318,42 @@ public actor SnapshotStore {
         case .serviceFound, .serviceResolved, .serviceRemoved, .resolveFailed, .typeSettled, .addressAdded,
             .addressRemoved, .followingAddresses, .addressesKnown:
             if isScanning { table.apply(event) }
+        case .neighbourTable(let all):
+            if isScanning { devices.replaceNeighbours(all.filter(isScanned), now: now()) }
+        case .neighbourUpdated(let neighbour):
+            if isScanning && isScanned(neighbour) { devices.updateNeighbour(neighbour, now: now()) }
+        case .neighbourRemoved(let neighbour):
+            if isScanning { devices.removeNeighbour(neighbour, now: now()) }
         }
+    }
+
+    /// Whether a neighbour is on one of the interfaces scanned.
+    private func isScanned(_ neighbour: Neighbour) -> Bool {
+        host.interfaces.contains(neighbour.interface)
     }
 
     /// The snapshot as it should be now: the current one, edited where something changed.
     private func makeSnapshot(windowExpired: Int?, effects: inout StoreEffects) -> ScanSnapshot {
+        let time = now()
+        let (changedHosts, settle) = table.takeChangedDevices(windowExpired: windowExpired)
+        effects.settleDeadline = settle?.window
+        for (hostName, device) in changedHosts {
+            devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
+        }
+        let (changed, events) = devices.takeChanges(now: time)
+        let hasNetworks = snapshot.contains(section: .networks)
+        if changed.isEmpty && isScanning == hasNetworks
+            && snapshot.item(withIdentifier: DeviceID.scanning) == .scanning(enabled: isScanning)
+            && snapshot.item(withIdentifier: DeviceID.host) == .host(host)
+        {
+            return snapshot  // nothing to edit (a presence check that found nothing due, say)
+        }
         var next = snapshot
         do {
             try next.updateItems([.scanning(enabled: isScanning)])
-            let (changed, settle) = table.takeChangedDevices(windowExpired: windowExpired)
-            effects.settleDeadline = settle?.window
             if isScanning {
                 if !next.contains(section: .networks) { try next.appendSections([.networks]) }
-                for (hostName, device) in changed { try place(device, hostName: hostName, in: &next) }
+                for (id, device) in changed { try place(device, id: id, in: &next) }
             } else if next.contains(section: .networks) {
                 try next.deleteSections([.networks])
             }
@@ -322,15 +363,15 @@ public actor SnapshotStore {
             logger.error("snapshot edit failed", metadata: ["error": "\(error)"])
             return snapshot
         }
+        for event in events { log(event) }
         return next
     }
 
     /// Brings a device's item up to date: removes it, inserts it at its sorted position, or updates it in place.
-    private func place(_ device: Device?, hostName: String, in next: inout ScanSnapshot) throws {
-        let id = DeviceID.make(hostName: hostName)
+    private func place(_ device: Device?, id: DeviceID, in next: inout ScanSnapshot) throws {
         let old = next.item(withIdentifier: id)?.device
         guard old != device else { return }
-        if let old, let device, old.displayName == device.displayName {
+        if let old, let device, old.sortKey == device.sortKey {
             try next.updateItems([.peer(device)])  // the sort key is unchanged
         } else {
             if old != nil { try next.deleteItems([id]) }
@@ -344,35 +385,52 @@ public actor SnapshotStore {
                 }
             }
         }
-        log(from: old, to: device)
+        if let old, let device {
+            let fields = Device.changedFields(from: old, to: device).filter { $0 != "online" }
+            if !fields.isEmpty {  // coming and going have lines of their own
+                var metadata = device.logMetadata
+                metadata["fields"] = "\(fields.joined(separator: ","))"
+                logger.info("device changed", metadata: metadata)
+            }
+        }
     }
 
-    /// Where a device goes among the sorted peers: by display name, then by identifier.
+    /// Where a device goes among the sorted peers (``Device/sortKey``).
     /// - Complexity: O(log n)
     static func insertionIndex(of device: Device, in peers: [ScanItem]) -> Int {
-        let key = (device.displayName, device.id.description)
+        let key = device.sortKey
         var low = 0
         var high = peers.count
         while low < high {
             let middle = (low + high) / 2
-            let other = peers[middle].device.map { ($0.displayName, $0.id.description) } ?? ("", "")
-            if other < key { low = middle + 1 } else { high = middle }
+            if let other = peers[middle].device?.sortKey, other < key { low = middle + 1 } else { high = middle }
         }
         return low
     }
 
-    private func log(from old: Device?, to new: Device?) {
-        switch (old, new) {
-        case (nil, let device?):
-            logger.info("device added", metadata: device.logMetadata)
-        case (let device?, nil):
+    private func log(_ event: DeviceTable.Event) {
+        switch event {
+        case .appeared(let device):
+            logger.notice("new device", metadata: device.logMetadata)
+        case .online(let device):
+            logger.info("device online", metadata: device.logMetadata)
+        case .offline(let device):
+            logger.info("device offline", metadata: device.logMetadata)
+        case .forgotten(let device):
             logger.info("device removed", metadata: device.logMetadata)
-        case (let old?, let new?):
-            var metadata = new.logMetadata
-            metadata["fields"] = "\(Device.changedFields(from: old, to: new).joined(separator: ","))"
-            logger.info("device changed", metadata: metadata)
-        case (nil, nil):
-            break
+        case .merged(let device, let into):
+            var metadata = device.logMetadata
+            metadata["into"] = "\(into)"
+            logger.info("device merged", metadata: metadata)
+        case .addressConflict(let address, let mac, let previous):
+            logger.warning(
+                "address conflict",
+                metadata: ["address": "\(address)", "mac": "\(mac)", "previous_mac": "\(previous)"]
+            )
+        case .macChanged(let address, let mac, let previous, let device):
+            var metadata: Logger.Metadata = ["address": "\(address)", "mac": "\(mac)", "previous_mac": "\(previous)"]
+            if let device { metadata["id"] = "\(device)" }
+            logger.notice("mac changed", metadata: metadata)
         }
     }
 

@@ -45,31 +45,49 @@ public struct DeviceService: Hashable, Sendable, Codable {
     public var key: ServiceKey { ServiceKey(name: name, type: type, domain: domain) }
 }
 
-/// A device on the network: everything published under one mDNS host name.
+/// A device on the network: one physical host, as mDNS and the kernel's neighbour table see it.
 ///
-/// Its content holds no volatile data (no timestamps, no TTLs), so an unchanged device never causes an update.
+/// A device is everything published under one mDNS host name together with the MAC addresses its addresses resolve
+/// to; a host that does not speak mDNS is one device per MAC address, with no host name. Its content holds no
+/// volatile data (no timestamps, no TTLs, no neighbour states), so an unchanged device never causes an update:
+/// ``online`` flips only when the device really comes or goes.
 public struct Device: Hashable, Sendable, Codable, Identifiable {
-    /// The device's stable identifier (the daemon derives it from the host name; see ``DeviceID``).
+    /// The device's stable identifier (the daemon derives it from the host name, or from the MAC address of a device
+    /// without one; see ``DeviceID``).
     public var id: DeviceID
-    /// The canonical host name: lowercase, without a trailing dot, e.g. `tv.local`.
-    public var hostName: String
-    /// A name for people: the instance name most of its services share, or the first label of its host name.
-    public var displayName: String
+    /// The canonical host name: lowercase, without a trailing dot, e.g. `tv.local`; `nil` for a device known only
+    /// from the neighbour table.
+    public var hostName: String?
+    /// A name for people: the instance name most of its services share, or the first label of its host name; `nil`
+    /// for a device known only from the neighbour table (see ``label`` for what to show instead).
+    public var displayName: String?
     /// Its addresses, IPv4 first, then IPv6, each sorted; link-local IPv6 carry a `%interface` scope.
     public var addresses: [String]
     /// The interfaces it was seen on, sorted.
     public var interfaces: [String]
-    /// Its services, sorted by type, then name, then domain.
+    /// Its services, sorted by type, then name, then domain; empty for a device that does not speak mDNS (or no
+    /// longer publishes any).
     public var services: [DeviceService]
+    /// The MAC addresses its addresses resolve to, lowercase `aa:bb:cc:dd:ee:ff`, sorted.
+    public var macAddresses: [String]
+    /// The organization the IEEE assigned the first MAC address's block to; `nil` for a locally administered
+    /// (randomized) address, an unknown block, or no MAC address.
+    public var vendor: String?
+    /// Whether it answers now: it has mDNS records, or the kernel reaches it, or it did either within the daemon's
+    /// `--offline-after`.
+    public var online: Bool
 
     /// Creates a device.
     public init(
         id: DeviceID,
-        hostName: String,
-        displayName: String,
+        hostName: String?,
+        displayName: String?,
         addresses: [String],
         interfaces: [String],
-        services: [DeviceService]
+        services: [DeviceService],
+        macAddresses: [String] = [],
+        vendor: String? = nil,
+        online: Bool = true
     ) {
         self.id = id
         self.hostName = hostName
@@ -77,17 +95,43 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
         self.addresses = addresses
         self.interfaces = interfaces
         self.services = services
+        self.macAddresses = macAddresses
+        self.vendor = vendor
+        self.online = online
+    }
+
+    /// What to call the device: its ``displayName``, else its host name, else its first MAC address, else its first
+    /// address, else its identifier.
+    public var label: String {
+        displayName ?? hostName ?? macAddresses.first ?? addresses.first ?? id.description
+    }
+
+    /// The order of devices in the `networks` section: named devices first, then by ``label``, then by identifier.
+    public var sortKey: SortKey { SortKey(isUnnamed: displayName == nil, label: label, id: id.description) }
+
+    /// See ``sortKey``.
+    public struct SortKey: Comparable, Sendable {
+        var isUnnamed: Bool
+        var label: String
+        var id: String
+
+        public static func < (lhs: SortKey, rhs: SortKey) -> Bool {
+            (lhs.isUnnamed ? 1 : 0, lhs.label, lhs.id) < (rhs.isUnnamed ? 1 : 0, rhs.label, rhs.id)
+        }
     }
 }
 
 extension Device {
     /// The names of the fields that differ between two versions of a device: `name`, `addresses`, `interfaces`,
-    /// `services` (a service came or went), `port`, `txt`.
+    /// `services` (a service came or went), `port`, `txt`, `mac`, `vendor`, `online`.
     public static func changedFields(from old: Device, to new: Device) -> [String] {
         var fields: [String] = []
-        if old.displayName != new.displayName { fields.append("name") }
+        if old.displayName != new.displayName || old.hostName != new.hostName { fields.append("name") }
         if old.addresses != new.addresses { fields.append("addresses") }
         if old.interfaces != new.interfaces { fields.append("interfaces") }
+        if old.macAddresses != new.macAddresses { fields.append("mac") }
+        if old.vendor != new.vendor { fields.append("vendor") }
+        if old.online != new.online { fields.append("online") }
         let oldServices = Dictionary(old.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newServices = Dictionary(new.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         if Set(oldServices.keys) != Set(newServices.keys) { fields.append("services") }

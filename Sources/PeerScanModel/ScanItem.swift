@@ -33,8 +33,9 @@ public struct HostStatus: Hashable, Sendable {
 /// - `{"id": UUID, "kind": "scanning", "enabled": Bool}`
 /// - `{"id": UUID, "kind": "host", "hostName": String?, "avahiState": "running"|"connecting"|"registering"|
 ///   "collision"|"failure"|"unavailable", "avahiReason": String?, "interfaces": [String]}`
-/// - `{"id": UUID, "kind": "peer", "hostName", "displayName", "addresses": [String], "interfaces": [String],
-///   "services": [{"name", "type", "domain", "port", "txt": {key: value-or-null}}]}`
+/// - `{"id": UUID, "kind": "peer", "hostName": String?, "displayName": String?, "addresses": [String],
+///   "interfaces": [String], "services": [{"name", "type", "domain", "port", "txt": {key: value-or-null}}],
+///   "macAddresses": [String], "vendor": String?, "online": Bool}`
 public enum ScanItem: Hashable, Sendable, Identifiable {
     /// The scanning switch.
     case scanning(enabled: Bool)
@@ -77,6 +78,7 @@ public typealias ScanChangeset = Changeset<ScanSection, ScanItem>
 extension ScanItem: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, enabled, hostName, avahiState, avahiReason, interfaces, displayName, addresses, services
+        case macAddresses, vendor, online
     }
 
     private enum ServiceKeys: String, CodingKey {
@@ -142,11 +144,14 @@ extension ScanItem: Codable {
             self = .peer(
                 Device(
                     id: id,
-                    hostName: try container.decode(String.self, forKey: .hostName),
-                    displayName: try container.decode(String.self, forKey: .displayName),
+                    hostName: try container.decodeIfPresent(String.self, forKey: .hostName),
+                    displayName: try container.decodeIfPresent(String.self, forKey: .displayName),
                     addresses: try container.decode([String].self, forKey: .addresses),
                     interfaces: try container.decode([String].self, forKey: .interfaces),
-                    services: services
+                    services: services,
+                    macAddresses: try container.decodeIfPresent([String].self, forKey: .macAddresses) ?? [],
+                    vendor: try container.decodeIfPresent(String.self, forKey: .vendor),
+                    online: try container.decodeIfPresent(Bool.self, forKey: .online) ?? true
                 )
             )
         case let other:
@@ -196,6 +201,9 @@ extension ScanItem: Codable {
                 var txt = serviceContainer.nestedContainer(keyedBy: AnyKey.self, forKey: .txt)
                 for entry in service.txt { try txt.encode(entry.value, forKey: AnyKey(stringValue: entry.key)) }
             }
+            try container.encode(device.macAddresses, forKey: .macAddresses)
+            try container.encode(device.vendor, forKey: .vendor)
+            try container.encode(device.online, forKey: .online)
         }
     }
 }

@@ -257,4 +257,60 @@ struct ChangeDescriptionTests {
         #expect(ChangeLine(.changed, "x").colour == .yellow)
         #expect(ChangeLine(.configuration, "x").colour == nil)
     }
+
+    @Test("a device known by its MAC address: named by it, with its vendor; offline and online again")
+    func neighbourOnlyDevice() {
+        var plug = Device(
+            id: DeviceID.make(macAddress: "00:00:0c:12:34:56"),
+            hostName: nil,
+            displayName: nil,
+            addresses: ["10.0.0.30"],
+            interfaces: ["lan0"],
+            services: [],
+            macAddresses: ["00:00:0c:12:34:56"],
+            vendor: "Cisco Systems, Inc"
+        )
+        #expect(
+            describe(from: makeSnapshot(), to: makeSnapshot(devices: [plug]))
+                == ["+ 00:00:0c:12:34:56 [Cisco Systems, Inc] 10.0.0.30"]
+        )
+        var offline = plug
+        offline.online = false
+        #expect(
+            describe(from: makeSnapshot(devices: [plug]), to: makeSnapshot(devices: [offline]))
+                == ["~ 00:00:0c:12:34:56: offline"]
+        )
+        plug.macAddresses = ["00:00:0c:12:34:56"]
+        #expect(
+            describe(from: makeSnapshot(devices: [offline]), to: makeSnapshot(devices: [plug]))
+                == ["~ 00:00:0c:12:34:56: online"]
+        )
+    }
+
+    @Test("an address another device answers for now is one ! line, besides the two changes")
+    func addressMoved() {
+        var other = makeDevice(
+            "nas.local",
+            name: "NAS",
+            addresses: ["10.0.0.21"],
+            services: [makeService("_smb._tcp", name: "NAS")]
+        )
+        var printerNow = printer
+        printerNow.addresses = []
+        other.addresses = ["10.0.0.20", "10.0.0.21"]
+        let lines = describe(
+            from: makeSnapshot(devices: [
+                printer,
+                makeDevice(
+                    "nas.local",
+                    name: "NAS",
+                    addresses: ["10.0.0.21"],
+                    services: [makeService("_smb._tcp", name: "NAS")]
+                ),
+            ]),
+            to: makeSnapshot(devices: [printerNow, other])
+        )
+        #expect(lines.last == "! address 10.0.0.20 moved from Office Printer to NAS")
+        #expect(lines.count == 3)
+    }
 }

@@ -48,7 +48,7 @@ let runningHost = HostStatus(hostName: "scanner.local", sourceState: .running, i
 func makeSnapshot(scanning: Bool = true, host: HostStatus = runningHost, devices: [Device] = []) -> ScanSnapshot {
     var sections: [(ScanSection, [ScanItem])] = [(.config, [.scanning(enabled: scanning), .host(host)])]
     if scanning {
-        let sorted = devices.sorted { ($0.displayName, $0.id) < ($1.displayName, $1.id) }
+        let sorted = devices.sorted { $0.sortKey < $1.sortKey }
         sections.append((.networks, sorted.map(ScanItem.peer)))
     }
     return try! ScanSnapshot(sections)

@@ -1,3 +1,4 @@
+import Foundation
 import PeerScanCore
 import PeerScanModel
 import Testing
@@ -22,9 +23,9 @@ struct SnapshotTableTests {
                 "avahi       running",
                 "interfaces  lan0",
                 "",
-                "NAME            HOST         ADDRESSES                       SERVICES",
-                "Alpha           alpha.local  10.231.0.10,fd70:7363:616e::10  _http._tcp,_ssh._tcp",
-                "Living Room TV  tv.local     10.0.0.7                        _airplay._tcp,_raop._tcp",
+                "NAME            STATE   HOST         MAC  VENDOR  ADDRESSES                       SERVICES",
+                "Alpha           online  alpha.local  -    -       10.231.0.10,fd70:7363:616e::10  _http._tcp,_ssh._tcp",
+                "Living Room TV  online  tv.local     -    -       10.0.0.7                        _airplay._tcp,_raop._tcp",
             ]
         )
     }
@@ -63,7 +64,29 @@ struct SnapshotTableTests {
         let device = makeDevice("x.local", name: "Bad\u{7}Name", services: [makeService("_http._tcp", name: "x")])
         #expect(
             SnapshotTable.render(makeSnapshot(devices: [device])).last
-                == #"Bad\u{7}Name  x.local  -          _http._tcp"#
+                == #"Bad\u{7}Name  online  x.local  -    -       -          _http._tcp"#
+        )
+    }
+
+    @Test("a device known only by its MAC address: named by it, with its vendor; an offline device says so")
+    func neighbourOnly() {
+        let mac = "00:00:0c:12:34:56"
+        let plug = Device(
+            id: DeviceID(UUID(uuidString: "0b7f3f31-51c8-5a7c-8b8f-2b1c1a7f0b01")!),
+            hostName: nil,
+            displayName: nil,
+            addresses: ["10.231.0.20"],
+            interfaces: ["lan0"],
+            services: [],
+            macAddresses: [mac],
+            vendor: "Cisco Systems, Inc",
+            online: false
+        )
+        #expect(
+            SnapshotTable.render(makeSnapshot(devices: [plug])).suffix(2) == [
+                "NAME               STATE    HOST  MAC                VENDOR              ADDRESSES    SERVICES",
+                "00:00:0c:12:34:56  offline  -     00:00:0c:12:34:56  Cisco Systems, Inc  10.231.0.20  -",
+            ]
         )
     }
 }

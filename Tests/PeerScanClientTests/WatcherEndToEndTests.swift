@@ -34,7 +34,7 @@ struct WatcherEndToEndTests {
         var server = try await FakeDaemon.start(path: path, store: store, epoch: "e1")
         let watching = Task { try await watcher.run() }
 
-        try await output.waitFor("Alpha  alpha.local  10.0.0.1   _ssh._tcp")
+        try await output.waitFor("Alpha  online  alpha.local  -    -       10.0.0.1   _ssh._tcp")
         await store.apply([resolved("Bravo", host: "bravo.local", address: "10.0.0.2")])
         try await output.waitFor("+ Bravo (bravo.local) 10.0.0.2 _ssh._tcp")
 
@@ -99,7 +99,10 @@ struct WatcherEndToEndTests {
 
         let received = try await PeerScanConnection.withConnection(to: path) { try await $0.snapshot() }
         #expect(received.reply.epoch == "e1")
-        #expect(SnapshotTable.render(received.reply.snapshot).last == "Alpha  alpha.local  10.0.0.1   _ssh._tcp")
+        #expect(
+            SnapshotTable.render(received.reply.snapshot).last
+                == "Alpha  online  alpha.local  -    -       10.0.0.1   _ssh._tcp"
+        )
         // The JSON kept is the parameters object exactly as peerscand sent it.
         let members = try #require(try JSONSerialization.jsonObject(with: received.json) as? [String: Any])
         #expect(Set(members.keys) == ["epoch", "sequence", "snapshot"])

@@ -119,7 +119,7 @@ func applyBatch(_ inputs: [StoreInput], to store: SnapshotStore) async throws ->
 /// Whether devices are in the store's order: by display name, then by identifier.
 func isSortedForDisplay(_ devices: [Device]) -> Bool {
     zip(devices, devices.dropFirst()).allSatisfy {
-        ($0.displayName, $0.id.description) < ($1.displayName, $1.id.description)
+        $0.sortKey < $1.sortKey
     }
 }
 

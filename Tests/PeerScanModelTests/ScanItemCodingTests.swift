@@ -23,7 +23,9 @@ private let television = Device(
             txt: [TXTEntry(key: "bare", value: nil), TXTEntry(key: "model", value: "AppleTV5,3")]
         ),
         DeviceService(name: "Living Room TV", type: "_raop._tcp", domain: "local", port: 7001, txt: []),
-    ]
+    ],
+    macAddresses: ["3c:22:fb:44:55:66"],
+    vendor: "Apple, Inc."
 )
 
 private func encode(_ item: ScanItem) throws -> String {
@@ -57,6 +59,19 @@ private func decode(_ json: String) throws -> ScanItem {
                 services: []
             )
         ),
+        .peer(
+            Device(
+                id: DeviceID(UUID(uuidString: "0b7f3f31-51c8-5a7c-8b8f-2b1c1a7f0b01")!),
+                hostName: nil,
+                displayName: nil,
+                addresses: ["10.0.0.20"],
+                interfaces: ["lan0"],
+                services: [],
+                macAddresses: ["02:aa:bb:cc:dd:ee"],
+                vendor: nil,
+                online: false
+            )
+        ),
     ])
     func roundTrips(item: ScanItem) throws {
         let data = try JSONEncoder().encode(item)
@@ -68,9 +83,11 @@ private func decode(_ json: String) throws -> ScanItem {
         #expect(id == id.lowercased())
         let expected = #"""
             {"addresses":["10.0.0.7","fe80::1%eth0"],"displayName":"Living Room TV","hostName":"tv.local",\#
-            "id":"\#(id)","interfaces":["eth0"],"kind":"peer","services":[{"domain":"local",\#
+            "id":"\#(id)","interfaces":["eth0"],"kind":"peer","macAddresses":["3c:22:fb:44:55:66"],"online":true,\#
+            "services":[{"domain":"local",\#
             "name":"Living Room TV","port":7000,"txt":{"bare":null,"model":"AppleTV5,3"},"type":"_airplay._tcp"},\#
-            {"domain":"local","name":"Living Room TV","port":7001,"txt":{},"type":"_raop._tcp"}]}
+            {"domain":"local","name":"Living Room TV","port":7001,"txt":{},"type":"_raop._tcp"}],\#
+            "vendor":"Apple, Inc."}
             """#
         #expect(try encode(.peer(television)) == expected)
     }

@@ -1,0 +1,408 @@
+import PeerScanModel
+
+/// Merges what the sources know into devices, one per physical host, and keeps their presence.
+///
+/// ## Merging
+/// - An mDNS host (a ``Device`` the ``PeerTable`` derived from its services) is one device, identified by its host
+///   name (``DeviceID/make(hostName:)``). The MAC addresses its addresses resolve to in the neighbour table are its
+///   own, and so are the other addresses those MAC addresses answer for (e.g. the IPv6 addresses mDNS did not
+///   publish).
+/// - A MAC address that no mDNS host's address resolves to is a device of its own, identified by that MAC address
+///   (``DeviceID/make(macAddress:)``), with no host name: every address that resolves to it is its.
+/// - When a MAC-only device's host starts announcing mDNS, its MAC address joins the mDNS device: the MAC-only item
+///   is deleted and the mDNS item inserted (a merge; a registry of identities could keep the first id).
+/// - An address belongs to the MAC address it last resolved to: when another MAC address answers for it, it moves
+///   (``Event/addressConflict(address:macAddress:previousMACAddress:)`` if the previous one answered within
+///   ``Presence/conflictWindow``, else ``Event/macChanged(address:macAddress:previousMACAddress:device:)``).
+/// - A neighbour entry teaches a MAC address only once it answers (see ``isAnswering(_:now:)``): an entry the
+///   kernel has not verified lately is not taken as a device.
+///
+/// ## Presence
+/// A device *answers* while its mDNS host has records, or the kernel holds one of its MAC addresses' entries as
+/// answering. It is ``Device/online`` while it answers and for ``Presence/offlineAfter`` after it last did (its last
+/// mDNS record went, or the kernel's last confirmation of its entries), and is forgotten (removed) once it has not
+/// answered for ``Presence/forgetAfter``. With both zero, a device goes as soon as it stops answering.
+///
+/// Time is the caller's monotonic clock, passed to every call that needs it: the table does no I/O.
+public struct DeviceTable: Sendable {
+    /// How presence is judged.
+    public struct Presence: Sendable, Equatable {
+        /// How long after it last answered a device turns offline.
+        public var offlineAfter: Duration
+        /// How long after it last answered an offline device is forgotten (at least ``offlineAfter``).
+        public var forgetAfter: Duration
+        /// When another MAC address answers for an address whose MAC address answered within this time, the two
+        /// claim it at once: an address conflict (else the address moved: the MAC changed).
+        public var conflictWindow: Duration
+
+        /// Creates a presence policy.
+        public init(offlineAfter: Duration, forgetAfter: Duration, conflictWindow: Duration = .seconds(60)) {
+            self.offlineAfter = offlineAfter
+            self.forgetAfter = max(forgetAfter, offlineAfter)
+            self.conflictWindow = conflictWindow
+        }
+
+        /// Devices go as soon as they stop answering (mDNS-browser behaviour).
+        public static let immediate = Presence(offlineAfter: .zero, forgetAfter: .zero)
+    }
+
+    /// Something worth a log line, beyond the item changes.
+    public enum Event: Hashable, Sendable {
+        /// A device seen for the first time (since it was last forgotten).
+        case appeared(Device)
+        /// A device answers again.
+        case online(Device)
+        /// A device stopped answering ``Presence/offlineAfter`` ago.
+        case offline(Device)
+        /// A device that had not answered for ``Presence/forgetAfter`` was removed.
+        case forgotten(Device)
+        /// A MAC-only device turned out to be an mDNS host's: it was removed in favour of that device.
+        case merged(Device, into: DeviceID)
+        /// One address is claimed by two MAC addresses within the conflict window.
+        case addressConflict(address: String, macAddress: String, previousMACAddress: String)
+        /// A known address resolves to another MAC address now (the previous one had gone quiet).
+        case macChanged(address: String, macAddress: String, previousMACAddress: String, device: DeviceID?)
+    }
+
+    /// What a published device was derived from.
+    private enum Origin: Hashable, Sendable {
+        case host(String)
+        case mac(String)
+    }
+
+    private struct MDNSHost: Sendable {
+        /// The device as the peer table last reported it; its services are emptied once it has none left.
+        var device: Device
+        var isPresent: Bool
+        /// When its last service went (meaningful while not present).
+        var lastSeen: Duration
+    }
+
+    private let presence: Presence
+    private let vendorOf: @Sendable (String) -> String?
+
+    private var mdnsHosts: [String: MDNSHost] = [:]
+    private var hostsByAddress: [String: Set<String>] = [:]
+    /// The kernel's entries, by address.
+    private var neighbours: [String: Neighbour] = [:]
+    /// The MAC address each known address last answered with (and on which interface), and the reverse.
+    private var macByAddress: [String: String] = [:]
+    private var interfaceByAddress: [String: String] = [:]
+    private var addressesByMAC: [String: Set<String>] = [:]
+    /// When each MAC address last answered (the kernel's confirmation, or when it was seen answering).
+    private var lastAnswerByMAC: [String: Duration] = [:]
+    private var lastConflictLogged: [String: Duration] = [:]
+
+    private var published: [DeviceID: Device] = [:]
+    private var origins: [DeviceID: Origin] = [:]
+    private var lastAnswer: [DeviceID: Duration] = [:]
+    /// Published devices that do not answer now: their deadlines are checked on every take.
+    private var silent: Set<DeviceID> = []
+
+    private var dirtyHosts: Set<String> = []
+    private var dirtyMACs: Set<String> = []
+    private var pendingEvents: [Event] = []
+
+    /// Creates an empty table.
+    /// - Parameters:
+    ///   - presence: When devices go offline and are forgotten.
+    ///   - vendorOf: The organization behind a MAC address, or `nil`.
+    public init(presence: Presence = .immediate, vendorOf: @escaping @Sendable (String) -> String? = { _ in nil }) {
+        self.presence = presence
+        self.vendorOf = vendorOf
+    }
+
+    /// The number of devices published.
+    public var deviceCount: Int { published.count }
+
+    // MARK: Inputs
+
+    /// An mDNS host's device as the peer table reports it now; `nil` when its last service went.
+    /// - Complexity: O(a) for a addresses of the device.
+    public mutating func updateMDNSDevice(hostName: String, device: Device?, now: Duration) {
+        if let device {
+            let oldAddresses = mdnsHosts[hostName]?.device.addresses ?? []
+            mdnsHosts[hostName] = MDNSHost(device: device, isPresent: true, lastSeen: now)
+            for address in oldAddresses where !device.addresses.contains(address) {
+                if let mac = macByAddress[address] { markDirty(mac: mac) }
+                hostsByAddress[address]?.remove(hostName)
+                if hostsByAddress[address]?.isEmpty == true { hostsByAddress[address] = nil }
+            }
+            for address in device.addresses { hostsByAddress[address, default: []].insert(hostName) }
+        } else {
+            guard var host = mdnsHosts[hostName], host.isPresent else { return }
+            host.isPresent = false
+            host.lastSeen = now
+            host.device.services = []
+            mdnsHosts[hostName] = host
+        }
+        markDirty(host: hostName)
+    }
+
+    /// A neighbour entry added or changed.
+    /// - Complexity: O(1) expected.
+    public mutating func updateNeighbour(_ neighbour: Neighbour, now: Duration) {
+        let address = neighbour.address
+        neighbours[address] = neighbour
+        let answering = isAnswering(neighbour, now: now)
+        if let mac = neighbour.macAddress, answering {
+            lastAnswerByMAC[mac] = max(lastAnswerByMAC[mac] ?? .zero, neighbour.lastConfirmed ?? now)
+            if let previous = macByAddress[address], previous != mac {
+                reportMove(of: address, to: mac, from: previous, now: now)
+                markDirty(mac: previous)
+                addressesByMAC[previous]?.remove(address)
+            }
+            macByAddress[address] = mac
+            interfaceByAddress[address] = neighbour.interface
+            addressesByMAC[mac, default: []].insert(address)
+            markDirty(mac: mac)
+        } else if let mac = macByAddress[address] {
+            if let confirmed = neighbour.lastConfirmed, neighbour.macAddress == nil || neighbour.macAddress == mac {
+                lastAnswerByMAC[mac] = max(lastAnswerByMAC[mac] ?? .zero, confirmed)
+            }
+            markDirty(mac: mac)
+        }
+    }
+
+    /// A neighbour entry the kernel deleted. The address stays its MAC address's: the kernel forgets entries it
+    /// has not used for a while, the host may still be there.
+    public mutating func removeNeighbour(_ neighbour: Neighbour, now: Duration) {
+        guard neighbours.removeValue(forKey: neighbour.address) != nil else { return }
+        if let mac = macByAddress[neighbour.address] { markDirty(mac: mac) }
+    }
+
+    /// The whole neighbour table: entries not in it were deleted.
+    /// - Complexity: O(n) for n entries.
+    public mutating func replaceNeighbours(_ all: [Neighbour], now: Duration) {
+        let current = Set(all.map(\.address))
+        for (address, neighbour) in neighbours where !current.contains(address) {
+            removeNeighbour(neighbour, now: now)
+        }
+        for neighbour in all { updateNeighbour(neighbour, now: now) }
+    }
+
+    /// Forgets everything (scanning switched off): every device goes now.
+    public mutating func removeAll() {
+        pendingChanges += published.keys.map { ($0, nil) }
+        published = [:]
+        origins = [:]
+        lastAnswer = [:]
+        silent = []
+        mdnsHosts = [:]
+        hostsByAddress = [:]
+        neighbours = [:]
+        macByAddress = [:]
+        interfaceByAddress = [:]
+        addressesByMAC = [:]
+        lastAnswerByMAC = [:]
+        lastConflictLogged = [:]
+        dirtyHosts = []
+        dirtyMACs = []
+    }
+
+    private var pendingChanges: [(id: DeviceID, device: Device?)] = []
+
+    /// Whether the kernel's entry counts as the neighbour answering now: reachable, being verified (delay, probe)
+    /// or configured (permanent); stale only if the kernel confirmed it within ``Presence/offlineAfter`` (an entry
+    /// may stay stale for hours after its host left, until traffic makes the kernel verify it: the daemon's
+    /// probing does).
+    public func isAnswering(_ neighbour: Neighbour, now: Duration) -> Bool {
+        switch neighbour.state {
+        case .reachable, .delay, .probe, .permanent:
+            return neighbour.macAddress != nil
+        case .stale:
+            guard neighbour.macAddress != nil else { return false }
+            guard let confirmed = neighbour.lastConfirmed else { return true }
+            return now - confirmed < presence.offlineAfter
+        case .incomplete, .failed:
+            return false
+        }
+    }
+
+    // MARK: Output
+
+    /// The devices that changed since the last take, each with its item now (`nil` if removed), in order of
+    /// identifier, and the events to log. Checks the deadlines of devices that do not answer.
+    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
+    public mutating func takeChanges(now: Duration) -> (changes: [(id: DeviceID, device: Device?)], events: [Event]) {
+        for id in silent {
+            guard let device = published[id], let last = lastAnswer[id], let origin = origins[id] else { continue }
+            let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
+            guard now >= last + deadline else { continue }
+            switch origin {
+            case .host(let hostName): dirtyHosts.insert(hostName)
+            case .mac(let mac): dirtyMACs.insert(mac)
+            }
+        }
+        while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty {
+            for hostName in dirtyHosts.sorted() {
+                dirtyHosts.remove(hostName)
+                derive(hostName: hostName, now: now)
+            }
+            for mac in dirtyMACs.sorted() {
+                dirtyMACs.remove(mac)
+                derive(mac: mac, now: now)
+            }
+        }
+        defer {
+            pendingChanges = []
+            pendingEvents = []
+        }
+        return (pendingChanges.sorted { $0.id.description < $1.id.description }, pendingEvents)
+    }
+
+    // MARK: Derivation
+
+    private mutating func markDirty(host hostName: String) {
+        dirtyHosts.insert(hostName)
+        for address in mdnsHosts[hostName]?.device.addresses ?? [] {
+            if let mac = macByAddress[address] { dirtyMACs.insert(mac) }
+        }
+    }
+
+    private mutating func markDirty(mac: String) {
+        dirtyMACs.insert(mac)
+        for address in addressesByMAC[mac] ?? [] {
+            for hostName in hostsByAddress[address] ?? [] { dirtyHosts.insert(hostName) }
+        }
+    }
+
+    private func answers(mac: String, now: Duration) -> Bool {
+        (addressesByMAC[mac] ?? []).contains { address in
+            guard let neighbour = neighbours[address], neighbour.macAddress == mac else { return false }
+            return isAnswering(neighbour, now: now)
+        }
+    }
+
+    private func interfaces(of addresses: Set<String>) -> Set<String> {
+        Set(addresses.compactMap { interfaceByAddress[$0] })
+    }
+
+    private mutating func derive(hostName: String, now: Duration) {
+        let id = DeviceID.make(hostName: hostName)
+        guard let host = mdnsHosts[hostName] else {
+            publish(nil, id: id, origin: .host(hostName), answering: false, lastAnswer: now)
+            return
+        }
+        let macs = Set(host.device.addresses.compactMap { macByAddress[$0] })
+        var addresses = Set(host.device.addresses)
+        for mac in macs { addresses.formUnion(addressesByMAC[mac] ?? []) }
+        let answering = host.isPresent || macs.contains { answers(mac: $0, now: now) }
+        var last = host.isPresent ? now : host.lastSeen
+        for mac in macs { last = max(last, lastAnswerByMAC[mac] ?? .zero) }
+        let online = answering || now < last + presence.offlineAfter
+        if !online && now >= last + presence.forgetAfter {
+            forget(hostName: hostName)
+            publish(nil, id: id, origin: .host(hostName), answering: false, lastAnswer: last)
+            return
+        }
+        var device = host.device
+        let sortedMACs = macs.sorted()
+        device.addresses = addresses.sorted(by: AddressOrder.precedes)
+        device.interfaces = Set(host.device.interfaces).union(interfaces(of: addresses)).sorted()
+        device.macAddresses = sortedMACs
+        device.vendor = sortedMACs.first.flatMap(vendorOf)
+        device.online = online
+        publish(device, id: id, origin: .host(hostName), answering: answering, lastAnswer: last)
+    }
+
+    private mutating func derive(mac: String, now: Duration) {
+        let id = DeviceID.make(macAddress: mac)
+        let addresses = addressesByMAC[mac] ?? []
+        let hostsByAddress = self.hostsByAddress
+        let owner = addresses.compactMap { hostsByAddress[$0]?.min() }.min()
+        guard !addresses.isEmpty, owner == nil else {
+            publish(nil, id: id, origin: .mac(mac), answering: false, lastAnswer: now, mergedInto: owner)
+            return
+        }
+        let answering = answers(mac: mac, now: now)
+        let last = lastAnswerByMAC[mac] ?? now
+        let online = answering || now < last + presence.offlineAfter
+        if !online && now >= last + presence.forgetAfter {
+            forget(mac: mac)
+            publish(nil, id: id, origin: .mac(mac), answering: false, lastAnswer: last)
+            return
+        }
+        let device = Device(
+            id: id,
+            hostName: nil,
+            displayName: nil,
+            addresses: addresses.sorted(by: AddressOrder.precedes),
+            interfaces: interfaces(of: addresses).sorted(),
+            services: [],
+            macAddresses: [mac],
+            vendor: vendorOf(mac),
+            online: online
+        )
+        publish(device, id: id, origin: .mac(mac), answering: answering, lastAnswer: last)
+    }
+
+    private mutating func publish(
+        _ device: Device?,
+        id: DeviceID,
+        origin: Origin,
+        answering: Bool,
+        lastAnswer last: Duration,
+        mergedInto owner: String? = nil
+    ) {
+        let old = published[id]
+        guard let device else {
+            guard let old else { return }
+            published[id] = nil
+            origins[id] = nil
+            lastAnswer[id] = nil
+            silent.remove(id)
+            pendingChanges.append((id, nil))
+            pendingEvents.append(owner.map { .merged(old, into: DeviceID.make(hostName: $0)) } ?? .forgotten(old))
+            return
+        }
+        published[id] = device
+        origins[id] = origin
+        lastAnswer[id] = last
+        if answering { silent.remove(id) } else { silent.insert(id) }
+        guard old != device else { return }
+        pendingChanges.append((id, device))
+        if let old {
+            if old.online != device.online { pendingEvents.append(device.online ? .online(device) : .offline(device)) }
+        } else {
+            pendingEvents.append(.appeared(device))
+        }
+    }
+
+    private mutating func reportMove(of address: String, to mac: String, from previous: String, now: Duration) {
+        let previousAnswered = lastAnswerByMAC[previous].map { now - $0 < presence.conflictWindow } ?? false
+        if previousAnswered {
+            if let logged = lastConflictLogged[address], now - logged < presence.conflictWindow { return }
+            lastConflictLogged[address] = now
+            pendingEvents.append(.addressConflict(address: address, macAddress: mac, previousMACAddress: previous))
+        } else {
+            let device = hostsByAddress[address]?.min().map { DeviceID.make(hostName: $0) }
+            pendingEvents.append(
+                .macChanged(
+                    address: address,
+                    macAddress: mac,
+                    previousMACAddress: previous,
+                    device: device ?? DeviceID.make(macAddress: previous)
+                )
+            )
+        }
+    }
+
+    private mutating func forget(hostName: String) {
+        guard let host = mdnsHosts.removeValue(forKey: hostName) else { return }
+        for address in host.device.addresses {
+            hostsByAddress[address]?.remove(hostName)
+            if hostsByAddress[address]?.isEmpty == true { hostsByAddress[address] = nil }
+            if let mac = macByAddress[address] { forget(mac: mac) }
+        }
+    }
+
+    private mutating func forget(mac: String) {
+        for address in addressesByMAC.removeValue(forKey: mac) ?? [] where macByAddress[address] == mac {
+            macByAddress[address] = nil
+            interfaceByAddress[address] = nil
+        }
+        lastAnswerByMAC[mac] = nil
+        dirtyMACs.insert(mac)
+    }
+}

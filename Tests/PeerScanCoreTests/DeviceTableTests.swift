@@ -1,0 +1,238 @@
+import PeerScanCore
+import PeerScanModel
+import Testing
+
+private let macA = "00:00:0c:11:22:33"
+private let macB = "3c:22:fb:44:55:66"
+private let randomMAC = "02:aa:bb:cc:dd:ee"
+
+private func neighbour(
+    _ address: String,
+    _ mac: String?,
+    _ state: Neighbour.State = .reachable,
+    confirmed: Duration? = nil,
+    interface: String = "lan0"
+) -> Neighbour {
+    Neighbour(address: address, interface: interface, macAddress: mac, state: state, lastConfirmed: confirmed)
+}
+
+private func mdnsDevice(_ hostName: String, addresses: [String]) -> Device {
+    Device(
+        id: DeviceID.make(hostName: hostName),
+        hostName: hostName,
+        displayName: "TV",
+        addresses: addresses,
+        interfaces: ["lan0"],
+        services: [DeviceService(name: "TV", type: "_airplay._tcp", domain: "local", port: 7000, txt: [])]
+    )
+}
+
+private let vendors: @Sendable (String) -> String? = { mac in
+    mac.hasPrefix("00:00:0c") ? "Cisco Systems, Inc" : mac.hasPrefix("3c:22:fb") ? "Apple, Inc." : nil
+}
+
+private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600))
+
+@Suite struct DeviceTableTests {
+    @Test func aNeighbourOnlyHostIsOneDeviceKeyedByItsMAC() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .seconds(1))
+        table.updateNeighbour(neighbour("fd00::5", macA), now: .seconds(1))
+        let (changes, events) = table.takeChanges(now: .seconds(1))
+        #expect(changes.count == 1)
+        let device = try #require(changes.first?.device)
+        #expect(device.id == DeviceID.make(macAddress: macA))
+        #expect(device.hostName == nil && device.displayName == nil)
+        #expect(device.addresses == ["10.0.0.5", "fd00::5"])
+        #expect(device.macAddresses == [macA])
+        #expect(device.vendor == "Cisco Systems, Inc")
+        #expect(device.online)
+        #expect(events == [.appeared(device)])
+    }
+
+    @Test func anEntryNotAnsweringTeachesNoDevice() {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.6", nil, .incomplete), now: .seconds(100))
+        table.updateNeighbour(neighbour("10.0.0.7", nil, .failed), now: .seconds(100))
+        // Stale, last confirmed long ago: the kernel has not verified it lately (its host may be long gone).
+        table.updateNeighbour(neighbour("10.0.0.8", macB, .stale, confirmed: .seconds(10)), now: .seconds(100))
+        #expect(table.takeChanges(now: .seconds(100)).changes.isEmpty)
+        // Verified: now it is a device.
+        table.updateNeighbour(neighbour("10.0.0.8", macB, .reachable, confirmed: .seconds(100)), now: .seconds(100))
+        #expect(table.takeChanges(now: .seconds(100)).changes.count == 1)
+    }
+
+    @Test func anMDNSHostTakesTheMACsOfItsAddressesAndTheirOtherAddresses() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateMDNSDevice(
+            hostName: "tv.local",
+            device: mdnsDevice("tv.local", addresses: ["10.0.0.5"]),
+            now: .zero
+        )
+        table.updateNeighbour(neighbour("10.0.0.5", macB), now: .zero)
+        table.updateNeighbour(neighbour("fd00::5", macB), now: .zero)
+        let (changes, _) = table.takeChanges(now: .zero)
+        #expect(changes.count == 1, "one device, not an mDNS one and a MAC one")
+        let device = try #require(changes.first?.device)
+        #expect(device.id == DeviceID.make(hostName: "tv.local"))
+        #expect(device.macAddresses == [macB])
+        #expect(device.vendor == "Apple, Inc.")
+        #expect(device.addresses == ["10.0.0.5", "fd00::5"])
+    }
+
+    @Test func aMACOnlyDeviceThatStartsAnnouncingMDNSIsMergedIntoTheMDNSDevice() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macB), now: .zero)
+        let macDevice = try #require(table.takeChanges(now: .zero).changes.first?.device)
+        table.updateMDNSDevice(
+            hostName: "tv.local",
+            device: mdnsDevice("tv.local", addresses: ["10.0.0.5"]),
+            now: .zero
+        )
+        let (changes, events) = table.takeChanges(now: .zero)
+        let changed: Set<DeviceID> = Set(changes.map(\.id))
+        let expected: Set<DeviceID> = [macDevice.id, DeviceID.make(hostName: "tv.local")]
+        #expect(changed == expected)
+        #expect(changes.first { $0.id == macDevice.id }?.device == nil)
+        #expect(events.contains(.merged(macDevice, into: DeviceID.make(hostName: "tv.local"))))
+    }
+
+    @Test func aSilentHostGoesOfflineAfterTheWindowAndIsForgottenLater() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .seconds(10)), now: .seconds(10))
+        _ = table.takeChanges(now: .seconds(10))
+        // The kernel's probes failed at 40 s; it last confirmed the host at 12 s.
+        table.updateNeighbour(neighbour("10.0.0.5", nil, .failed, confirmed: .seconds(12)), now: .seconds(40))
+        #expect(table.takeChanges(now: .seconds(40)).changes.isEmpty, "still within --offline-after")
+        #expect(table.takeChanges(now: .seconds(71)).changes.isEmpty)
+        let (offline, events) = table.takeChanges(now: .seconds(72))
+        let device = try #require(offline.first?.device)
+        #expect(!device.online)
+        #expect(device.addresses == ["10.0.0.5"] && device.macAddresses == [macA], "what it was known by stays")
+        #expect(events == [.offline(device)])
+        #expect(table.takeChanges(now: .seconds(611)).changes.isEmpty)
+        let (forgotten, forgetEvents) = table.takeChanges(now: .seconds(612))
+        #expect(forgotten.count == 1 && forgotten[0].device == nil)
+        #expect(forgetEvents == [.forgotten(device)])
+    }
+
+    @Test func oneFailedRoundWithinTheWindowNeverFlaps() {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .seconds(0)), now: .seconds(0))
+        _ = table.takeChanges(now: .seconds(0))
+        table.updateNeighbour(neighbour("10.0.0.5", nil, .failed, confirmed: .seconds(0)), now: .seconds(30))
+        #expect(table.takeChanges(now: .seconds(30)).changes.isEmpty)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .reachable, confirmed: .seconds(45)), now: .seconds(45))
+        let (changes, events) = table.takeChanges(now: .seconds(45))
+        #expect(changes.isEmpty && events.isEmpty, "no offline, no online: nothing happened to the device")
+        #expect(table.takeChanges(now: .seconds(100)).changes.isEmpty, "it answered at 45 s")
+    }
+
+    @Test func anOfflineDeviceThatAnswersIsOnlineAtOnce() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .zero), now: .zero)
+        _ = table.takeChanges(now: .zero)
+        table.updateNeighbour(neighbour("10.0.0.5", nil, .failed, confirmed: .zero), now: .seconds(30))
+        _ = table.takeChanges(now: .seconds(61))
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .reachable, confirmed: .seconds(90)), now: .seconds(90))
+        let (changes, events) = table.takeChanges(now: .seconds(90))
+        let device = try #require(changes.first?.device)
+        #expect(device.online)
+        #expect(events == [.online(device)])
+    }
+
+    @Test func aSecondMACAnsweringForAnAddressIsAConflict() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .seconds(10)), now: .seconds(10))
+        _ = table.takeChanges(now: .seconds(10))
+        table.updateNeighbour(neighbour("10.0.0.5", macB, confirmed: .seconds(20)), now: .seconds(20))
+        let (_, events) = table.takeChanges(now: .seconds(20))
+        #expect(events.contains(.addressConflict(address: "10.0.0.5", macAddress: macB, previousMACAddress: macA)))
+        // Flip-flopping back within the window is not logged again.
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .seconds(25)), now: .seconds(25))
+        #expect(
+            !table.takeChanges(now: .seconds(25)).events.contains {
+                if case .addressConflict = $0 { true } else { false }
+            }
+        )
+    }
+
+    @Test func anAddressMovingFromAQuietMACIsAMACChange() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateMDNSDevice(
+            hostName: "nas.local",
+            device: mdnsDevice("nas.local", addresses: ["10.0.0.9"]),
+            now: .zero
+        )
+        table.updateNeighbour(neighbour("10.0.0.9", macA, confirmed: .zero), now: .zero)
+        _ = table.takeChanges(now: .zero)
+        table.updateNeighbour(neighbour("10.0.0.9", macB, confirmed: .seconds(300)), now: .seconds(300))
+        let (changes, events) = table.takeChanges(now: .seconds(300))
+        #expect(
+            events.contains(
+                .macChanged(
+                    address: "10.0.0.9",
+                    macAddress: macB,
+                    previousMACAddress: macA,
+                    device: DeviceID.make(hostName: "nas.local")
+                )
+            )
+        )
+        #expect(changes.first { $0.id == DeviceID.make(hostName: "nas.local") }?.device?.macAddresses == [macB])
+    }
+
+    @Test func aLocallyAdministeredMACHasNoVendor() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.7", randomMAC), now: .zero)
+        let device = try #require(table.takeChanges(now: .zero).changes.first?.device)
+        #expect(device.vendor == nil && device.macAddresses == [randomMAC])
+    }
+
+    @Test func immediatePresenceRemovesAnMDNSDeviceWithItsLastService() {
+        var table = DeviceTable()
+        table.updateMDNSDevice(
+            hostName: "tv.local",
+            device: mdnsDevice("tv.local", addresses: ["10.0.0.5"]),
+            now: .zero
+        )
+        #expect(table.takeChanges(now: .zero).changes.count == 1)
+        table.updateMDNSDevice(hostName: "tv.local", device: nil, now: .seconds(1))
+        let (changes, _) = table.takeChanges(now: .seconds(1))
+        #expect(changes.count == 1 && changes[0].device == nil, "gone in the same take, as an mDNS browser does")
+    }
+
+    @Test func anMDNSDeviceThatLeftButStillAnswersStaysOnlineWithoutServices() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateMDNSDevice(
+            hostName: "tv.local",
+            device: mdnsDevice("tv.local", addresses: ["10.0.0.5"]),
+            now: .zero
+        )
+        table.updateNeighbour(neighbour("10.0.0.5", macB), now: .zero)
+        _ = table.takeChanges(now: .zero)
+        table.updateMDNSDevice(hostName: "tv.local", device: nil, now: .seconds(5))
+        let device = try #require(table.takeChanges(now: .seconds(5)).changes.first?.device)
+        #expect(device.services.isEmpty && device.online && device.displayName == "TV")
+        #expect(table.takeChanges(now: .seconds(500)).changes.isEmpty, "its neighbour entry still answers")
+    }
+
+    @Test func scanningOffRemovesEverything() {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        _ = table.takeChanges(now: .zero)
+        table.removeAll()
+        let (changes, _) = table.takeChanges(now: .zero)
+        #expect(changes.count == 1 && changes[0].device == nil)
+        #expect(table.deviceCount == 0)
+    }
+
+    @Test func aReplacedTableDropsEntriesTheKernelForgotButKeepsTheirAddresses() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.replaceNeighbours([neighbour("10.0.0.5", macA, confirmed: .zero)], now: .zero)
+        _ = table.takeChanges(now: .zero)
+        table.replaceNeighbours([], now: .seconds(10))
+        #expect(table.takeChanges(now: .seconds(10)).changes.isEmpty)
+        let device = try #require(table.takeChanges(now: .seconds(60)).changes.first?.device)
+        #expect(!device.online && device.addresses == ["10.0.0.5"])
+    }
+}

@@ -1,0 +1,99 @@
+import Logging
+import PeerScanModel
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import PeerScanCore
+
+/// A clock the test moves by hand.
+final class TestTime: Sendable {
+    private let value = Mutex<Duration>(.zero)
+    var now: Duration {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}
+
+private func neighbourInput(
+    _ address: String,
+    _ mac: String?,
+    _ state: Neighbour.State = .reachable,
+    confirmed: Duration?,
+    interface: String = "eth0"
+) -> StoreInput {
+    .discovery(
+        .neighbourUpdated(
+            Neighbour(address: address, interface: interface, macAddress: mac, state: state, lastConfirmed: confirmed)
+        )
+    )
+}
+
+@Suite struct SnapshotStoreNeighbourTests {
+    let time = TestTime()
+
+    func makeStore() -> SnapshotStore {
+        SnapshotStore(
+            isScanning: true,
+            interfaces: ["eth0"],
+            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
+            vendorOf: { $0.hasPrefix("00:00:0c") ? "Cisco Systems, Inc" : nil },
+            now: { [time] in time.now },
+            logger: Logger.silent
+        )
+    }
+
+    @Test func aNeighbourOnAScannedInterfaceIsADeviceAndOneOnAnotherIsNot() async throws {
+        let store = makeStore()
+        await store.apply([
+            neighbourInput("10.0.0.5", "00:00:0c:11:22:33", confirmed: .zero),
+            neighbourInput("192.168.9.9", "00:00:0c:99:99:99", confirmed: .zero, interface: "docker0"),
+        ])
+        let peers = await store.snapshot.items(inSection: .networks)?.compactMap(\.device) ?? []
+        #expect(peers.count == 1)
+        #expect(peers.first?.macAddresses == ["00:00:0c:11:22:33"])
+        #expect(peers.first?.vendor == "Cisco Systems, Inc")
+        #expect(await store.sequence == 1)
+    }
+
+    @Test func aSilentNeighbourGoesOfflineInOneChangesetOnAPresenceCheck() async throws {
+        let store = makeStore()
+        await store.apply([neighbourInput("10.0.0.5", "00:00:0c:11:22:33", confirmed: .zero)])
+        time.now = .seconds(30)
+        await store.apply([neighbourInput("10.0.0.5", nil, .failed, confirmed: .zero)])
+        #expect(await store.sequence == 1, "failed, but within --offline-after: nothing changes")
+        time.now = .seconds(59)
+        await store.apply([.presenceCheck])
+        #expect(await store.sequence == 1)
+        let subscription = await store.subscribe()
+        time.now = .seconds(60)
+        await store.apply([.presenceCheck])
+        #expect(await store.sequence == 2)
+        var updates = subscription.updates.makeAsyncIterator()
+        let update = try #require(await updates.next())
+        #expect(update.changes.itemUpdates.count == 1 && update.changes.itemInserts.isEmpty)
+        #expect(update.changes.itemUpdates.first?.item.device?.online == false)
+    }
+
+    @Test func anMDNSDeviceAndTheNeighbourOfItsAddressAreOneItem() async throws {
+        let store = makeStore()
+        await store.apply([
+            .resolved(makeInstance("TV", host: "tv.local", addresses: ["10.0.0.7"])),
+            neighbourInput("10.0.0.7", "00:00:0c:77:77:77", confirmed: .zero),
+        ])
+        let peers = await store.snapshot.items(inSection: .networks)?.compactMap(\.device) ?? []
+        #expect(peers.count == 1)
+        #expect(peers.first?.hostName == "tv.local")
+        #expect(peers.first?.macAddresses == ["00:00:0c:77:77:77"])
+    }
+
+    @Test func aPresenceCheckWithNothingDuePublishesNothing() async {
+        let store = makeStore()
+        await store.apply([neighbourInput("10.0.0.5", "00:00:0c:11:22:33", confirmed: .zero)])
+        for second in 1...5 {
+            time.now = .seconds(second)
+            await store.apply([.presenceCheck])
+        }
+        #expect(await store.sequence == 1)
+    }
+}
