@@ -186,11 +186,11 @@ let package = Package(
             name: "NeighbourTable",
             dependencies: ["CNetlink", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "NeighbourTableTests", dependencies: ["NeighbourTable", "TestSupport"]),
-        .target(
-            name: "ActiveProbing",
-            dependencies: ["NetworkInterfaces", .product(name: "Logging", package: "swift-log")]
+        .testTarget(
+            name: "NeighbourTableTests",
+            dependencies: ["NeighbourTable", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(name: "ActiveProbing", dependencies: ["NetworkInterfaces"]),
         .testTarget(name: "ActiveProbingTests", dependencies: ["ActiveProbing", "NetworkInterfaces", "TestSupport"]),
         .target(name: "MACVendors"),
         .testTarget(name: "MACVendorsTests", dependencies: ["MACVendors", "TestSupport"]),
@@ -209,8 +209,11 @@ let package = Package(
         .executableTarget(
             name: "peerscand",
             dependencies: [
+                "ActiveProbing",
                 "AvahiBrowser",
                 "DaemonSupport",
+                "MACVendors",
+                "NeighbourTable",
                 "NetworkInterfaces",
                 "PeerScanCore",
                 "PeerScanModel",

@@ -232,10 +232,13 @@ def parse_arguments(description: str, most_rounds: int, why: str) -> argparse.Na
 
 def start_observers(lan: TestLAN, parse_dump: Callable[[str], list[Any]]) -> tuple[Stream, Stream]:
     """``peerscand --dump`` (parsed by ``parse_dump``) and a long-running ``avahi-browse -a -r -p -k``, both in the
-    scanner namespace; peerscand's state, socket and log stay in the LAN's temp dir (nothing lands in /run)."""
+    scanner namespace; peerscand's state, socket and log stay in the LAN's temp dir (nothing lands in /run).
+    peerscand runs as an mDNS browser, as avahi-browse is one: no neighbour table, a device goes with its last
+    service."""
     dump = Stream(lan.popen_in_scanner(
         [str(PEERSCAND), "--dump", "--state-directory", str(lan.tmpdir / "state"),
-         "--socket", str(lan.tmpdir / "io.peerscan")], text=True,
+         "--socket", str(lan.tmpdir / "io.peerscan"),
+         "--no-neighbour-table", "--offline-after", "0", "--forget-after", "0"], text=True,
         stdout=subprocess.PIPE, stderr=open(lan.tmpdir / "peerscand.log", "w")), parse_dump)
     browse = Stream(lan.popen_in_scanner(
         ["avahi-browse", "-a", "-r", "-p", "-k"], text=True, stdout=subprocess.PIPE,

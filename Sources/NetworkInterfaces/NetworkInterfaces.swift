@@ -54,4 +54,48 @@ public enum NetworkInterfaces {
     public static func browsedByDefault(_ interfaces: [NetworkInterface] = current()) -> [String] {
         interfaces.filter(\.isBrowsedByDefault).map(\.name).sorted()
     }
+
+    /// Every IPv4 address of the interfaces named (all interfaces if `names` is `nil`) with its prefix length, in the
+    /// kernel's order.
+    ///
+    /// - Complexity: O(n) in the number of addresses.
+    public static func ipv4Addresses(on names: Set<String>? = nil) -> [IPv4InterfaceAddress] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        var result: [IPv4InterfaceAddress] = []
+        var entry: UnsafeMutablePointer<ifaddrs>? = first
+        while let current = entry {
+            entry = current.pointee.ifa_next
+            let name = String(cString: current.pointee.ifa_name)
+            guard names?.contains(name) ?? true, let address = current.pointee.ifa_addr,
+                Int32(address.pointee.sa_family) == AF_INET, let netmask = current.pointee.ifa_netmask
+            else { continue }
+            let host = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                UInt32(bigEndian: $0.pointee.sin_addr.s_addr)
+            }
+            let mask = netmask.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                UInt32(bigEndian: $0.pointee.sin_addr.s_addr)
+            }
+            result.append(IPv4InterfaceAddress(interface: name, address: host, prefixLength: mask.nonzeroBitCount))
+        }
+        return result
+    }
+}
+
+/// An IPv4 address of an interface, with the prefix length of its subnet.
+public struct IPv4InterfaceAddress: Hashable, Sendable {
+    /// The interface's name.
+    public var interface: String
+    /// The address, in host byte order.
+    public var address: UInt32
+    /// The prefix length.
+    public var prefixLength: Int
+
+    /// Creates an address.
+    public init(interface: String, address: UInt32, prefixLength: Int) {
+        self.interface = interface
+        self.address = address
+        self.prefixLength = prefixLength
+    }
 }

@@ -99,6 +99,20 @@ public struct DeviceTable: Sendable {
     /// Published devices that do not answer now: their deadlines are checked on every take.
     private var silent: Set<DeviceID> = []
 
+    /// MAC-only devices not published yet because ``holdsNeighbourOnlyDevices`` was set.
+    private var heldMACs: Set<String> = []
+
+    /// Whether new MAC-only devices are held back (while peerscand's first mDNS browse settles: the mDNS host that
+    /// claims a MAC address may not be known yet, and a MAC-only device published meanwhile would be a false
+    /// `new device`, merged a moment later). Clearing it publishes what was held.
+    public var holdsNeighbourOnlyDevices = false {
+        didSet {
+            guard !holdsNeighbourOnlyDevices else { return }
+            dirtyMACs.formUnion(heldMACs)
+            heldMACs = []
+        }
+    }
+
     private var dirtyHosts: Set<String> = []
     private var dirtyMACs: Set<String> = []
     private var pendingEvents: [Event] = []
@@ -196,6 +210,7 @@ public struct DeviceTable: Sendable {
         addressesByMAC = [:]
         lastAnswerByMAC = [:]
         lastConflictLogged = [:]
+        heldMACs = []
         dirtyHosts = []
         dirtyMACs = []
     }
@@ -315,6 +330,11 @@ public struct DeviceTable: Sendable {
             publish(nil, id: id, origin: .mac(mac), answering: false, lastAnswer: now, mergedInto: owner)
             return
         }
+        if holdsNeighbourOnlyDevices && published[id] == nil {
+            heldMACs.insert(mac)
+            return
+        }
+        heldMACs.remove(mac)
         let answering = answers(mac: mac, now: now)
         let last = lastAnswerByMAC[mac] ?? now
         let online = answering || now < last + presence.offlineAfter

@@ -141,6 +141,7 @@ public actor SnapshotStore {
         self.table = PeerTable(settles: settles)
         self.devices = DeviceTable(presence: presence, vendorOf: vendorOf)
         self.now = now
+        self.devices.holdsNeighbourOnlyDevices = waitsForInitialBrowse && isScanning
         self.isInitialBrowseSettled = !waitsForInitialBrowse || !isScanning
         if isInitialBrowseSettled { initialBrowseSettled.fire() }
         self.host = HostStatus(interfaces: interfaces)
@@ -210,9 +211,11 @@ public actor SnapshotStore {
             }
             logger.info("scanning switched", metadata: ["enabled": "\(requestedScanning)"])
         }
+        if !isInitialBrowseSettled && !isScanning { settleInitialBrowse(reason: "scanning-off") }
         publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
-        if !isInitialBrowseSettled && (!isScanning || (hasBrowsingSettled && table.isSettled)) {
-            settleInitialBrowse(reason: isScanning ? "all-for-now" : "scanning-off")
+        if !isInitialBrowseSettled && hasBrowsingSettled && table.isSettled {
+            settleInitialBrowse(reason: "all-for-now")
+            publish(makeSnapshot(windowExpired: nil, effects: &effects))  // the neighbour-only devices held till now
         }
         for reply in replies { reply(sequence) }
         return effects
@@ -250,6 +253,7 @@ public actor SnapshotStore {
     private func settleInitialBrowse(reason: String) {
         guard !isInitialBrowseSettled else { return }
         isInitialBrowseSettled = true
+        devices.holdsNeighbourOnlyDevices = false
         logger.info("initial browse settled", metadata: ["reason": "\(reason)", "devices": "\(deviceCount)"])
         initialBrowseSettled.fire()
     }
@@ -336,7 +340,7 @@ public actor SnapshotStore {
     private func makeSnapshot(windowExpired: Int?, effects: inout StoreEffects) -> ScanSnapshot {
         let time = now()
         let (changedHosts, settle) = table.takeChangedDevices(windowExpired: windowExpired)
-        effects.settleDeadline = settle?.window
+        if let window = settle?.window { effects.settleDeadline = window }
         for (hostName, device) in changedHosts {
             devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
         }

@@ -1,8 +1,11 @@
+import ActiveProbing
 import ArgumentParser
 import AvahiBrowser
 import DaemonSupport
 import Foundation
 import Logging
+import MACVendors
+import NeighbourTable
 import PeerScanCore
 import PeerScanModel
 import PeerScanServer
@@ -16,10 +19,13 @@ let peerscanVersion = "0.1.0"
 struct Peerscand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peerscand",
-        abstract: "Browse mDNS/DNS-SD peers through Avahi and keep a snapshot of the devices on the local networks.",
+        abstract: "Find the devices on the local networks (mDNS and the kernel's neighbour table) and keep a snapshot.",
         discussion: """
-            peerscand browses every service type (or the given ones) through avahi-daemon, groups what it finds \
-            into devices — one per mDNS host name, identified by a UUID derived from that name — and keeps a \
+            peerscand browses every service type (or the given ones) through avahi-daemon and follows the kernel's \
+            neighbour table (ARP and NDP), which it keeps filled by probing the directly connected subnets. It \
+            merges what it finds into devices — one per physical host: an mDNS host name with the MAC addresses its \
+            addresses resolve to, or a MAC address that no mDNS host claims — each identified by a UUID derived from \
+            that name or MAC address, with its vendor (from the IEEE registry) and whether it is online. It keeps a \
             snapshot of two sections: "config" (the scanning switch and this host) and "networks" (the devices, \
             absent while scanning is off). Each change of the snapshot is a changeset of inserts, deletes, moves \
             and updates.
@@ -80,6 +86,48 @@ struct Peerscand: AsyncParsableCommand {
     )
     var startupSettle: Double = 5
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds between probe rounds; 0 switches active probing off.",
+            discussion: """
+                Each round sends one UDP datagram (port 9, discard) to every address of the directly connected IPv4 \
+                subnets of the scanned interfaces — at most the 1,024 addresses of the /22 around this host's \
+                address, the kernel's neighbour table holding 1,024 entries by default — so that the kernel resolves \
+                them (ARP), and an ICMPv6 echo request to the all-nodes group (ff02::1) of each interface, whose \
+                answers make every IPv6 host known (NDP). Then it re-verifies every host the kernel knows: with \
+                CAP_NET_ADMIN by setting its entry to PROBE (the kernel asks it at once), else by sending it a \
+                datagram (the kernel asks once the entry is stale). Needs no privilege; the IPv6 echo needs the \
+                group in net.ipv4.ping_group_range (systemd allows every group), or CAP_NET_RAW.
+                """
+        )
+    )
+    var probeInterval: Double = 30
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds after a device last answered that it is shown offline.",
+            discussion: """
+                A device answers while it has mDNS records or the kernel reaches it (its neighbour entry is \
+                reachable, or being verified). One failed probe round does not make it offline; it is offline once \
+                it has not answered for this long, and online again as soon as it answers. 0 removes devices as \
+                soon as they stop answering (with --forget-after 0).
+                """
+        )
+    )
+    var offlineAfter: Double = 60
+
+    @Option(help: "Seconds after a device last answered that it is forgotten (removed); at least --offline-after.")
+    var forgetAfter: Double = 7 * 24 * 3600
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Follow the kernel's neighbour table (ARP, NDP): devices that do not speak mDNS, MAC addresses, presence."
+    )
+    var neighbourTable = true
+
+    @Option(help: "Where the IEEE registry files (oui.csv, mam.csv, oui36.csv, iab.csv) are: Debian's ieee-data.")
+    var vendorDirectory = MACVendorDatabase.defaultDirectory
+
     @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -114,6 +162,12 @@ struct Peerscand: AsyncParsableCommand {
         guard (0...60).contains(startupSettle) else {
             throw ValidationError("--startup-settle must be between 0 and 60 seconds.")
         }
+        guard probeInterval == 0 || (1...86400).contains(probeInterval) else {
+            throw ValidationError("--probe-interval must be 0 (off) or between 1 and 86400 seconds.")
+        }
+        guard offlineAfter >= 0, forgetAfter >= 0 else {
+            throw ValidationError("--offline-after and --forget-after must not be negative.")
+        }
         guard (0...10).contains(settleWindow) else {
             throw ValidationError("--settle-window must be between 0 and 10 seconds.")
         }
@@ -139,20 +193,30 @@ struct Peerscand: AsyncParsableCommand {
             logger: logger
         )
         let source = AvahiDiscoverySource(browser: browser, interfaces: interfaces)
+        let (vendors, vendorProblems) = MACVendorDatabase.load(directory: vendorDirectory)
+        for problem in vendorProblems { logger.warning("vendor registry unusable", metadata: ["error": "\(problem)"]) }
+        let neighbours = neighbourTable ? NeighbourMonitor(logger: logger) : nil
         let store = SnapshotStore(
             isScanning: isScanning,
             interfaces: source.interfaces,
             settles: settleWindow > 0,
             waitsForInitialBrowse: startupSettle > 0,
+            presence: DeviceTable.Presence(
+                offlineAfter: .milliseconds(Int64(offlineAfter * 1000)),
+                forgetAfter: .milliseconds(Int64(forgetAfter * 1000))
+            ),
+            vendorOf: { vendors.vendor(for: $0) },
             logger: logger
         )
         let scanner = ScanService(
             source: source,
+            otherSources: neighbours.map { [NeighbourDiscoverySource(monitor: $0, logger: logger)] } ?? [],
             store: store,
             stateFile: stateFile,
             resyncGracePeriod: .milliseconds(Int(resyncGrace * 1000)),
             settleWindow: .milliseconds(Int(settleWindow * 1000)),
             initialBrowseLimit: startupSettle > 0 ? .milliseconds(Int(startupSettle * 1000)) : nil,
+            presenceInterval: .seconds(1),
             logger: logger
         )
         let interface = PeerScanInterface(
@@ -190,6 +254,22 @@ struct Peerscand: AsyncParsableCommand {
         var services: [any Service] = [systemd, ScanningSignals(scanner: scanner)]
         if dump { services.append(DumpService(store: store)) }
         services += [scanner, server]
+        if let neighbours, probeInterval > 0 {
+            do {
+                services.append(
+                    ProbeService(
+                        interval: .milliseconds(Int64(probeInterval * 1000)),
+                        prober: try ActiveProber(),
+                        monitor: neighbours,
+                        forcer: try? NeighbourProber(),
+                        store: store,
+                        logger: logger
+                    )
+                )
+            } catch {
+                logger.error("probing unavailable", metadata: ["error": "\(error)"])
+            }
+        }
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map { .init(service: $0) },

@@ -1,1 +1,113 @@
+import ActiveProbing
+import Foundation
+import TestSupport
 import Testing
+
+private func address(_ text: String) -> UInt32 {
+    text.split(separator: ".").reduce(0) { $0 << 8 | UInt32($1)! }
+}
+
+@Suite("Which addresses a sweep covers")
+struct SweepAddressTests {
+    @Test func aSlash24IsEveryHostButOurOwn() {
+        let subnet = IPv4Subnet(interface: "lan0", address: address("10.0.0.1"), prefixLength: 24)
+        let addresses = subnet.sweepAddresses()
+        #expect(addresses.count == 253)
+        #expect(addresses.first == address("10.0.0.2") && addresses.last == address("10.0.0.254"))
+        #expect(!addresses.contains(address("10.0.0.0")) && !addresses.contains(address("10.0.0.255")))
+    }
+
+    @Test func aSlash22IsSweptWhole() {
+        let subnet = IPv4Subnet(interface: "lan0", address: address("10.0.5.9"), prefixLength: 22)
+        let addresses = subnet.sweepAddresses()
+        #expect(addresses.count == 1021)  // 1,024 less network, broadcast and our own
+        #expect(addresses.first == address("10.0.4.1") && addresses.last == address("10.0.7.254"))
+    }
+
+    @Test func aSlash16IsSweptOverTheSlash22AroundOurAddress() {
+        let subnet = IPv4Subnet(interface: "lan0", address: address("172.16.130.7"), prefixLength: 16)
+        let addresses = subnet.sweepAddresses()
+        #expect(addresses.count == 1023)
+        #expect(addresses.first == address("172.16.128.0") && addresses.last == address("172.16.131.255"))
+    }
+
+    @Test func pointToPointAndSingleAddressSubnets() {
+        #expect(
+            IPv4Subnet(interface: "p", address: address("10.0.0.0"), prefixLength: 31).sweepAddresses()
+                == [address("10.0.0.1")]
+        )
+        #expect(IPv4Subnet(interface: "p", address: address("10.0.0.1"), prefixLength: 32).sweepAddresses().isEmpty)
+    }
+
+    @Test func dottedQuads() {
+        #expect(IPv4Subnet.text(address("192.168.1.254")) == "192.168.1.254")
+    }
+}
+
+@Suite("A probe round on a real link, in namespaces of the test's own", .serialized, .timeLimit(.minutes(1)))
+struct ActiveProberTests {
+    @Test func aSweepMakesTheKernelResolveTheHostAndFailTheAbsent() async throws {
+        let link = try NamespaceLink()
+        let prober = try ActiveProber(namespacePath: link.nearPath)
+        #expect(prober.subnets(of: ["near0"]).map(\.prefixLength) == [24])
+        let round = await prober.sweep(interfaces: ["near0"])
+        #expect(round.datagramsSent == 253)
+        let mac = try link.farMAC()
+        var resolved = false
+        for _ in 0..<40 where !resolved {
+            try await Task.sleep(for: .milliseconds(100))
+            resolved = try runCommand("ip", "-n", link.near, "neigh", "show", "10.9.0.2").contains(mac)
+        }
+        #expect(resolved, "the far host answered the kernel's ARP")
+        let absent = try runCommand("ip", "-n", link.near, "neigh", "show", "10.9.0.77")
+        #expect(absent.contains("INCOMPLETE") || absent.contains("FAILED"))
+    }
+
+    @Test func aHostThatDropsTheDatagramsIsFoundAllTheSame() async throws {
+        let link = try NamespaceLink()
+        try runCommand(
+            "ip",
+            "netns",
+            "exec",
+            link.far,
+            "nft",
+            "add table inet t; add chain inet t in { type filter hook input "
+                + "priority 0; policy drop; }"
+        )
+        let prober = try ActiveProber(namespacePath: link.nearPath)
+        _ = await prober.sweep(interfaces: ["near0"])
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try runCommand("ip", "-n", link.near, "neigh", "show", "10.9.0.2").contains(try link.farMAC()))
+    }
+
+    @Test func theAllNodesEchoMakesAnIPv6HostKnown() async throws {
+        let link = try NamespaceLink()
+        try runCommand("ip", "netns", "exec", link.near, "sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647")
+        let prober = try ActiveProber(namespacePath: link.nearPath)
+        #expect(prober.solicitation == .pingSocket)
+        let round = await prober.sweep(interfaces: ["near0"])
+        #expect(round.echoRequestsSent == 1)
+        let mac = try link.farMAC()
+        var known = false
+        for _ in 0..<40 where !known {
+            try await Task.sleep(for: .milliseconds(100))
+            known = try runCommand("ip", "-n", link.near, "-6", "neigh", "show", "dev", "near0").contains(mac)
+        }
+        #expect(known, "the far host solicited our MAC address to answer, and the kernel noted its own")
+    }
+
+    @Test func withoutThePingGroupRootFallsBackToARawSocket() throws {
+        let link = try NamespaceLink()  // a fresh namespace: ping_group_range is "1 0", nobody
+        let prober = try ActiveProber(namespacePath: link.nearPath)
+        #expect(prober.solicitation == (getuid() == 0 ? .rawSocket : .unavailable))
+    }
+
+    @Test func knownAddressesGetADatagramEach() async throws {
+        let link = try NamespaceLink()
+        let prober = try ActiveProber(namespacePath: link.nearPath)
+        let round = await prober.probe(addresses: ["10.9.0.2", "fd09::2", "not an address"])
+        #expect(round.datagramsSent == 2)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try runCommand("ip", "-n", link.near, "-6", "neigh", "show", "fd09::2").contains(try link.farMAC()))
+    }
+}

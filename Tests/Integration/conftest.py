@@ -42,11 +42,16 @@ class Daemon:
     """peerscand --dump in the scanner namespace, its output replayed into the current snapshot; its Varlink socket
     is `socket`."""
 
-    def __init__(self, lan: TestLAN, state_directory: Path, *extra: str, socket: Path | None = None) -> None:
+    # The mDNS tests run peerscand as an mDNS browser: no neighbour table, devices go as soon as their last service
+    # does. The scanner tests (test_scanner.py) pass `mdns_only=False` and their own presence flags.
+    MDNS_ONLY = ("--no-neighbour-table", "--offline-after", "0", "--forget-after", "0")
+
+    def __init__(self, lan: TestLAN, state_directory: Path, *extra: str, socket: Path | None = None,
+                 mdns_only: bool = True) -> None:
         self.lan = lan
         # Always a socket of the test's own (default: in the LAN's temp dir), never the shared default under /run.
         self.socket = socket or lan.tmpdir / "io.peerscan"
-        extra = ("--socket", str(self.socket), *extra)
+        extra = ("--socket", str(self.socket), *(self.MDNS_ONLY if mdns_only else ()), *extra)
         self.argv = [str(PEERSCAND), "--dump", "--state-directory", str(state_directory), "--log-level", "debug",
                      "--resync-grace", "20", *extra]
         self.snapshot: dict | None = None
@@ -157,8 +162,8 @@ def lan():
 def start_daemon(lan, tmp_path):
     daemons: list[Daemon] = []
 
-    def start(*extra: str) -> Daemon:
-        daemon = Daemon(lan, tmp_path / "state", *extra)
+    def start(*extra: str, mdns_only: bool = True) -> Daemon:
+        daemon = Daemon(lan, tmp_path / "state", *extra, mdns_only=mdns_only)
         daemons.append(daemon)
         return daemon
 
@@ -178,8 +183,9 @@ def start_varlink_daemon(lan, tmp_path, socket_path):
     """Starts peerscand with --dump and --socket (default: `socket_path`), waiting until the socket answers."""
     daemons: list[Daemon] = []
 
-    def start(*extra: str, socket: Path | None = None, wait: bool = True) -> Daemon:
-        daemon = Daemon(lan, tmp_path / f"state{len(daemons)}", *extra, socket=socket or socket_path)
+    def start(*extra: str, socket: Path | None = None, wait: bool = True, mdns_only: bool = True) -> Daemon:
+        daemon = Daemon(lan, tmp_path / f"state{len(daemons)}", *extra, socket=socket or socket_path,
+                        mdns_only=mdns_only)
         daemons.append(daemon)
         if wait:
             daemon.wait_serving()

@@ -97,3 +97,39 @@ private func neighbourInput(
         #expect(await store.sequence == 1)
     }
 }
+
+@Suite struct SnapshotStoreStartupTests {
+    @Test func neighbourOnlyDevicesWaitForTheFirstBrowseSoThatAnMDNSHostClaimsItsMACFirst() async throws {
+        let store = SnapshotStore(
+            isScanning: true,
+            interfaces: ["eth0"],
+            waitsForInitialBrowse: true,
+            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
+            now: { .zero },
+            logger: Logger.silent
+        )
+        let update = Neighbour(
+            address: "10.0.0.7",
+            interface: "eth0",
+            macAddress: "00:00:0c:77:77:77",
+            state: .reachable,
+            lastConfirmed: .zero
+        )
+        let lonely = Neighbour(
+            address: "10.0.0.8",
+            interface: "eth0",
+            macAddress: "00:00:0c:88:88:88",
+            state: .reachable,
+            lastConfirmed: .zero
+        )
+        await store.apply([
+            .discovery(.sourceState(.running, hostName: "scanner.local")),
+            .discovery(.neighbourTable([update, lonely])),
+        ])
+        #expect(await store.deviceCount == 0, "held while mDNS has not reported what it knows")
+        await store.apply([.resolved(makeInstance("TV", host: "tv.local", addresses: ["10.0.0.7"])), .browsingSettled])
+        let peers = await store.snapshot.items(inSection: .networks)?.compactMap(\.device) ?? []
+        #expect(peers.map(\.hostName) == ["tv.local", nil], "the TV took its MAC; the other is a device of its own")
+        #expect(peers.first?.macAddresses == ["00:00:0c:77:77:77"])
+    }
+}

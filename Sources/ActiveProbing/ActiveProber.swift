@@ -1,0 +1,238 @@
+import Glibc
+import NetworkInterfaces
+
+/// How IPv6 hosts are solicited: an ICMPv6 echo request to the all-nodes group of each interface.
+public enum IPv6Solicitation: String, Sendable, CustomStringConvertible {
+    /// An unprivileged ping socket: the process's group is in `net.ipv4.ping_group_range`.
+    case pingSocket = "ping-socket"
+    /// A raw ICMPv6 socket: CAP_NET_RAW.
+    case rawSocket = "raw-socket"
+    /// Neither is allowed: IPv6 hosts are found only when they talk to this host.
+    case unavailable
+
+    public var description: String { rawValue }
+}
+
+/// What one probe round did.
+public struct ProbeRound: Sendable, Equatable {
+    /// Datagrams handed to the kernel.
+    public var datagramsSent = 0
+    /// Datagrams the kernel refused (`EHOSTUNREACH` after a failed resolution, `ENOBUFS`, a firewall's `EPERM`…):
+    /// normal for addresses nobody has.
+    public var failures = 0
+    /// All-nodes echo requests sent (one per interface with IPv6).
+    public var echoRequestsSent = 0
+
+    /// Creates an empty round.
+    public init() {}
+}
+
+/// Active probing: datagrams that make the kernel resolve addresses, so that the neighbour table holds every host
+/// that answers ARP or NDP, whatever it does with the datagram itself.
+///
+/// - IPv4: one UDP datagram to port 9 (discard) per address; the kernel ARPs for it. Unprivileged.
+/// - IPv6: one ICMPv6 echo request to `ff02::1` per interface; every host answers, and to answer it solicits this
+///   host's MAC address, which creates its entry here. An unprivileged ping socket if the process's group is in
+///   `net.ipv4.ping_group_range` (systemd allows every group), else a raw socket (CAP_NET_RAW), else none
+///   (``solicitation``).
+///
+/// Sends are paced (``pace`` per second) and never block: the kernel queues each datagram until its address resolves.
+public final class ActiveProber: Sendable {
+    /// How IPv6 hosts are solicited.
+    public let solicitation: IPv6Solicitation
+    /// Datagrams per second.
+    public let pace: Int
+    private let udp4: Int32
+    private let udp6: Int32
+    private let icmp6: Int32
+    private let namespacePath: String?
+
+    /// Opens the sockets, in the network namespace at `namespacePath` if given (for tests and tools; the addresses
+    /// of the interfaces are then read there too).
+    ///
+    /// - Parameter pace: Datagrams per second in a sweep; 2,000 sweeps a /22 in half a second.
+    /// - Throws: ``ProbeError`` if no UDP socket can be opened.
+    public init(namespacePath: String? = nil, pace: Int = 2000) throws {
+        self.namespacePath = namespacePath
+        self.pace = max(pace, 1)
+        let (udp4, udp6, icmp6, solicitation) = try Self.inNamespace(namespacePath) {
+            () throws -> (Int32, Int32, Int32, IPv6Solicitation) in
+            let udp4 = socket(
+                AF_INET,
+                Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue),
+                0
+            )
+            guard udp4 >= 0 else { throw ProbeError(operation: "UDP socket", code: errno) }
+            let udp6 = socket(
+                AF_INET6,
+                Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue),
+                0
+            )
+            let flags = Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue)
+            var icmp6 = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue) | flags, Int32(IPPROTO_ICMPV6))
+            var solicitation = IPv6Solicitation.pingSocket
+            if icmp6 < 0 {
+                icmp6 = socket(AF_INET6, Int32(SOCK_RAW.rawValue) | flags, Int32(IPPROTO_ICMPV6))
+                solicitation = icmp6 < 0 ? .unavailable : .rawSocket
+            }
+            return (udp4, udp6, icmp6, solicitation)
+        }
+        self.udp4 = udp4
+        self.udp6 = udp6
+        self.icmp6 = icmp6
+        self.solicitation = solicitation
+    }
+
+    deinit {
+        for descriptor in [udp4, udp6, icmp6] where descriptor >= 0 { close(descriptor) }
+    }
+
+    /// The directly connected IPv4 subnets of these interfaces.
+    public func subnets(of interfaces: [String]) -> [IPv4Subnet] {
+        let names = Set(interfaces)
+        let addresses = (try? Self.inNamespace(namespacePath) { NetworkInterfaces.ipv4Addresses(on: names) }) ?? []
+        return addresses.map { IPv4Subnet(interface: $0.interface, address: $0.address, prefixLength: $0.prefixLength) }
+    }
+
+    /// One sweep: a datagram to every address of the directly connected IPv4 subnets of `interfaces` (at most
+    /// ``IPv4Subnet/defaultSweepLimit`` each), and an all-nodes echo request on each of them.
+    /// - Complexity: O(a) for a addresses swept, taking a / ``pace`` seconds.
+    public func sweep(interfaces: [String]) async -> ProbeRound {
+        var round = ProbeRound()
+        for interface in interfaces { solicitIPv6Hosts(on: interface, into: &round) }
+        var seen: Set<UInt32> = []
+        let targets = subnets(of: interfaces).flatMap { $0.sweepAddresses() }.filter { seen.insert($0).inserted }
+        await send(to: targets.map { .ipv4($0) }, into: &round)
+        drainEchoReplies()
+        return round
+    }
+
+    /// A datagram to each address (IPv4, or IPv6 with a `%interface` scope for link-local ones): the kernel
+    /// re-verifies an entry that is stale.
+    public func probe(addresses: [String]) async -> ProbeRound {
+        var round = ProbeRound()
+        await send(to: addresses.compactMap(Target.init), into: &round)
+        return round
+    }
+
+    private enum Target {
+        case ipv4(UInt32)
+        case ipv6(in6_addr, scope: UInt32)
+
+        init?(_ text: String) {
+            let parts = text.split(separator: "%", maxSplits: 1).map(String.init)
+            var v4 = in_addr()
+            if inet_pton(AF_INET, parts[0], &v4) == 1 {
+                self = .ipv4(UInt32(bigEndian: v4.s_addr))
+                return
+            }
+            var v6 = in6_addr()
+            guard inet_pton(AF_INET6, parts[0], &v6) == 1 else { return nil }
+            self = .ipv6(v6, scope: parts.count > 1 ? if_nametoindex(parts[1]) : 0)
+        }
+    }
+
+    private func send(to targets: [Target], into round: inout ProbeRound) async {
+        let batch = max(pace / 50, 1)  // 50 batches a second
+        var payload: UInt8 = 0
+        for (index, target) in targets.enumerated() {
+            if index > 0 && index % batch == 0 { try? await Task.sleep(for: .milliseconds(20)) }
+            if Task.isCancelled { return }
+            let sent: Int
+            switch target {
+            case .ipv4(let address):
+                var destination = sockaddr_in()
+                destination.sin_family = sa_family_t(AF_INET)
+                destination.sin_port = in_port_t(9).bigEndian
+                destination.sin_addr.s_addr = address.bigEndian
+                sent = withUnsafePointer(to: &destination) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(udp4, &payload, 1, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+            case .ipv6(let address, let scope):
+                guard udp6 >= 0 else { continue }
+                var destination = sockaddr_in6()
+                destination.sin6_family = sa_family_t(AF_INET6)
+                destination.sin6_port = in_port_t(9).bigEndian
+                destination.sin6_addr = address
+                destination.sin6_scope_id = scope
+                sent = withUnsafePointer(to: &destination) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(udp6, &payload, 1, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                    }
+                }
+            }
+            if sent >= 0 { round.datagramsSent += 1 } else { round.failures += 1 }
+        }
+    }
+
+    /// An ICMPv6 echo request to ff02::1 on `interface`.
+    private func solicitIPv6Hosts(on interface: String, into round: inout ProbeRound) {
+        guard icmp6 >= 0, let index = Self.interfaceIndex(interface, namespacePath: namespacePath) else { return }
+        var destination = sockaddr_in6()
+        destination.sin6_family = sa_family_t(AF_INET6)
+        inet_pton(AF_INET6, "ff02::1", &destination.sin6_addr)
+        destination.sin6_scope_id = index
+        // Type 128 (echo request), code 0, checksum (the kernel computes it), identifier, sequence.
+        var request: [UInt8] = [128, 0, 0, 0, 0x70, 0x73, 0, 1]
+        let sent = withUnsafePointer(to: &destination) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(
+                    icmp6,
+                    &request,
+                    request.count,
+                    Int32(MSG_DONTWAIT),
+                    $0,
+                    socklen_t(MemoryLayout<sockaddr_in6>.size)
+                )
+            }
+        }
+        if sent >= 0 { round.echoRequestsSent += 1 } else { round.failures += 1 }
+    }
+
+    /// Reads and drops the echo replies queued (they are not needed: the neighbour entries are what counts).
+    private func drainEchoReplies() {
+        guard icmp6 >= 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        while recv(icmp6, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 {}
+    }
+
+    private static func interfaceIndex(_ name: String, namespacePath: String?) -> UInt32? {
+        let index = (try? inNamespace(namespacePath) { if_nametoindex(name) }) ?? 0
+        return index == 0 ? nil : index
+    }
+
+    /// Runs `body` with the calling thread in the network namespace at `path` (synchronously: the thread must not
+    /// change meanwhile), then back; with `nil`, as it is.
+    static func inNamespace<Result>(_ path: String?, _ body: () throws -> Result) throws -> Result {
+        guard let path else { return try body() }
+        let original = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
+        guard original >= 0 else { throw ProbeError(operation: "open own namespace", code: errno) }
+        defer { close(original) }
+        let target = open(path, O_RDONLY | O_CLOEXEC)
+        guard target >= 0 else { throw ProbeError(operation: "open \(path)", code: errno) }
+        defer { close(target) }
+        guard enterNetworkNamespace(target, cloneNewNet) == 0 else {
+            throw ProbeError(operation: "enter \(path)", code: errno)
+        }
+        defer { _ = enterNetworkNamespace(original, cloneNewNet) }
+        return try body()
+    }
+
+    private static let cloneNewNet: Int32 = 0x4000_0000
+}
+
+/// setns(2), which Glibc's module declares only under _GNU_SOURCE.
+@_silgen_name("setns")
+private func enterNetworkNamespace(_ descriptor: Int32, _ type: Int32) -> Int32
+
+/// A socket could not be opened.
+public struct ProbeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What was being done.
+    public var operation: String
+    /// The `errno` value.
+    public var code: Int32
+
+    public var description: String { "\(operation): \(String(cString: strerror(code))) (errno \(code))" }
+}

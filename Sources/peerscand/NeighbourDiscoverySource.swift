@@ -1,0 +1,88 @@
+import Logging
+import NeighbourTable
+import PeerScanCore
+import Synchronization
+
+/// The kernel's neighbour table as a discovery source: the entries of a ``NeighbourMonitor``, in PeerScanCore's terms.
+///
+/// While browsing is off nothing is reported; when it is switched on, the whole table is reported again (the consumer
+/// forgot it). Entries the kernel never resolves (`NOARP`, `NONE`) and those on loopback are left out; the store keeps
+/// only those on the interfaces scanned.
+final class NeighbourDiscoverySource: DiscoverySource {
+    let monitor: NeighbourMonitor
+    let events: AsyncStream<DiscoveryEvent>
+    private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    private let browsing = Mutex(false)
+    private let logger: Logger
+
+    init(monitor: NeighbourMonitor, logger: Logger) {
+        self.monitor = monitor
+        self.logger = logger
+        (events, continuation) = AsyncStream.makeStream()
+    }
+
+    /// Follows the table until cancelled. If the kernel's table cannot be read (no netlink socket: a sandbox that
+    /// forbids it), says so once and goes on without it: mDNS discovery does not depend on it.
+    func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { [monitor, logger] in
+                do {
+                    try await monitor.run()
+                } catch is CancellationError {
+                } catch {
+                    logger.error("neighbour table unavailable", metadata: ["error": "\(error)"])
+                }
+            }
+            group.addTask { [self] in
+                for await event in monitor.events {
+                    guard browsing.withLock({ $0 }) else { continue }
+                    switch event {
+                    case .table(let entries):
+                        continuation.yield(.neighbourTable(entries.compactMap { Self.neighbour($0) }))
+                    case .updated(let entry):
+                        if let neighbour = Self.neighbour(entry) { continuation.yield(.neighbourUpdated(neighbour)) }
+                    case .removed(let entry):
+                        if let neighbour = Self.neighbour(entry) { continuation.yield(.neighbourRemoved(neighbour)) }
+                    }
+                }
+            }
+        }
+        continuation.finish()
+    }
+
+    func setBrowsing(_ enabled: Bool) {
+        let wasBrowsing = browsing.withLock { state in
+            defer { state = enabled }
+            return state
+        }
+        guard enabled && !wasBrowsing else { return }
+        do {
+            continuation.yield(.neighbourTable(try monitor.dump().compactMap { Self.neighbour($0) }))
+        } catch {
+            logger.error("neighbour table read failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// An entry in PeerScanCore's terms, or `nil` for one the kernel never resolves.
+    static func neighbour(_ entry: NeighbourEntry, now: Duration = MonotonicClock.now()) -> Neighbour? {
+        let state: Neighbour.State
+        switch entry.state {
+        case .incomplete: state = .incomplete
+        case .reachable: state = .reachable
+        case .stale: state = .stale
+        case .delay: state = .delay
+        case .probe: state = .probe
+        case .failed: state = .failed
+        case .permanent: state = .permanent
+        case .noARP, .none: return nil
+        }
+        guard !entry.interfaceName.isEmpty, entry.interfaceName != "lo" else { return nil }
+        return Neighbour(
+            address: entry.address,
+            interface: entry.interfaceName,
+            macAddress: entry.macAddress,
+            state: state,
+            lastConfirmed: entry.confirmedAgo.map { now - $0 }
+        )
+    }
+}
