@@ -344,6 +344,60 @@ class Peer:
         self.proc = None
 
 
+class Host:
+    """A host that speaks no mDNS and sends nothing on its own: a namespace on the switch whose kernel answers ARP
+    and NDP (and drops or answers what else arrives), as a printer with mDNS off or an IoT plug does.
+
+    Its only traffic is the kernel's answers: ARP replies, neighbour advertisements, echo replies, ICMP errors (no
+    router solicitations, no DAD; the kernel still sends MLD reports when IPv6 comes up).
+    """
+
+    def __init__(self, lan: TestLAN, name: str, namespace: str, mac: str, ipv4: str | None, ipv6: str | None) -> None:
+        self.lan = lan
+        self.name = name
+        self.namespace = namespace
+        self.interface = INTERFACE
+        self.mac = mac
+        self.ipv4 = ipv4
+        self.ipv6 = ipv6
+
+    def silence(self) -> None:
+        """Stop answering anything: the host's link goes down (its namespace and addresses stay). The scanner's
+        entry for it fails at the kernel's next probe (~3 s after a forced one)."""
+        _run("ip", "-n", self.namespace, "link", "set", self.interface, "down")
+
+    def unsilence(self) -> None:
+        """Answer again: the link comes back up."""
+        _run("ip", "-n", self.namespace, "link", "set", self.interface, "up")
+
+    def set_probe_loss(self, percent: float) -> None:
+        """Drop this share of the host's ARP replies and neighbour advertisements at random (nftables `numgen` in
+        the host's namespace); 0 removes the rules."""
+        _run("ip", "netns", "exec", self.namespace, "nft", "delete table arp loss", check=False)
+        _run("ip", "netns", "exec", self.namespace, "nft", "delete table ip6 loss", check=False)
+        if percent <= 0:
+            return
+        threshold = max(1, round(percent * 100))  # numgen over 10,000 for fractions of a percent
+        rules = (f"add table arp loss; add chain arp loss out {{ type filter hook output priority 0; }}; "
+                 f"add rule arp loss out numgen random mod 10000 < {threshold} drop; "
+                 f"add table ip6 loss; add chain ip6 loss out {{ type filter hook output priority 0; }}; "
+                 f"add rule ip6 loss out icmpv6 type nd-neighbor-advert numgen random mod 10000 < {threshold} drop")
+        _run("ip", "netns", "exec", self.namespace, "nft", rules)
+
+    def claim(self, address: str) -> None:
+        """Take `address` too (another host's, say: an address conflict) and make it known: the host forgets its
+        neighbours and sends a datagram from the address to the scanner, so the ARP request that precedes it tells
+        the scanner's kernel the address is at this host's MAC (the kernel overrides its entry: a request from an
+        address is news of it)."""
+        _run("ip", "-n", self.namespace, "addr", "add", f"{address}/{self.lan.prefix_length}", "dev", self.interface)
+        # Forget the scanner's MAC address (learnt when the scanner asked for ours), so that the kernel asks for it
+        # again, from the claimed address.
+        _run("ip", "-n", self.namespace, "neigh", "flush", "dev", self.interface)
+        script = ("import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((sys.argv[1], 0)); "
+                  "s.sendto(b'x', (sys.argv[2], 9))")
+        _run("ip", "netns", "exec", self.namespace, PEER_PYTHON, "-c", script, address, self.lan.scanner_ipv4)
+
+
 def _stop_process(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 5) -> None:
     """Signal a child and reap it; SIGKILL if it does not exit within ``timeout``."""
     if proc.poll() is None:
@@ -382,6 +436,8 @@ class TestLAN:
         self.bus_address = ""
         self.uses_bridge = True
         self.peers: list[Peer] = []
+        self.hosts: list[Host] = []
+        self.prefix_length = 24
         self._namespaces: list[str] = []
         self._procs: list[subprocess.Popen] = []
         self._dbus: subprocess.Popen | None = None
@@ -464,8 +520,8 @@ class TestLAN:
             _run("ip", "-n", self.switch_ns, "link", "add", "br0", "type", "dummy")
         _run("ip", "-n", self.switch_ns, "link", "set", "br0", "up")
 
-    def _connect(self, ns: str, port: str, ipv4: str, ipv6: str) -> None:
-        """Join namespace ``ns`` to the switch as interface lan0 with the given addresses."""
+    def _connect(self, ns: str, port: str, ipv4: str | None, ipv6: str | None, mac: str | None = None) -> None:
+        """Join namespace ``ns`` to the switch as interface lan0 with the given addresses (and MAC address)."""
         sw = ("ip", "-n", self.switch_ns, "link")
         if self.uses_bridge:
             _run(*sw, "add", port, "type", "veth", "peer", "name", INTERFACE, "netns", ns)
@@ -474,8 +530,12 @@ class TestLAN:
             _run(*sw, "add", "link", "br0", "name", port, "type", "macvlan", "mode", "bridge")
             _run(*sw, "set", port, "netns", ns)
             _run("ip", "-n", ns, "link", "set", port, "name", INTERFACE)
-        _run("ip", "-n", ns, "addr", "add", f"{ipv4}/24", "dev", INTERFACE)
-        _run("ip", "-n", ns, "addr", "add", f"{ipv6}/64", "dev", INTERFACE, "nodad")
+        if mac:
+            _run("ip", "-n", ns, "link", "set", INTERFACE, "address", mac)
+        if ipv4:
+            _run("ip", "-n", ns, "addr", "add", f"{ipv4}/24", "dev", INTERFACE)
+        if ipv6:
+            _run("ip", "-n", ns, "addr", "add", f"{ipv6}/64", "dev", INTERFACE, "nodad")
         _run("ip", "-n", ns, "link", "set", INTERFACE, "up")
 
     # -- D-Bus and avahi-daemon -----------------------------------------------------------------
@@ -623,8 +683,60 @@ publish-hinfo=no
         if index >= 200:
             raise ValueError("at most 200 peers")
         peer = Peer(self, index, hostname, f"{self.base}-p{index}")
+        if self.hosts:  # addresses are numbered over peers and hosts together
+            number = 10 + len(self.peers) + len(self.hosts)
+            peer.ipv4, peer.ipv6 = f"{IPV4_NET}.{number}", f"{IPV6_NET}:{number}"
+            peer.addresses = [peer.ipv4, peer.ipv6]
         self.peers.append(peer)
         self._add_namespace(peer.namespace)
         self._connect(peer.namespace, f"p{index}", peer.ipv4, peer.ipv6)
         peer._start()
         return peer
+
+    def add_host(self, name: str, *, mac: str | None = None, ipv4: str | bool = True,
+                 ipv6: str | bool = True) -> Host:
+        """Create a host that speaks no mDNS (see `Host`), joined to the switch.
+
+        - Parameters:
+          - mac: its MAC address (default: the kernel's random, locally administered one); `real_oui_mac` and
+            `random_mac` make one.
+          - ipv4, ipv6: an address, True for the next free one (10.231.0.(10+n), fd70:7363:616e::(10+n), n counted
+            with the peers), or False for none (an IPv6-only host has ``ipv4=False``).
+        """
+        index = len(self.peers) + len(self.hosts)
+        namespace = f"{self.base}-h{len(self.hosts)}"
+        v4 = f"{IPV4_NET}.{10 + index}" if ipv4 is True else (ipv4 or None)
+        v6 = f"{IPV6_NET}:{10 + index}" if ipv6 is True else (ipv6 or None)
+        self._add_namespace(namespace)
+        self._connect(namespace, f"h{len(self.hosts)}", v4, v6, mac)
+        actual = json.loads(_run("ip", "-j", "-n", namespace, "link", "show", INTERFACE))[0]["address"]
+        host = Host(self, name, namespace, actual, v4, v6)
+        self.hosts.append(host)
+        return host
+
+    def scanner_neighbours(self) -> list[dict]:
+        """The scanner's neighbour table (``ip -j neigh show``): dicts with dst, dev, lladdr, state (a list)."""
+        return json.loads(_run("ip", "-j", "-n", self.scanner_ns, "neigh", "show") or "[]")
+
+    def arp_scan(self, timeout: float = 60) -> tuple[dict[str, str], float]:
+        """``arp-scan -l`` on the scanner's interface: the hosts that answered (address → MAC) and the seconds it
+        took."""
+        start = time.monotonic()
+        out = self.run_in_scanner(["arp-scan", "-l", "-I", INTERFACE, "-q", "-x", "-g"], timeout=timeout).stdout
+        elapsed = time.monotonic() - start
+        hosts = {}
+        for line in out.splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 2:
+                hosts[parts[0]] = parts[1].lower()
+        return hosts, elapsed
+
+
+def real_oui_mac(index: int, oui: str = "00:00:0c") -> str:
+    """A MAC address in a block the IEEE assigned (default Cisco Systems' 00:00:0c), numbered by ``index``."""
+    return f"{oui}:{(index >> 16) & 0xff:02x}:{(index >> 8) & 0xff:02x}:{index & 0xff:02x}"
+
+
+def random_mac(index: int) -> str:
+    """A locally administered (randomized-looking) MAC address, numbered by ``index``: no vendor."""
+    return f"02:50:53:{(index >> 16) & 0xff:02x}:{(index >> 8) & 0xff:02x}:{index & 0xff:02x}"

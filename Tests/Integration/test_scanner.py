@@ -1,0 +1,144 @@
+"""peerscand as a network scanner on the test LAN: the kernel's neighbour table, active probing, MAC vendors, presence
+and conflicts, with hosts that speak no mDNS and never send traffic of their own (testlan's `Host`)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+import uuid
+
+import applier
+from testlan.lan import random_mac, real_oui_mac
+
+NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "peerscan.io")
+MAC_NAMESPACE = uuid.uuid5(NAMESPACE, "mac-address")
+PEERSCANCTL = str(__import__("conftest").PEERSCAND.with_name("peerscanctl"))
+
+# Short enough for tests: a probe round every 2 s, offline 6 s after the last answer.
+SCANNER = ("--probe-interval", "2", "--offline-after", "6", "--forget-after", "600")
+
+
+def by_mac(snapshot: dict, mac: str) -> dict | None:
+    return next((d for d in applier.devices(snapshot).values() if mac in d["macAddresses"]), None)
+
+
+def start_scanner(lan, start_daemon, *extra: str):
+    # What systemd's sysctl.d sets on a real host: every group may open ICMP ping sockets (the all-nodes echo).
+    lan.run_in_scanner(["sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647"])
+    daemon = start_daemon(*SCANNER, *extra, mdns_only=False)
+    daemon.wait_running()
+    return daemon
+
+
+def log_lines(daemon, message: str) -> list[str]:
+    return [line for line in daemon.stderr_lines if re.search(rf"\b(info|notice|warning)\s+{message}\b", line)]
+
+
+def test_silent_hosts_are_found_with_their_mac_vendor_and_an_id_from_the_mac(lan, start_daemon):
+    printer = lan.add_host("printer", mac=real_oui_mac(0x20))  # Cisco's block: a vendor
+    phone = lan.add_host("phone", mac=random_mac(0x21))  # locally administered: no vendor
+    daemon = start_scanner(lan, start_daemon)
+    snapshot = daemon.wait_for(lambda s: by_mac(s, printer.mac) and by_mac(s, phone.mac), what="both hosts")
+    found = by_mac(snapshot, printer.mac)
+    assert found["id"] == str(uuid.uuid5(MAC_NAMESPACE, printer.mac))
+    assert found["hostName"] is None and found["displayName"] is None and found["services"] == []
+    assert found["vendor"] == "Cisco Systems, Inc"
+    assert found["online"] is True
+    assert printer.ipv4 in found["addresses"]
+    assert by_mac(snapshot, phone.mac)["vendor"] is None
+    line = next(line for line in log_lines(daemon, "new device") if printer.mac in line)
+    for field in (f"id={found['id']}", f"mac={printer.mac}", 'vendor="Cisco Systems, Inc"', f"address={printer.ipv4}"):
+        assert field in line, line
+
+
+def test_an_ipv6_only_host_is_found_by_the_all_nodes_echo(lan, start_daemon):
+    host = lan.add_host("sensor", mac=random_mac(0x30), ipv4=False)
+    daemon = start_scanner(lan, start_daemon)
+    snapshot = daemon.wait_for(lambda s: by_mac(s, host.mac), what="the IPv6-only host")
+    addresses = by_mac(snapshot, host.mac)["addresses"]
+    assert addresses and all(":" in address for address in addresses), addresses
+
+
+def test_an_mdns_host_in_the_neighbour_table_is_one_device(lan, start_daemon):
+    peer = lan.add_peer("alpha")
+    peer.register("Alpha", "_http._tcp", 80)
+    mac = __import__("json").loads(subprocess.run(["ip", "-j", "-n", peer.namespace, "link", "show", "lan0"],
+                                                  capture_output=True, text=True, check=True).stdout)[0]["address"]
+    daemon = start_scanner(lan, start_daemon)
+    snapshot = daemon.wait_for(lambda s: (d := by_mac(s, mac)) is not None and d["hostName"] == "alpha.local",
+                               what="alpha with its MAC")
+    assert [d["hostName"] for d in applier.devices(snapshot).values() if mac in d["macAddresses"]] == ["alpha.local"]
+    assert by_mac(snapshot, mac)["id"] == str(uuid.uuid5(NAMESPACE, "alpha.local"))
+    # Its first snapshot after start already had it as one device: no MAC-only device came and went.
+    assert not log_lines(daemon, "device merged"), log_lines(daemon, "device merged")
+
+
+def test_a_host_that_goes_silent_is_offline_after_the_window_and_online_when_it_answers(lan, start_daemon):
+    host = lan.add_host("plug", mac=real_oui_mac(0x40))
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: by_mac(s, host.mac), what="the plug")
+    device_id = by_mac(daemon.snapshot, host.mac)["id"]
+    sequence = daemon.sequence
+    host.silence()
+    silenced = time.monotonic()
+    daemon.wait_for(lambda s: by_mac(s, host.mac)["online"] is False, timeout=30, what="offline")
+    took = time.monotonic() - silenced
+    assert 6 - 2 - 0.5 <= took <= 6 + 2 + 4, f"offline {took:.1f} s after going silent (window 6 s, rounds 2 s)"
+    host.unsilence()
+    daemon.wait_for(lambda s: by_mac(s, host.mac)["online"] is True, timeout=15, what="online again")
+    # Exactly two changes of the plug: offline, then online; nothing else flickered.
+    changes = [c for c in daemon.changes_since(sequence)
+               if any(u["item"]["id"] == device_id for u in c.get("itemUpdates", []))]
+    assert len(changes) == 2, changes
+    assert any(device_id in line for line in log_lines(daemon, "device offline"))
+    assert any(device_id in line for line in log_lines(daemon, "device online"))
+
+
+def test_two_hosts_claiming_one_address_is_a_conflict(lan, start_daemon):
+    owner = lan.add_host("owner", mac=real_oui_mac(0x50))
+    intruder = lan.add_host("intruder", mac=random_mac(0x51))
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: by_mac(s, owner.mac) and by_mac(s, intruder.mac), what="both hosts")
+    intruder.claim(owner.ipv4)
+    daemon.wait_for(lambda s: owner.ipv4 in by_mac(s, intruder.mac)["addresses"], timeout=20,
+                    what="the address at the intruder")
+    lines = [line for line in daemon.stderr_lines if "address conflict" in line]
+    assert lines, "\n".join(daemon.stderr_lines[-20:])
+    assert "warning" in lines[0]
+    for field in (f"address={owner.ipv4}", f"mac={intruder.mac}", f"previous_mac={owner.mac}"):
+        assert field in lines[0], lines[0]
+
+
+def test_list_and_watch_show_mac_vendor_and_presence(lan, start_daemon):
+    host = lan.add_host("printer", mac=real_oui_mac(0x60))
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: by_mac(s, host.mac), what="the printer")
+    watch = lan.popen_in_scanner([PEERSCANCTL, "watch", "--socket", str(daemon.socket)], stdout=subprocess.PIPE,
+                                 text=True)
+    listed = lan.run_in_scanner([PEERSCANCTL, "list", "--socket", str(daemon.socket)]).stdout
+    row = next(line for line in listed.splitlines() if line.startswith(host.mac))
+    assert "online" in row and "Cisco Systems, Inc" in row and host.ipv4 in row, row
+    host.silence()
+    daemon.wait_for(lambda s: by_mac(s, host.mac)["online"] is False, timeout=30, what="offline")
+    listed = lan.run_in_scanner([PEERSCANCTL, "list", "--socket", str(daemon.socket)]).stdout
+    assert "offline" in next(line for line in listed.splitlines() if line.startswith(host.mac))
+    time.sleep(0.5)
+    watch.terminate()
+    output = watch.communicate(timeout=10)[0]
+    assert f"~ {host.mac}: offline" in output, output
+
+
+def test_an_mdns_device_that_withdraws_its_services_but_answers_stays_listed_online(lan, start_daemon):
+    peer = lan.add_peer("tv")
+    peer.register("TV", "_airplay._tcp", 7000)
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: any(d["hostName"] == "tv.local" and d["macAddresses"]
+                                  for d in applier.devices(s).values()), what="the TV with its MAC")
+    peer.unregister_all()
+    snapshot = daemon.wait_for(lambda s: any(d["hostName"] == "tv.local" and not d["services"]
+                                             for d in applier.devices(s).values()), what="the TV without services")
+    time.sleep(8)  # past --offline-after: it still answers ARP, so it stays online
+    tv = next(d for d in applier.devices(daemon.snapshot).values() if d["hostName"] == "tv.local")
+    assert tv["online"] is True and tv["displayName"] == "TV"
+    assert snapshot is not None
