@@ -4,7 +4,9 @@
 test LAN, starts peerscand in the scanner namespace (its Varlink socket in the LAN's temporary directory) and runs
 ``peerscanctl watch`` on that socket, so the live changes show on the terminal, while a script plays the scene in a
 loop: devices appear (one with two services at once), gain a service, change TXT records and ports, gain and lose
-an address, and leave; avahi-daemon restarts once; scanning is switched off and on once. Each scripted event is one
+an address, and withdraw their services (the hosts stay listed: they still answer ARP); avahi-daemon restarts once; scanning is switched off and on once. Two hosts that speak no
+mDNS are found by probing (a plug with a Cisco MAC address, a phone with a random one); the plug goes silent (offline
+15 s later), comes back (online), and the phone takes its address (an address conflict). Each scripted event is one
 line of the watcher. Ctrl-C (or the duration) ends it and tears everything down. peerscand's
 log goes to --log (default .build/demo/peerscand.log).
 """
@@ -18,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from .lan import TestLAN
+from .lan import TestLAN, random_mac, real_oui_mac
 
 ROOT = Path(__file__).resolve().parents[1]
 LAPTOP_EXTRA_ADDRESS = "10.231.0.112"
@@ -36,6 +38,8 @@ def _scene(lan: TestLAN, peerscanctl: str, socket: Path, stop: threading.Event) 
     tv = lan.add_peer("livingroom-tv")
     printer = lan.add_peer("office-printer")
     laptop = lan.add_peer("laptop")
+    plug = lan.add_host("plug", mac=real_oui_mac(0x0a0014))  # no mDNS: found by probing, vendor from its MAC
+    phone = lan.add_host("phone", mac=random_mac(0x15))  # a randomized MAC address: no vendor
     round_number = 0
     while not stop.is_set():
         round_number += 1
@@ -55,6 +59,12 @@ def _scene(lan: TestLAN, peerscanctl: str, socket: Path, stop: threading.Event) 
         laptop.update("Laptop", "_ssh._tcp", port=2222)
         if not pause(2): break
         if round_number == 1:
+            plug.silence()  # offline once --offline-after has passed, not at the first missed probe
+            if not pause(20): break
+            plug.unsilence()  # online at its next answer
+            if not pause(6): break
+            phone.claim(plug.ipv4)  # two MAC addresses for one IPv4 address: an address conflict
+            if not pause(6): break
             lan.restart_avahi()  # no churn: the devices stay
             if not pause(4): break
             scanning("off")
@@ -80,8 +90,9 @@ def demo(duration: float | None, peerscand: str, peerscanctl: str, log: Path) ->
         socket = Path(lan.tmpdir) / "io.peerscan"
         print(f"test LAN up (scanner namespace {lan.scanner_ns}); peerscand logs to {log}; Ctrl-C ends the demo",
               flush=True)
-        lan.popen_in_scanner([peerscand, "--state-directory", str(Path(lan.tmpdir) / "state"), "--socket", str(socket)],
-                             stderr=log_file)
+        lan.run_in_scanner(["sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647"])  # as systemd sets it
+        lan.popen_in_scanner([peerscand, "--state-directory", str(Path(lan.tmpdir) / "state"), "--socket", str(socket),
+                              "--probe-interval", "5", "--offline-after", "15"], stderr=log_file)
         deadline = time.monotonic() + 10
         while not socket.exists() and time.monotonic() < deadline:
             time.sleep(0.05)

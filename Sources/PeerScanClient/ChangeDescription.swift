@@ -129,6 +129,7 @@ public enum ChangeDescription {
 
     /// `! address 10.0.0.7 moved from Printer to 3c:22:fb:44:55:66`: the addresses one device lost and another
     /// gained in the same changeset (another MAC address answers for them now: an address conflict, or a new owner).
+    /// Not when the two devices share a MAC address: that is one host whose MAC-only item became its mDNS item.
     static func movedAddresses(in changes: ScanChangeset, from old: ScanSnapshot) -> [ChangeLine] {
         var lostBy: [String: Device] = [:]
         for delete in changes.itemDeletes {
@@ -147,7 +148,10 @@ public enum ChangeDescription {
             guard let now = payload.item.device else { continue }
             let had = old.item(withIdentifier: now.id)?.device?.addresses ?? []
             for address in additions(from: had, to: now.addresses) {
-                guard let previous = lostBy[address], previous.id != now.id else { continue }
+                // Between devices that share a MAC address it is a merge (a MAC-only device's host announced mDNS).
+                guard let previous = lostBy[address], previous.id != now.id,
+                    Set(previous.macAddresses).isDisjoint(with: now.macAddresses)
+                else { continue }
                 lines.append(
                     ChangeLine(
                         .addressMoved,

@@ -16,6 +16,8 @@ import PeerScanModel
 ///   ``Presence/conflictWindow``, else ``Event/macChanged(address:macAddress:previousMACAddress:device:)``).
 /// - A neighbour entry teaches a MAC address only once it answers (see ``isAnswering(_:now:)``): an entry the
 ///   kernel has not verified lately is not taken as a device.
+/// - An address stays its MAC address's while the host is silent (an offline device keeps what it was known by), but
+///   leaves it when its entry failed and the MAC address then answers on another address: the host dropped it.
 ///
 /// ## Presence
 /// A device *answers* while its mDNS host has records, or the kernel holds one of its MAC addresses' entries as
@@ -92,6 +94,9 @@ public struct DeviceTable: Sendable {
     /// When each MAC address last answered (the kernel's confirmation, or when it was seen answering).
     private var lastAnswerByMAC: [String: Duration] = [:]
     private var lastConflictLogged: [String: Duration] = [:]
+    /// The known addresses whose entry failed (or went), and since when: one that stays failed while its MAC address
+    /// answers again on another address was dropped by its host, and leaves the device.
+    private var failedSince: [String: Duration] = [:]
 
     private var published: [DeviceID: Device] = [:]
     private var origins: [DeviceID: Origin] = [:]
@@ -161,6 +166,8 @@ public struct DeviceTable: Sendable {
         let answering = isAnswering(neighbour, now: now)
         if let mac = neighbour.macAddress, answering {
             lastAnswerByMAC[mac] = max(lastAnswerByMAC[mac] ?? .zero, neighbour.lastConfirmed ?? now)
+            failedSince[address] = nil
+            detachDroppedAddresses(of: mac, answeredAt: neighbour.lastConfirmed ?? now)
             if let previous = macByAddress[address], previous != mac {
                 reportMove(of: address, to: mac, from: previous, now: now)
                 markDirty(mac: previous)
@@ -174,15 +181,46 @@ public struct DeviceTable: Sendable {
             if let confirmed = neighbour.lastConfirmed, neighbour.macAddress == nil || neighbour.macAddress == mac {
                 lastAnswerByMAC[mac] = max(lastAnswerByMAC[mac] ?? .zero, confirmed)
             }
+            if neighbour.state == .failed || neighbour.state == .incomplete {
+                noteFailure(of: address, mac: mac, now: now)
+            }
             markDirty(mac: mac)
         }
     }
 
-    /// A neighbour entry the kernel deleted. The address stays its MAC address's: the kernel forgets entries it
-    /// has not used for a while, the host may still be there.
+    /// Notes that `address` stopped answering for `mac`: a candidate for ``detachDroppedAddresses(of:answeredAt:)`` if
+    /// the MAC address still answers on another address; if it answers on none any more, its host went silent and
+    /// none of its addresses was dropped.
+    private mutating func noteFailure(of address: String, mac: String, now: Duration) {
+        if answers(mac: mac, now: now) {
+            failedSince[address] = failedSince[address] ?? now
+        } else {
+            for other in addressesByMAC[mac] ?? [] { failedSince[other] = nil }
+        }
+    }
+
+    /// Detaches from `mac` the addresses that failed before it answered at `time` on another address: its host is
+    /// there but no longer has them. (A host that went silent fails on every address and keeps them all.)
+    private mutating func detachDroppedAddresses(of mac: String, answeredAt time: Duration) {
+        for address in addressesByMAC[mac] ?? [] {
+            guard let failed = failedSince[address], failed < time else { continue }
+            failedSince[address] = nil
+            addressesByMAC[mac]?.remove(address)
+            macByAddress[address] = nil
+            interfaceByAddress[address] = nil
+            markDirty(mac: mac)
+            for hostName in hostsByAddress[address] ?? [] { dirtyHosts.insert(hostName) }
+        }
+    }
+
+    /// A neighbour entry the kernel deleted. The address stays its MAC address's until that MAC address answers on
+    /// another address and this one stays gone (see ``updateNeighbour(_:now:)``).
     public mutating func removeNeighbour(_ neighbour: Neighbour, now: Duration) {
         guard neighbours.removeValue(forKey: neighbour.address) != nil else { return }
-        if let mac = macByAddress[neighbour.address] { markDirty(mac: mac) }
+        if let mac = macByAddress[neighbour.address] {
+            noteFailure(of: neighbour.address, mac: mac, now: now)
+            markDirty(mac: mac)
+        }
     }
 
     /// The whole neighbour table: entries not in it were deleted.
@@ -210,6 +248,7 @@ public struct DeviceTable: Sendable {
         addressesByMAC = [:]
         lastAnswerByMAC = [:]
         lastConflictLogged = [:]
+        failedSince = [:]
         heldMACs = []
         dirtyHosts = []
         dirtyMACs = []
@@ -421,6 +460,7 @@ public struct DeviceTable: Sendable {
         for address in addressesByMAC.removeValue(forKey: mac) ?? [] where macByAddress[address] == mac {
             macByAddress[address] = nil
             interfaceByAddress[address] = nil
+            failedSince[address] = nil
         }
         lastAnswerByMAC[mac] = nil
         dirtyMACs.insert(mac)

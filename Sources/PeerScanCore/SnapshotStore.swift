@@ -108,6 +108,10 @@ public actor SnapshotStore {
     private let initialBrowseSettled = OneShotSignal()
     private var isInitialBrowseSettled: Bool
     private var hasBrowsingSettled = false
+    /// After scanning is switched on, neighbour-only devices wait until Avahi has reported what it knows (or this
+    /// time), so that an mDNS host claims its MAC address before a MAC-only device is published for it.
+    private var neighbourHoldUntil: Duration?
+    private var hasBrowsingSettledSinceScanningOn = false
 
     /// Creates a store.
     ///
@@ -205,9 +209,14 @@ public actor SnapshotStore {
             isScanning = requestedScanning
             effects.browsing = requestedScanning
             effects.persistScanning = requestedScanning
-            if !requestedScanning {
+            if requestedScanning {
+                devices.holdsNeighbourOnlyDevices = true
+                neighbourHoldUntil = now() + .seconds(5)
+                hasBrowsingSettledSinceScanningOn = false
+            } else {
                 table.removeAll()
                 devices.removeAll()
+                neighbourHoldUntil = nil
             }
             logger.info("scanning switched", metadata: ["enabled": "\(requestedScanning)"])
         }
@@ -249,6 +258,11 @@ public actor SnapshotStore {
 
     /// Whether the first browse after start has settled (or the store does not wait for it).
     public var hasInitialBrowseSettled: Bool { isInitialBrowseSettled }
+
+    private func releaseNeighbourOnlyDevices() {
+        neighbourHoldUntil = nil
+        if isInitialBrowseSettled { devices.holdsNeighbourOnlyDevices = false }
+    }
 
     private func settleInitialBrowse(reason: String) {
         guard !isInitialBrowseSettled else { return }
@@ -315,6 +329,7 @@ public actor SnapshotStore {
             }
         case .browsingSettled:
             if host.sourceState.isRunning { hasBrowsingSettled = true }
+            if host.sourceState.isRunning && isScanning { hasBrowsingSettledSinceScanningOn = true }
             if table.isResyncing && host.sourceState.isRunning {
                 table.finishResyncOfTypesSeenAgain()
                 if !table.isResyncing { logger.info("avahi resync finished", metadata: ["reason": "all-for-now"]) }
@@ -339,6 +354,11 @@ public actor SnapshotStore {
     /// The snapshot as it should be now: the current one, edited where something changed.
     private func makeSnapshot(windowExpired: Int?, effects: inout StoreEffects) -> ScanSnapshot {
         let time = now()
+        if let until = neighbourHoldUntil,
+            time >= until || !host.sourceState.isRunning || (hasBrowsingSettledSinceScanningOn && table.isSettled)
+        {
+            releaseNeighbourOnlyDevices()
+        }
         let (changedHosts, settle) = table.takeChangedDevices(windowExpired: windowExpired)
         if let window = settle?.window { effects.settleDeadline = window }
         for (hostName, device) in changedHosts {

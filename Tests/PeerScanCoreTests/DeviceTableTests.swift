@@ -236,3 +236,45 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         #expect(!device.online && device.addresses == ["10.0.0.5"])
     }
 }
+
+@Suite struct DeviceTableAddressTests {
+    @Test func anAddressTheHostDroppedLeavesWhenItAnswersOnAnotherOne() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .seconds(1)), now: .seconds(1))
+        table.updateNeighbour(neighbour("10.0.0.6", macA, confirmed: .seconds(1)), now: .seconds(1))
+        _ = table.takeChanges(now: .seconds(1))
+        table.updateNeighbour(neighbour("10.0.0.6", nil, .failed, confirmed: .seconds(1)), now: .seconds(10))
+        #expect(table.takeChanges(now: .seconds(10)).changes.isEmpty, "failed alone: the host may be silent")
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .seconds(12)), now: .seconds(12))
+        let device = try #require(table.takeChanges(now: .seconds(12)).changes.first?.device)
+        #expect(device.addresses == ["10.0.0.5"] && device.online)
+    }
+
+    @Test func aSilentHostKeepsAllItsAddresses() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .seconds(1)), now: .seconds(1))
+        table.updateNeighbour(neighbour("10.0.0.6", macA, confirmed: .seconds(1)), now: .seconds(1))
+        _ = table.takeChanges(now: .seconds(1))
+        table.updateNeighbour(neighbour("10.0.0.6", nil, .failed, confirmed: .seconds(1)), now: .seconds(10))
+        // The other entry is verified later, without a new confirmation: it fails too.
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .probe, confirmed: .seconds(1)), now: .seconds(11))
+        table.updateNeighbour(neighbour("10.0.0.5", nil, .failed, confirmed: .seconds(1)), now: .seconds(14))
+        let device = try #require(table.takeChanges(now: .seconds(61)).changes.first?.device)
+        #expect(device.addresses == ["10.0.0.5", "10.0.0.6"] && !device.online)
+    }
+}
+
+@Suite struct DeviceTableReturnTests {
+    @Test func aHostBackFromSilenceKeepsTheAddressesItHasNotAnsweredOnYet() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .seconds(1)), now: .seconds(1))
+        table.updateNeighbour(neighbour("fe80::5%lan0", macA, confirmed: .seconds(1)), now: .seconds(1))
+        _ = table.takeChanges(now: .seconds(1))
+        table.updateNeighbour(neighbour("10.0.0.5", nil, .failed, confirmed: .seconds(1)), now: .seconds(10))
+        table.updateNeighbour(neighbour("fe80::5%lan0", nil, .failed, confirmed: .seconds(1)), now: .seconds(11))
+        _ = table.takeChanges(now: .seconds(70))  // offline
+        table.updateNeighbour(neighbour("fe80::5%lan0", macA, confirmed: .seconds(80)), now: .seconds(80))
+        let device = try #require(table.takeChanges(now: .seconds(80)).changes.first?.device)
+        #expect(device.online && device.addresses == ["10.0.0.5", "fe80::5%lan0"])
+    }
+}

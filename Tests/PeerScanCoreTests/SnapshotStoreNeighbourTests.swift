@@ -133,3 +133,36 @@ private func neighbourInput(
         #expect(peers.first?.macAddresses == ["00:00:0c:77:77:77"])
     }
 }
+
+@Suite struct SnapshotStoreScanningOnTests {
+    @Test func afterScanningIsSwitchedOnNeighbourOnlyDevicesWaitForAvahiOrFiveSeconds() async throws {
+        let time = TestTime()
+        let store = SnapshotStore(
+            isScanning: false,
+            interfaces: ["eth0"],
+            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
+            now: { [time] in time.now },
+            logger: Logger.silent
+        )
+        let entry = Neighbour(
+            address: "10.0.0.8",
+            interface: "eth0",
+            macAddress: "00:00:0c:88:88:88",
+            state: .reachable,
+            lastConfirmed: .zero
+        )
+        await store.apply([.discovery(.sourceState(.running, hostName: "scanner.local"))])
+        await store.apply([.setScanning(true, reply: nil)])
+        await store.apply([.discovery(.neighbourTable([entry]))])
+        #expect(await store.deviceCount == 0, "Avahi has not reported yet")
+        time.now = .seconds(5)
+        await store.apply([.presenceCheck])
+        #expect(await store.deviceCount == 1, "not longer than five seconds")
+        await store.apply([.setScanning(false, reply: nil)])
+        await store.apply([.setScanning(true, reply: nil)])
+        await store.apply([.discovery(.neighbourTable([entry]))])
+        #expect(await store.deviceCount == 0)
+        await store.apply([.browsingSettled])
+        #expect(await store.deviceCount == 1, "Avahi reported what it knows: nobody claims the MAC address")
+    }
+}

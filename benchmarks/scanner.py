@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""The network scanner on the test LAN: discovery of silent hosts against arp-scan, and presence.
+
+Run as root (needs ``swift build`` first; PEERSCAND=path overrides ``.build/debug/peerscand``)::
+
+    /usr/bin/python3 benchmarks/scanner.py sweep [--hosts 250]
+    /usr/bin/python3 benchmarks/scanner.py presence [--rounds 3] [--unprivileged]
+    /usr/bin/python3 benchmarks/scanner.py flaps [--minutes 10] [--hosts 20] [--loss 1]
+
+sweep — ``--hosts`` hosts (distinct MAC addresses, real OUIs and random ones) that speak no mDNS and send nothing on
+their own, on one /24. peerscand starts with its defaults (--probe-interval 30); reported: the time from its start to
+the last host listed (goal: within two probe intervals), its CPU seconds and RSS then, and the time ``arp-scan -l`` takes
+to list the same LAN (the anchor: a raw-socket sweep needing CAP_NET_RAW), with how many hosts each found.
+
+presence — one host goes silent (its link goes down) and comes back, ``--rounds`` times, with peerscand's defaults
+(--probe-interval 30, --offline-after 60): the seconds from silence to ``online: false`` and from answering again to
+``online: true``. With ``--unprivileged`` peerscand runs as nobody (no CAP_NET_ADMIN: the default unit), so the kernel
+verifies entries only once they are stale.
+
+flaps — ``--hosts`` hosts drop ``--loss`` percent of their ARP replies and neighbour advertisements at random
+(nftables in their namespaces) for ``--minutes``; peerscand's defaults. Reported: offline transitions (goal: 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "Tests" / "Integration")]
+
+import applier  # noqa: E402
+from testlan.lan import TestLAN, random_mac, real_oui_mac  # noqa: E402
+
+PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Daemon:
+    """peerscand --dump in the scanner namespace: the current snapshot and the time of every change."""
+
+    def __init__(self, lan: TestLAN, *extra: str, user: int | None = None) -> None:
+        state = lan.tmpdir / "state"
+        state.mkdir(exist_ok=True)
+        argv = [str(PEERSCAND), "--dump", "--state-directory", str(state), "--socket", str(lan.tmpdir / "io.peerscan"),
+                *extra]
+        if user is not None:  # no capabilities at all, as the default unit runs it
+            os.chown(state, user, user)
+            os.chmod(lan.tmpdir, 0o777)
+            argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all",
+                    "--bounding-set=-all", *argv]
+        self.started = time.monotonic()
+        self.process = lan.popen_in_scanner(argv, stdout=subprocess.PIPE, stderr=open(lan.tmpdir / "peerscand.log", "w"),
+                                            text=True)
+        self.snapshot: dict | None = None
+        self.changes: list[tuple[float, dict]] = []  # (time, snapshot after)
+        self.condition = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            message = json.loads(line)
+            with self.condition:
+                if message["event"] == "snapshot":
+                    self.snapshot = message["snapshot"]
+                else:
+                    self.snapshot = applier.apply(self.snapshot, message["changes"])
+                    self.changes.append((time.monotonic(), self.snapshot))
+                self.condition.notify_all()
+
+    def wait_for(self, predicate, timeout: float) -> float:
+        """Waits until the snapshot satisfies ``predicate``; returns the time it did."""
+        deadline = time.monotonic() + timeout
+        with self.condition:
+            while self.snapshot is None or not predicate(self.snapshot):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("peerscand did not get there in time")
+                self.condition.wait(remaining)
+            return time.monotonic()
+
+    def usage(self) -> tuple[float, int]:
+        """CPU seconds (user + system) and RSS in KiB of peerscand (its pid: setpriv and ip netns exec exec it)."""
+        stat = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu = (int(stat[11]) + int(stat[12])) / CLOCK_TICKS
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        rss = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+        return cpu, rss
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=15)
+
+
+def macs(snapshot: dict) -> set[str]:
+    return {mac for device in applier.devices(snapshot).values() for mac in device["macAddresses"]}
+
+
+def device_of(snapshot: dict, mac: str) -> dict | None:
+    return next((d for d in applier.devices(snapshot).values() if mac in d["macAddresses"]), None)
+
+
+def sweep(hosts: int) -> dict:
+    with TestLAN() as lan:
+        lan.start_avahi()
+        made = time.monotonic()
+        added = [lan.add_host(f"h{n}", mac=(real_oui_mac(n) if n % 2 else random_mac(n)),
+                              ipv4=f"10.231.0.{2 + n}", ipv6=f"fd70:7363:616e::{2 + n:x}") for n in range(hosts)]
+        made = time.monotonic() - made
+        expected = {host.mac for host in added}
+        daemon = Daemon(lan)
+        try:
+            done = daemon.wait_for(lambda s: expected <= macs(s), timeout=120)
+            cpu, rss = daemon.usage()
+        finally:
+            daemon.stop()
+        found_by_arp_scan, arp_scan_seconds = lan.arp_scan()
+        return {
+            "hosts": hosts, "setup_seconds": round(made, 1),
+            "peerscand_seconds_to_last_host": round(done - daemon.started, 2),
+            "peerscand_cpu_seconds": round(cpu, 2), "peerscand_rss_mib": round(rss / 1024, 1),
+            "arp_scan_seconds": round(arp_scan_seconds, 2),
+            "arp_scan_found": len(expected & set(found_by_arp_scan.values())),
+        }
+
+
+def presence(rounds: int, unprivileged: bool) -> dict:
+    with TestLAN() as lan:
+        lan.start_avahi()
+        lan.run_in_scanner(["sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647"])
+        host = lan.add_host("plug", mac=real_oui_mac(7))
+        daemon = Daemon(lan, user=65534 if unprivileged else None)
+        offline, online = [], []
+        try:
+            daemon.wait_for(lambda s: device_of(s, host.mac) is not None, timeout=90)
+            for _ in range(rounds):
+                time.sleep(5)
+                host.silence()
+                silenced = time.monotonic()
+                offline.append(daemon.wait_for(lambda s: not device_of(s, host.mac)["online"], timeout=300) - silenced)
+                host.unsilence()
+                back = time.monotonic()
+                online.append(daemon.wait_for(lambda s: device_of(s, host.mac)["online"], timeout=120) - back)
+        finally:
+            daemon.stop()
+        return {"mode": "unprivileged" if unprivileged else "CAP_NET_ADMIN", "rounds": rounds,
+                "silent_to_offline_seconds": [round(x, 1) for x in offline],
+                "answering_to_online_seconds": [round(x, 1) for x in online]}
+
+
+def flaps(minutes: float, hosts: int, loss: float) -> dict:
+    with TestLAN() as lan:
+        lan.start_avahi()
+        added = [lan.add_host(f"h{n}", mac=real_oui_mac(0x100 + n)) for n in range(hosts)]
+        daemon = Daemon(lan)
+        try:
+            expected = {host.mac for host in added}
+            daemon.wait_for(lambda s: expected <= macs(s), timeout=90)
+            start = len(daemon.changes)
+            for host in added:
+                host.set_probe_loss(loss)
+            time.sleep(minutes * 60)
+            offline = sum(1 for _, snapshot in daemon.changes[start:]
+                          for device in applier.devices(snapshot).values() if not device["online"])
+            changes = len(daemon.changes) - start
+        finally:
+            daemon.stop()
+        return {"hosts": hosts, "loss_percent": loss, "minutes": minutes, "changesets": changes,
+                "offline_device_states_seen": offline}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    sweep_parser = commands.add_parser("sweep")
+    sweep_parser.add_argument("--hosts", type=int, default=250)
+    presence_parser = commands.add_parser("presence")
+    presence_parser.add_argument("--rounds", type=int, default=3)
+    presence_parser.add_argument("--unprivileged", action="store_true")
+    flaps_parser = commands.add_parser("flaps")
+    flaps_parser.add_argument("--minutes", type=float, default=10)
+    flaps_parser.add_argument("--hosts", type=int, default=20)
+    flaps_parser.add_argument("--loss", type=float, default=1)
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        parser.error("run as root: the test LAN is made of network namespaces")
+    if not PEERSCAND.exists():
+        parser.error(f"{PEERSCAND} is missing: run `swift build --product peerscand`")
+    if args.command == "sweep":
+        result = sweep(args.hosts)
+    elif args.command == "presence":
+        result = presence(args.rounds, args.unprivileged)
+    else:
+        result = flaps(args.minutes, args.hosts, args.loss)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
