@@ -169,10 +169,12 @@ def flaps(minutes: float, hosts: int, loss: float) -> dict:
             offline = sum(1 for _, snapshot in daemon.changes[start:]
                           for device in applier.devices(snapshot).values() if not device["online"])
             changes = len(daemon.changes) - start
+            counts = [host.probe_loss_counts() for host in added]
         finally:
             daemon.stop()
         return {"hosts": hosts, "loss_percent": loss, "minutes": minutes, "changesets": changes,
-                "offline_device_states_seen": offline}
+                "offline_device_states_seen": offline, "answers_sent": sum(c[0] for c in counts),
+                "answers_dropped": sum(c[1] for c in counts)}
 
 
 def main() -> None:

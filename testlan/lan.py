@@ -378,11 +378,20 @@ class Host:
         if percent <= 0:
             return
         threshold = max(1, round(percent * 100))  # numgen over 10,000 for fractions of a percent
+        chance = f"numgen random mod 10000 < {threshold} " if threshold < 10000 else ""
         rules = (f"add table arp loss; add chain arp loss out {{ type filter hook output priority 0; }}; "
-                 f"add rule arp loss out numgen random mod 10000 < {threshold} drop; "
+                 f"add rule arp loss out counter; add rule arp loss out {chance}counter drop; "
                  f"add table ip6 loss; add chain ip6 loss out {{ type filter hook output priority 0; }}; "
-                 f"add rule ip6 loss out icmpv6 type nd-neighbor-advert numgen random mod 10000 < {threshold} drop")
+                 f"add rule ip6 loss out icmpv6 type nd-neighbor-advert counter; "
+                 f"add rule ip6 loss out icmpv6 type nd-neighbor-advert {chance}counter drop")
         _run("ip", "netns", "exec", self.namespace, "nft", rules)
+
+    def probe_loss_counts(self) -> tuple[int, int]:
+        """(answers sent, answers dropped) since `set_probe_loss`: ARP replies and neighbour advertisements."""
+        ruleset = _run("ip", "netns", "exec", self.namespace, "nft", "list ruleset")
+        counts = [int(n) for n in re.findall(r"counter packets (\d+)", ruleset)]
+        # Per table: the counting rule, then the dropping one.
+        return sum(counts[0::2]), sum(counts[1::2])
 
     def claim(self, address: str) -> None:
         """Take `address` too (another host's, say: an address conflict) and make it known: the host forgets its

@@ -8,11 +8,13 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Print the devices, then every change as it happens.",
         discussion: """
-            Calls Monitor and prints the snapshot as "list" does, then one line per change: "+ NAME (HOST) \
-            ADDRESSES SERVICES" for a device that appeared, "- ..." for one that went away, "~ NAME: ..." for one that \
-            changed, with exactly what changed (services added or removed, addresses and interfaces new or gone, \
-            TXT entries and ports old->new, a new name), and lines such as "scanning switched off" or "avahi \
-            connecting" for the configuration. On a terminal, + lines are green, - lines red, ~ lines yellow. Every \
+            Calls Monitor and prints the snapshot as "list" does, then one line per change: "+ NAME (HOST) MAC \
+            [VENDOR] ADDRESSES SERVICES" for a device that appeared, "- ..." for one that went away, "~ NAME: ..." for \
+            one that changed, with exactly what changed ("offline", "online", services added or removed, addresses, \
+            MAC addresses and interfaces new or gone, TXT entries and ports old->new, a new name), "! address A \
+            moved from X to Y" when another MAC address answers for an address now (an address conflict, or a new \
+            owner), and lines such as "scanning switched off" or "avahi connecting" for the configuration. On a \
+            terminal, + lines are green, - and ! lines red, ~ lines yellow. Every \
             changeset is applied to a local copy of the snapshot, which checks it: one that does not apply makes \
             peerscanctl resubscribe from a snapshot (and say so on standard error); if the next one does not apply \
             either, it exits with status 76.
