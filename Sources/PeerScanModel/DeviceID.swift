@@ -2,8 +2,9 @@ import Foundation
 
 /// The stable identifier of an item of peerscan's snapshot: a UUID, written in lowercase on the wire.
 ///
-/// The daemon derives a device's identifier from its canonical host name (a name-based UUID, version 5; see
-/// `PeerScanCore`'s `DeviceID.make(hostName:)`), so every peerscand gives the same device the same identifier. Clients
+/// The daemon derives a device's identifier from its canonical host name, or from its MAC address for a device without
+/// one (name-based UUIDs, version 5; see `PeerScanCore`'s `DeviceID.make(hostName:)` and `make(macAddress:)`), so
+/// every peerscand gives the same device the same identifier. Clients
 /// never derive identifiers: they take them as they come. The two `config` items have fixed identifiers, written
 /// here as literals (the daemon's tests check that they are the version 5 UUIDs of `config:scanning` and
 /// `config:host` in peerscan's namespace).

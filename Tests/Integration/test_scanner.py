@@ -142,3 +142,26 @@ def test_an_mdns_device_that_withdraws_its_services_but_answers_stays_listed_onl
     tv = next(d for d in applier.devices(daemon.snapshot).values() if d["hostName"] == "tv.local")
     assert tv["online"] is True and tv["displayName"] == "TV"
     assert snapshot is not None
+
+
+def test_the_harness_silence_really_fails_the_scanners_entry(lan):
+    """The method the presence tests rely on, checked at the kernel: a silenced host's entry fails when the scanner's
+    kernel verifies it (a forced probe, as peerscand's re-probe), and answers again once unsilenced."""
+    host = lan.add_host("plug", mac=real_oui_mac(0x70))
+    lan.run_in_scanner(["python3", "-c", "import socket,sys; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)"
+                        ".sendto(b'x', (sys.argv[1], 9))", host.ipv4])
+
+    def state() -> list[str]:
+        return next((n["state"] for n in lan.scanner_neighbours() if n["dst"] == host.ipv4), [])
+
+    deadline = time.monotonic() + 5
+    while "REACHABLE" not in state() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "REACHABLE" in state()
+    host.silence()
+    subprocess.run(["ip", "-n", lan.scanner_ns, "neigh", "change", host.ipv4, "dev", "lan0", "nud", "probe"],
+                   check=True)
+    deadline = time.monotonic() + 10
+    while "FAILED" not in state() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "FAILED" in state(), state()
