@@ -120,6 +120,7 @@ public struct DeviceTable: Sendable {
 
     private var dirtyHosts: Set<String> = []
     private var dirtyMACs: Set<String> = []
+    private var pendingChanges: [(id: DeviceID, device: Device?)] = []
     private var pendingEvents: [Event] = []
 
     /// Creates an empty table.
@@ -159,7 +160,7 @@ public struct DeviceTable: Sendable {
     }
 
     /// A neighbour entry added or changed.
-    /// - Complexity: O(1) expected.
+    /// - Complexity: O(a) for the a addresses of its MAC address.
     public mutating func updateNeighbour(_ neighbour: Neighbour, now: Duration) {
         let address = neighbour.address
         neighbours[address] = neighbour
@@ -253,8 +254,6 @@ public struct DeviceTable: Sendable {
         dirtyHosts = []
         dirtyMACs = []
     }
-
-    private var pendingChanges: [(id: DeviceID, device: Device?)] = []
 
     /// Whether the kernel's entry counts as the neighbour answering now: reachable, being verified (delay, probe)
     /// or configured (permanent); stale only if the kernel confirmed it within ``Presence/offlineAfter`` (an entry

@@ -32,9 +32,11 @@ struct ProbeService: Service {
             if await store.scanning {
                 let interfaces = await store.hostStatus.interfaces
                 let sweep = await prober.sweep(interfaces: interfaces)
+                // Entries the kernel is verifying already (delay, probe) are left to it: forcing them again would
+                // restart their probes.
                 let known = ((try? monitor.dump()) ?? []).filter {
                     interfaces.contains($0.interfaceName) && $0.macAddress != nil
-                        && [.reachable, .stale, .delay, .probe].contains($0.state)
+                        && [.reachable, .stale].contains($0.state)
                 }
                 var unforced: [String] = []
                 for entry in known {

@@ -47,13 +47,19 @@ class Daemon:
     MDNS_ONLY = ("--no-neighbour-table", "--offline-after", "0", "--forget-after", "0")
 
     def __init__(self, lan: TestLAN, state_directory: Path, *extra: str, socket: Path | None = None,
-                 mdns_only: bool = True) -> None:
+                 mdns_only: bool = True, user: int | None = None) -> None:
         self.lan = lan
         # Always a socket of the test's own (default: in the LAN's temp dir), never the shared default under /run.
         self.socket = socket or lan.tmpdir / "io.peerscan"
         extra = ("--socket", str(self.socket), *(self.MDNS_ONLY if mdns_only else ()), *extra)
         self.argv = [str(PEERSCAND), "--dump", "--state-directory", str(state_directory), "--log-level", "debug",
                      "--resync-grace", "20", *extra]
+        if user is not None:  # as that user, without any capability (the default unit's peerscand)
+            state_directory.mkdir(parents=True, exist_ok=True)
+            os.chown(state_directory, user, user)
+            os.chmod(self.socket.parent, 0o777)
+            self.argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all",
+                         "--bounding-set=-all", *self.argv]
         self.snapshot: dict | None = None
         self.initial: dict | None = None  # the first snapshot the daemon wrote
         self.sequence = -1
@@ -162,8 +168,8 @@ def lan():
 def start_daemon(lan, tmp_path):
     daemons: list[Daemon] = []
 
-    def start(*extra: str, mdns_only: bool = True) -> Daemon:
-        daemon = Daemon(lan, tmp_path / "state", *extra, mdns_only=mdns_only)
+    def start(*extra: str, mdns_only: bool = True, user: int | None = None) -> Daemon:
+        daemon = Daemon(lan, tmp_path / "state", *extra, mdns_only=mdns_only, user=user)
         daemons.append(daemon)
         return daemon
 

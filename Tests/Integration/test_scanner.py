@@ -23,10 +23,10 @@ def by_mac(snapshot: dict, mac: str) -> dict | None:
     return next((d for d in applier.devices(snapshot).values() if mac in d["macAddresses"]), None)
 
 
-def start_scanner(lan, start_daemon, *extra: str):
+def start_scanner(lan, start_daemon, *extra: str, user: int | None = None):
     # What systemd's sysctl.d sets on a real host: every group may open ICMP ping sockets (the all-nodes echo).
     lan.run_in_scanner(["sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647"])
-    daemon = start_daemon(*SCANNER, *extra, mdns_only=False)
+    daemon = start_daemon(*SCANNER, *extra, mdns_only=False, user=user)
     daemon.wait_running()
     return daemon
 
@@ -165,3 +165,19 @@ def test_the_harness_silence_really_fails_the_scanners_entry(lan):
     while "FAILED" not in state() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert "FAILED" in state(), state()
+
+
+def test_without_privileges_it_finds_and_follows_hosts_all_the_same(lan, start_daemon, tmp_path):
+    """As the default unit runs it: a user without capabilities. Probing needs none; re-probes fall back to traffic
+    (said once), and the IPv6 echo uses a ping socket."""
+    tmp_path.chmod(0o755)  # the state directory below it must be reachable by nobody
+    host = lan.add_host("plug", mac=real_oui_mac(0x80))
+    v6only = lan.add_host("sensor", mac=random_mac(0x81), ipv4=False)
+    daemon = start_scanner(lan, start_daemon, user=65534)
+    daemon.wait_for(lambda s: by_mac(s, host.mac) and by_mac(s, v6only.mac), what="both hosts")
+    host.silence()
+    # Offline --offline-after (6 s) after the last confirmation; without forced re-probes the kernel verifies the
+    # entry only once it is stale (up to its reachable time, 15-45 s, later).
+    daemon.wait_for(lambda s: by_mac(s, host.mac)["online"] is False, timeout=60, what="offline")
+    assert any("neighbour re-probe not permitted" in line for line in daemon.stderr_lines)
+    assert any("ipv6=ping-socket" in line for line in log_lines(daemon, "probing"))
