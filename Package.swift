@@ -229,7 +229,9 @@ let package = Package(
 
         .testTarget(
             name: "PeerscandTests",
-            dependencies: ["AvahiBrowser", "PeerScanCore", "PeerScanModel", "TestSupport", "peerscand"]
+            dependencies: [
+                "AvahiBrowser", "NeighbourTable", "PeerScanCore", "PeerScanModel", "TestSupport", "peerscand",
+            ]
         ),
 
         // MARK: peerscanctl — the command-line client: its logic in PeerScanClient, a thin executable on top.
