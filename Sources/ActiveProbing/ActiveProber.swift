@@ -20,7 +20,7 @@ public struct ProbeRound: Sendable, Equatable {
     /// Datagrams the kernel refused (`EHOSTUNREACH` after a failed resolution, `ENOBUFS`, a firewall's `EPERM`…):
     /// normal for addresses nobody has.
     public var failures = 0
-    /// All-nodes echo requests sent (one per interface with IPv6).
+    /// All-nodes echo requests sent (one per interface with IPv6, and one more per global IPv6 address of it).
     public var echoRequestsSent = 0
 
     /// Creates an empty round.
@@ -167,19 +167,46 @@ public final class ActiveProber: Sendable {
         }
     }
 
-    /// An ICMPv6 echo request to ff02::1 on `interface`.
+    /// An ICMPv6 echo request to ff02::1 on `interface`, from its link-local address (hosts answer from theirs), and
+    /// one from each of its global addresses (hosts answer from their global addresses, which so become known too).
     private func solicitIPv6Hosts(on interface: String, into round: inout ProbeRound) {
         guard icmp6 >= 0, let index = Self.interfaceIndex(interface, namespacePath: namespacePath) else { return }
         var destination = sockaddr_in6()
         destination.sin6_family = sa_family_t(AF_INET6)
         inet_pton(AF_INET6, "ff02::1", &destination.sin6_addr)
         destination.sin6_scope_id = index
+        Self.sendEchoRequest(from: icmp6, to: &destination, into: &round)
+        let sources =
+            (try? Self.inNamespace(namespacePath) { NetworkInterfaces.globalIPv6Addresses(on: interface) }) ?? []
+        for source in sources {
+            var local = sockaddr_in6()
+            local.sin6_family = sa_family_t(AF_INET6)
+            guard inet_pton(AF_INET6, source, &local.sin6_addr) == 1 else { continue }
+            let flags = Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue)
+            let kind = solicitation == .pingSocket ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_RAW.rawValue)
+            let opened = try? Self.inNamespace(namespacePath) { socket(AF_INET6, kind | flags, Int32(IPPROTO_ICMPV6)) }
+            guard let bound = opened, bound >= 0 else { continue }
+            defer { close(bound) }
+            let isBound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(bound, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
+                }
+            }
+            if isBound { Self.sendEchoRequest(from: bound, to: &destination, into: &round) }
+        }
+    }
+
+    private static func sendEchoRequest(
+        from socket: Int32,
+        to destination: inout sockaddr_in6,
+        into round: inout ProbeRound
+    ) {
         // Type 128 (echo request), code 0, checksum (the kernel computes it), identifier, sequence.
         var request: [UInt8] = [128, 0, 0, 0, 0x70, 0x73, 0, 1]
         let sent = withUnsafePointer(to: &destination) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 sendto(
-                    icmp6,
+                    socket,
                     &request,
                     request.count,
                     Int32(MSG_DONTWAIT),

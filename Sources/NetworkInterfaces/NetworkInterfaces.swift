@@ -83,6 +83,32 @@ public enum NetworkInterfaces {
     }
 }
 
+extension NetworkInterfaces {
+    /// The global (not link-local) IPv6 addresses of the interface named, in text form, in the kernel's order.
+    ///
+    /// - Complexity: O(n) in the number of addresses.
+    public static func globalIPv6Addresses(on name: String) -> [String] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        var result: [String] = []
+        var entry: UnsafeMutablePointer<ifaddrs>? = first
+        while let current = entry {
+            entry = current.pointee.ifa_next
+            guard String(cString: current.pointee.ifa_name) == name, let address = current.pointee.ifa_addr,
+                Int32(address.pointee.sa_family) == AF_INET6
+            else { continue }
+            var bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+            let isLinkLocal = withUnsafeBytes(of: &bytes) { $0[0] == 0xFE && $0[1] & 0xC0 == 0x80 }
+            guard !isLinkLocal else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            guard inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count)) != nil else { continue }
+            result.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return result
+    }
+}
+
 /// An IPv4 address of an interface, with the prefix length of its subnet.
 public struct IPv4InterfaceAddress: Hashable, Sendable {
     /// The interface's name.

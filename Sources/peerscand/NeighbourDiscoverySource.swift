@@ -22,15 +22,24 @@ final class NeighbourDiscoverySource: DiscoverySource {
     }
 
     /// Follows the table until cancelled. If the kernel's table cannot be read (no netlink socket: a sandbox that
-    /// forbids it), says so once and goes on without it: mDNS discovery does not depend on it.
+    /// forbids it) or reading it fails, says so and tries again after a backoff (1 s doubling to 60 s); mDNS
+    /// discovery goes on meanwhile.
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { [monitor, logger] in
-                do {
-                    try await monitor.run()
-                } catch is CancellationError {
-                } catch {
-                    logger.error("neighbour table unavailable", metadata: ["error": "\(error)"])
+                var backoff = Duration.seconds(1)
+                while !Task.isCancelled {
+                    do {
+                        try await monitor.run()
+                        return  // cancelled
+                    } catch {
+                        logger.error(
+                            "neighbour table unavailable",
+                            metadata: ["error": "\(error)", "retry": "\(backoff)"]
+                        )
+                    }
+                    guard (try? await Task.sleep(for: backoff)) != nil else { return }
+                    backoff = min(backoff * 2, .seconds(60))
                 }
             }
             group.addTask { [self] in

@@ -86,14 +86,17 @@ struct ActiveProberTests {
         let prober = try ActiveProber(namespacePath: link.nearPath)
         #expect(prober.solicitation == .pingSocket)
         let round = await prober.sweep(interfaces: ["near0"])
-        #expect(round.echoRequestsSent == 1)
+        #expect(round.echoRequestsSent == 2, "from the link-local address and from the global one")
         let mac = try link.farMAC()
-        var known = false
-        for _ in 0..<40 where !known {
+        var known: [String] = []
+        for _ in 0..<40 where known.count < 2 {
             try await Task.sleep(for: .milliseconds(100))
-            known = try runCommand("ip", "-n", link.near, "-6", "neigh", "show", "dev", "near0").contains(mac)
+            known = try runCommand("ip", "-n", link.near, "-6", "neigh", "show", "dev", "near0")
+                .split(separator: "\n").filter { $0.contains(mac) }.map { String($0.split(separator: " ")[0]) }
         }
-        #expect(known, "the far host solicited our MAC address to answer, and the kernel noted its own")
+        // The far host solicited our MAC address to answer each echo, and the kernel noted its own.
+        #expect(known.contains("fd09::2"), "its global address, answering the echo from ours")
+        #expect(known.contains { $0.hasPrefix("fe80:") }, "its link-local address")
     }
 
     @Test func withoutThePingGroupRootFallsBackToARawSocket() throws {

@@ -56,8 +56,9 @@ def test_an_ipv6_only_host_is_found_by_the_all_nodes_echo(lan, start_daemon):
     host = lan.add_host("sensor", mac=random_mac(0x30), ipv4=False)
     daemon = start_scanner(lan, start_daemon)
     snapshot = daemon.wait_for(lambda s: by_mac(s, host.mac), what="the IPv6-only host")
+    snapshot = daemon.wait_for(lambda s: host.ipv6 in by_mac(s, host.mac)["addresses"], what="its global address")
     addresses = by_mac(snapshot, host.mac)["addresses"]
-    assert addresses and all(":" in address for address in addresses), addresses
+    assert all(":" in address for address in addresses), addresses
 
 
 def test_an_mdns_host_in_the_neighbour_table_is_one_device(lan, start_daemon):
