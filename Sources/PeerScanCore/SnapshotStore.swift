@@ -108,6 +108,7 @@ public actor SnapshotStore {
     private let initialBrowseSettled = OneShotSignal()
     private var isInitialBrowseSettled: Bool
     private var hasBrowsingSettled = false
+    private var initialBrowseSettledReason: String?
     /// After scanning is switched on, neighbour-only devices wait until Avahi has reported what it knows (or this
     /// time), so that an mDNS host claims its MAC address before a MAC-only device is published for it.
     private var neighbourHoldUntil: Duration?
@@ -226,6 +227,7 @@ public actor SnapshotStore {
             settleInitialBrowse(reason: "all-for-now")
             publish(makeSnapshot(windowExpired: nil, effects: &effects))  // the neighbour-only devices held till now
         }
+        announceInitialBrowseSettled()
         for reply in replies { reply(sequence) }
         return effects
     }
@@ -264,10 +266,18 @@ public actor SnapshotStore {
         if isInitialBrowseSettled { devices.holdsNeighbourOnlyDevices = false }
     }
 
+    /// Ends the wait for the first browse; ``announceInitialBrowseSettled()`` tells the waiters once the batch's
+    /// snapshot (with the neighbour-only devices held till now) is published.
     private func settleInitialBrowse(reason: String) {
         guard !isInitialBrowseSettled else { return }
         isInitialBrowseSettled = true
-        devices.holdsNeighbourOnlyDevices = false
+        devices.holdsNeighbourOnlyDevices = neighbourHoldUntil != nil
+        initialBrowseSettledReason = reason
+    }
+
+    private func announceInitialBrowseSettled() {
+        guard let reason = initialBrowseSettledReason else { return }
+        initialBrowseSettledReason = nil
         logger.info("initial browse settled", metadata: ["reason": "\(reason)", "devices": "\(deviceCount)"])
         initialBrowseSettled.fire()
     }
