@@ -397,8 +397,9 @@ class Host:
         """Take `address` too (another host's, say: an address conflict) and make it known: the host forgets its
         neighbours and sends a datagram from the address to the scanner, so the ARP request that precedes it tells
         the scanner's kernel the address is at this host's MAC (the kernel overrides its entry: a request from an
-        address is news of it)."""
-        _run("ip", "-n", self.namespace, "addr", "add", f"{address}/{self.lan.prefix_length}", "dev", self.interface)
+        address is news of it). Call it again to claim it again (the rightful owner may have answered meanwhile)."""
+        _run("ip", "-n", self.namespace, "addr", "replace", f"{address}/{self.lan.prefix_length}", "dev",
+             self.interface)
         # Forget the scanner's MAC address (learnt when the scanner asked for ours), so that the kernel asks for it
         # again, from the claimed address.
         _run("ip", "-n", self.namespace, "neigh", "flush", "dev", self.interface)
