@@ -78,7 +78,9 @@ def test_an_mdns_host_in_the_neighbour_table_is_one_device(lan, start_daemon):
 def test_a_host_that_goes_silent_is_offline_after_the_window_and_online_when_it_answers(lan, start_daemon):
     host = lan.add_host("plug", mac=real_oui_mac(0x40))
     daemon = start_scanner(lan, start_daemon)
-    daemon.wait_for(lambda s: by_mac(s, host.mac), what="the plug")
+    # Known by every address (IPv4, IPv6 global and link-local) before it goes silent: nothing else changes after.
+    daemon.wait_for(lambda s: (d := by_mac(s, host.mac)) is not None and host.ipv6 in d["addresses"]
+                    and any(a.startswith("fe80:") for a in d["addresses"]), what="the plug")
     device_id = by_mac(daemon.snapshot, host.mac)["id"]
     sequence = daemon.sequence
     host.silence()
@@ -188,6 +190,7 @@ def test_without_privileges_it_finds_and_follows_hosts_all_the_same(lan, start_d
     host.silence()
     # Offline --offline-after (6 s) after the last confirmation; without forced re-probes the kernel verifies the
     # entry only once it is stale (up to its reachable time, 15-45 s, later).
-    daemon.wait_for(lambda s: by_mac(s, host.mac)["online"] is False, timeout=60, what="offline")
+    # Reachable for up to 45 s after its last confirmation, then stale until the next round, then 8 s to fail.
+    daemon.wait_for(lambda s: by_mac(s, host.mac)["online"] is False, timeout=90, what="offline")
     assert any("neighbour re-probe not permitted" in line for line in daemon.stderr_lines)
     assert any("ipv6=ping-socket" in line for line in log_lines(daemon, "probing"))
