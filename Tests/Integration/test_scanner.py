@@ -31,8 +31,16 @@ def start_scanner(lan, start_daemon, *extra: str, user: int | None = None):
     return daemon
 
 
-def log_lines(daemon, message: str) -> list[str]:
-    return [line for line in daemon.stderr_lines if re.search(rf"\b(info|notice|warning)\s+{message}\b", line)]
+def log_lines(daemon, message: str, containing: str | None = None, timeout: float = 5.0) -> list[str]:
+    """The daemon's log lines with this message. Waits up to `timeout` for one (that contains `containing`): stderr
+    is read by a thread of its own and may lag behind what the socket already showed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = [line for line in daemon.stderr_lines
+                 if re.search(rf"\b(info|notice|warning)\s+{message}\b", line)]
+        if any(containing is None or containing in line for line in lines) or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.05)
 
 
 def test_silent_hosts_are_found_with_their_mac_vendor_and_an_id_from_the_mac(lan, start_daemon):
@@ -47,7 +55,7 @@ def test_silent_hosts_are_found_with_their_mac_vendor_and_an_id_from_the_mac(lan
     assert found["online"] is True
     assert printer.ipv4 in found["addresses"]
     assert by_mac(snapshot, phone.mac)["vendor"] is None
-    line = next(line for line in log_lines(daemon, "new device") if printer.mac in line)
+    line = next(line for line in log_lines(daemon, "new device", printer.mac) if printer.mac in line)
     for field in (f"id={found['id']}", f"mac={printer.mac}", 'vendor="Cisco Systems, Inc"', f"address={printer.ipv4}"):
         assert field in line, line
 
@@ -72,7 +80,7 @@ def test_an_mdns_host_in_the_neighbour_table_is_one_device(lan, start_daemon):
     assert [d["hostName"] for d in applier.devices(snapshot).values() if mac in d["macAddresses"]] == ["alpha.local"]
     assert by_mac(snapshot, mac)["id"] == str(uuid.uuid5(NAMESPACE, "alpha.local"))
     # Its first snapshot after start already had it as one device: no MAC-only device came and went.
-    assert not log_lines(daemon, "device merged"), log_lines(daemon, "device merged")
+    assert not log_lines(daemon, "device merged", timeout=0), log_lines(daemon, "device merged", timeout=0)
 
 
 def test_a_host_that_goes_silent_is_offline_after_the_window_and_online_when_it_answers(lan, start_daemon):
@@ -94,8 +102,8 @@ def test_a_host_that_goes_silent_is_offline_after_the_window_and_online_when_it_
     changes = [c for c in daemon.changes_since(sequence)
                if any(u["item"]["id"] == device_id for u in c.get("itemUpdates", []))]
     assert len(changes) == 2, changes
-    assert any(device_id in line for line in log_lines(daemon, "device offline"))
-    assert any(device_id in line for line in log_lines(daemon, "device online"))
+    assert any(device_id in line for line in log_lines(daemon, "device offline", device_id))
+    assert any(device_id in line for line in log_lines(daemon, "device online", device_id))
 
 
 def test_two_hosts_claiming_one_address_is_a_conflict(lan, start_daemon):
@@ -193,4 +201,4 @@ def test_without_privileges_it_finds_and_follows_hosts_all_the_same(lan, start_d
     # Reachable for up to 45 s after its last confirmation, then stale until the next round, then 8 s to fail.
     daemon.wait_for(lambda s: by_mac(s, host.mac)["online"] is False, timeout=90, what="offline")
     assert any("neighbour re-probe not permitted" in line for line in daemon.stderr_lines)
-    assert any("ipv6=ping-socket" in line for line in log_lines(daemon, "probing"))
+    assert any("ipv6=ping-socket" in line for line in log_lines(daemon, "probing", "ipv6=ping-socket"))
