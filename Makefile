@@ -16,7 +16,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build test unit-test integration-test check-imports check-units check-install demo bench bench-scanner install docs clean
+.PHONY: all deps build test unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry install docs clean
 
 all: build
 
@@ -50,6 +50,11 @@ bench-scanner: build
 	/usr/bin/python3 benchmarks/scanner.py presence --rounds 3
 	/usr/bin/python3 benchmarks/scanner.py presence --rounds 3 --unprivileged
 	/usr/bin/python3 benchmarks/scanner.py flaps --minutes 10 --hosts 20 --loss 1
+
+# The registry's benchmarks (root): startup with 10,000 known devices against an empty registry; churn.
+bench-registry: build
+	$(PYTHON) benchmarks/registry.py startup --devices 10000 --rounds 3
+	$(PYTHON) benchmarks/registry.py churn --devices 1000 --rate 100 --seconds 60
 
 # The main job: a test LAN in network namespaces with peers that come, change and go, watched by peerscand.
 demo: build

@@ -18,6 +18,7 @@
 //   NeighbourTable    the Swift wrapper of CNetlink, its only importer: the kernel's ARP/NDP table, dump and changes
 //   ActiveProbing     the sweep that makes the kernel resolve every address of the directly connected subnets
 //   MACVendors        the organization behind a MAC address, from Debian's ieee-data registry files
+//   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
 //   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
 //   peerscand         the daemon: composes AvahiBrowser, PeerScanCore, PeerScanServer and DaemonSupport
 //   PeerScanClient    peerscanctl's logic: connection, monitor session, tables and change lines
@@ -44,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // MARK: Diffable — snapshots and their differences. No dependencies, by design.
@@ -195,6 +197,29 @@ let package = Package(
         .target(name: "MACVendors"),
         .testTarget(name: "MACVendorsTests", dependencies: ["MACVendors", "TestSupport"]),
 
+        // MARK: DeviceRegistry — every device ever seen, in SQLite (GRDB), written off the changeset path.
+        .target(
+            name: "DeviceRegistry",
+            dependencies: [
+                "PeerScanCore",
+                "PeerScanModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "DeviceRegistryTests",
+            dependencies: [
+                "DeviceRegistry",
+                "PeerScanCore",
+                "PeerScanModel",
+                "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: DaemonSupport — sd_notify, socket activation, the watchdog and the log format, written by hand.
         .target(
             name: "DaemonSupport",
@@ -212,6 +237,7 @@ let package = Package(
                 "ActiveProbing",
                 "AvahiBrowser",
                 "DaemonSupport",
+                "DeviceRegistry",
                 "MACVendors",
                 "NeighbourTable",
                 "NetworkInterfaces",
@@ -281,6 +307,7 @@ let package = Package(
             dependencies: [
                 "AsyncPrimitives",
                 "CMalloc",
+                "DeviceRegistry",
                 "Diffable",
                 "PeerScanCore",
                 "PeerScanModel",

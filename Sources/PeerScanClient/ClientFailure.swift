@@ -126,6 +126,11 @@ public struct ClientFailure: Error, Hashable, Sendable, CustomStringConvertible 
                     """
                 }
             return ClientFailure(.permissionDenied, "permission denied: \(reason).\n\(advice)")
+        case PeerScanWire.deviceNotFoundError:
+            return ClientFailure(
+                .failure,
+                "peerscand knows no device \(error.parameters["id"] ?? "with that id") (list them: peerscanctl history)"
+            )
         case "org.varlink.service.InterfaceNotFound":
             return protocolMismatch(
                 "no interface \(error.parameters["interface"] ?? PeerScanWire.interfaceName)",

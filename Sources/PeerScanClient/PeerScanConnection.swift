@@ -66,6 +66,33 @@ public struct PeerScanConnection {
         ).sequence
     }
 
+    /// Calls `ListKnownDevices`: every device peerscand remembers, present or not, most recently seen first.
+    ///
+    /// - Throws: `VarlinkError` for an error reply; `VarlinkProtocolError` or `DecodingError` for a malformed reply.
+    public func knownDevices() async throws -> Received<PeerScanWire.ListKnownDevicesReply> {
+        try Received(json: try await connection.call(method("ListKnownDevices")).rawParameters)
+    }
+
+    /// Calls `GetDevice`: one device's history, and its item if it is in the snapshot.
+    ///
+    /// - Throws: `VarlinkError` (`io.peerscan.DeviceNotFound` for an unknown id); `VarlinkProtocolError` or
+    ///   `DecodingError` for a malformed reply.
+    public func device(_ id: DeviceID) async throws -> Received<PeerScanWire.GetDeviceReply> {
+        try Received(
+            json: try await connection.call(
+                method("GetDevice"),
+                PeerScanWire.DeviceParameters(id: id.description)
+            ).rawParameters
+        )
+    }
+
+    /// Calls `ForgetDevice`.
+    ///
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `io.peerscan.DeviceNotFound`).
+    public func forget(_ id: DeviceID) async throws {
+        _ = try await connection.call(method("ForgetDevice"), PeerScanWire.DeviceParameters(id: id.description))
+    }
+
     /// Calls `Monitor` with `more` and hands each reply to `body`, until `body` returns `false` or peerscand ends the
     /// call.
     ///

@@ -3,14 +3,15 @@ import PeerScanModel
 /// Merges what the sources know into devices, one per physical host, and keeps their presence.
 ///
 /// ## Merging
-/// - An mDNS host (a ``Device`` the ``PeerTable`` derived from its services) is one device, identified by its host
-///   name (``DeviceID/make(hostName:)``). The MAC addresses its addresses resolve to in the neighbour table are its
-///   own, and so are the other addresses those MAC addresses answer for (e.g. the IPv6 addresses mDNS did not
-///   publish).
-/// - A MAC address that no mDNS host's address resolves to is a device of its own, identified by that MAC address
-///   (``DeviceID/make(macAddress:)``), with no host name: every address that resolves to it is its.
-/// - When a MAC-only device's host starts announcing mDNS, its MAC address joins the mDNS device: the MAC-only item
-///   is deleted and the mDNS item inserted (a merge; a registry of identities could keep the first id).
+/// - An mDNS host (a ``Device`` the ``PeerTable`` derived from its services) is one device. The MAC addresses its
+///   addresses resolve to in the neighbour table are its own, and so are the other addresses those MAC addresses
+///   answer for (e.g. the IPv6 addresses mDNS did not publish).
+/// - A MAC address that no mDNS host's address resolves to is a device of its own, with no host name: every
+///   address that resolves to it is its.
+/// - Identifiers come from ``identities`` (see ``DeviceIdentities`` for the rules): a device keeps the first one it
+///   got. When a MAC-only device's host starts announcing mDNS, the host takes the MAC-only device's identifier: one
+///   item, updated. When a host already known by its name turns out to own a MAC-only device's MAC address, the
+///   MAC-only item is deleted and its keys join the host's (``Event/merged(_:into:)``).
 /// - An address belongs to the MAC address it last resolved to: when another MAC address answers for it, it moves
 ///   (``Event/addressConflict(address:macAddress:previousMACAddress:)`` if the previous one answered within
 ///   ``Presence/conflictWindow``, else ``Event/macChanged(address:macAddress:previousMACAddress:device:)``).
@@ -52,6 +53,8 @@ public struct DeviceTable: Sendable {
     public enum Event: Hashable, Sendable {
         /// A device seen for the first time (since it was last forgotten).
         case appeared(Device)
+        /// A device seen before (in the registry, or before scanning was switched off) is back.
+        case returned(Device)
         /// A device answers again.
         case online(Device)
         /// A device stopped answering ``Presence/offlineAfter`` ago.
@@ -98,8 +101,12 @@ public struct DeviceTable: Sendable {
     /// answers again on another address was dropped by its host, and leaves the device.
     private var failedSince: [String: Duration] = [:]
 
+    /// Every key a device was known by, and its identifier.
+    public private(set) var identities: DeviceIdentities
+
     private var published: [DeviceID: Device] = [:]
     private var origins: [DeviceID: Origin] = [:]
+    private var idByOrigin: [Origin: DeviceID] = [:]
     private var lastAnswer: [DeviceID: Duration] = [:]
     /// Published devices that do not answer now: their deadlines are checked on every take.
     private var silent: Set<DeviceID> = []
@@ -127,10 +134,19 @@ public struct DeviceTable: Sendable {
     /// - Parameters:
     ///   - presence: When devices go offline and are forgotten.
     ///   - vendorOf: The organization behind a MAC address, or `nil`.
-    public init(presence: Presence = .immediate, vendorOf: @escaping @Sendable (String) -> String? = { _ in nil }) {
+    ///   - identities: The identifiers known from before (the registry's).
+    public init(
+        presence: Presence = .immediate,
+        vendorOf: @escaping @Sendable (String) -> String? = { _ in nil },
+        identities: DeviceIdentities = DeviceIdentities()
+    ) {
         self.presence = presence
         self.vendorOf = vendorOf
+        self.identities = identities
     }
+
+    /// The identifier changes since the last take, for the registry.
+    public mutating func takeIdentityChanges() -> [IdentityChange] { identities.takeChanges() }
 
     /// The number of devices published.
     public var deviceCount: Int { published.count }
@@ -239,6 +255,7 @@ public struct DeviceTable: Sendable {
         pendingChanges += published.keys.map { ($0, nil) }
         published = [:]
         origins = [:]
+        idByOrigin = [:]
         lastAnswer = [:]
         silent = []
         mdnsHosts = [:]
@@ -253,6 +270,30 @@ public struct DeviceTable: Sendable {
         heldMACs = []
         dirtyHosts = []
         dirtyMACs = []
+    }
+
+    /// Forgets a device and every key it was known by (an operator's request). A device that answers now stays,
+    /// with its history starting over (it is new again); one that does not is removed.
+    ///
+    /// - Returns: Whether the device was known.
+    public mutating func forget(_ id: DeviceID, now: Duration) -> Bool {
+        let known = identities.isKnown(id) || published[id] != nil
+        identities.forget(id)
+        guard let origin = origins[id] else { return known }
+        if silent.contains(id) {
+            switch origin {
+            case .host(let hostName): forget(hostName: hostName)
+            case .mac(let mac): forget(mac: mac)
+            }
+            publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
+        } else {
+            published[id] = nil  // published again as a new device, with its keys bound anew
+            switch origin {
+            case .host(let hostName): dirtyHosts.insert(hostName)
+            case .mac(let mac): dirtyMACs.insert(mac)
+            }
+        }
+        return known
     }
 
     /// Whether the kernel's entry counts as the neighbour answering now: reachable, being verified (delay, probe)
@@ -301,7 +342,9 @@ public struct DeviceTable: Sendable {
             pendingChanges = []
             pendingEvents = []
         }
-        return (pendingChanges.sorted { $0.id.description < $1.id.description }, pendingEvents)
+        var latest: [DeviceID: Device?] = [:]
+        for (id, device) in pendingChanges { latest[id] = device }  // a device's last change counts
+        return (latest.map { (id: $0.key, device: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
     }
 
     // MARK: Derivation
@@ -332,9 +375,9 @@ public struct DeviceTable: Sendable {
     }
 
     private mutating func derive(hostName: String, now: Duration) {
-        let id = DeviceID.make(hostName: hostName)
+        let origin = Origin.host(hostName)
         guard let host = mdnsHosts[hostName] else {
-            publish(nil, id: id, origin: .host(hostName), answering: false, lastAnswer: now)
+            publish(nil, origin: origin, answering: false, lastAnswer: now)
             return
         }
         let macs = Set(host.device.addresses.compactMap { macByAddress[$0] })
@@ -346,29 +389,30 @@ public struct DeviceTable: Sendable {
         let online = answering || now < last + presence.offlineAfter
         if !online && now >= last + presence.forgetAfter {
             forget(hostName: hostName)
-            publish(nil, id: id, origin: .host(hostName), answering: false, lastAnswer: last)
+            publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
             return
         }
         var device = host.device
         let sortedMACs = macs.sorted()
+        device.id = identify(origin, macAddresses: sortedMACs)
         device.addresses = addresses.sorted(by: AddressOrder.precedes)
         device.interfaces = Set(host.device.interfaces).union(interfaces(of: addresses)).sorted()
         device.macAddresses = sortedMACs
         device.vendor = sortedMACs.first.flatMap(vendorOf)
         device.online = online
-        publish(device, id: id, origin: .host(hostName), answering: answering, lastAnswer: last)
+        publish(device, origin: origin, answering: answering, lastAnswer: last)
     }
 
     private mutating func derive(mac: String, now: Duration) {
-        let id = DeviceID.make(macAddress: mac)
+        let origin = Origin.mac(mac)
         let addresses = addressesByMAC[mac] ?? []
         let hostsByAddress = self.hostsByAddress
         let owner = addresses.compactMap { hostsByAddress[$0]?.min() }.min()
         guard !addresses.isEmpty, owner == nil else {
-            publish(nil, id: id, origin: .mac(mac), answering: false, lastAnswer: now, mergedInto: owner)
+            publish(nil, origin: origin, answering: false, lastAnswer: now, mergedInto: owner.map(Origin.host))
             return
         }
-        if holdsNeighbourOnlyDevices && published[id] == nil {
+        if holdsNeighbourOnlyDevices && idByOrigin[origin] == nil {
             heldMACs.insert(mac)
             return
         }
@@ -378,11 +422,11 @@ public struct DeviceTable: Sendable {
         let online = answering || now < last + presence.offlineAfter
         if !online && now >= last + presence.forgetAfter {
             forget(mac: mac)
-            publish(nil, id: id, origin: .mac(mac), answering: false, lastAnswer: last)
+            publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
             return
         }
         let device = Device(
-            id: id,
+            id: identify(origin, macAddresses: [mac]),
             hostName: nil,
             displayName: nil,
             addresses: addresses.sorted(by: AddressOrder.precedes),
@@ -392,36 +436,74 @@ public struct DeviceTable: Sendable {
             vendor: vendorOf(mac),
             online: online
         )
-        publish(device, id: id, origin: .mac(mac), answering: answering, lastAnswer: last)
+        publish(device, origin: origin, answering: answering, lastAnswer: last)
     }
 
+    /// The identifier of the device derived from `origin`: the one it has, or one from ``identities``. Binds the
+    /// device's keys either way.
+    private mutating func identify(_ origin: Origin, macAddresses: [String]) -> DeviceID {
+        let current = idByOrigin[origin]
+        let origins = self.origins
+        let isAvailable = { (id: DeviceID) -> Bool in
+            guard let holder = origins[id], holder != origin else { return true }
+            // A host takes over the item of a MAC-only device of one of its MAC addresses.
+            if case .host = origin, case .mac(let mac) = holder, macAddresses.contains(mac) { return true }
+            return false
+        }
+        switch origin {
+        case .host(let hostName):
+            return identities.identify(
+                hostName: hostName,
+                macAddresses: macAddresses,
+                current: current,
+                isAvailable: isAvailable
+            )
+        case .mac(let mac):
+            return identities.identify(macAddress: mac, current: current, isAvailable: isAvailable)
+        }
+    }
+
+    /// Publishes what `origin` derives now: `device`, or nothing (the device went: forgotten, if `forgets`, or merged
+    /// into the device of `owner`).
     private mutating func publish(
         _ device: Device?,
-        id: DeviceID,
         origin: Origin,
         answering: Bool,
         lastAnswer last: Duration,
-        mergedInto owner: String? = nil
+        mergedInto owner: Origin? = nil,
+        forgets: Bool = false
     ) {
-        let old = published[id]
         guard let device else {
-            guard let old else { return }
-            published[id] = nil
+            guard let id = idByOrigin.removeValue(forKey: origin), origins[id] == origin,
+                let old = published.removeValue(forKey: id)
+            else { return }
             origins[id] = nil
             lastAnswer[id] = nil
             silent.remove(id)
             pendingChanges.append((id, nil))
-            pendingEvents.append(owner.map { .merged(old, into: DeviceID.make(hostName: $0)) } ?? .forgotten(old))
+            if let survivor = owner.flatMap({ idByOrigin[$0] }), survivor != id {
+                identities.merge(id, into: survivor)
+                pendingEvents.append(.merged(old, into: survivor))
+            } else {
+                if forgets { identities.forget(id) }
+                pendingEvents.append(.forgotten(old))
+            }
             return
         }
+        let id = device.id
+        if let holder = origins[id], holder != origin { idByOrigin[holder] = nil }  // taken over
+        let old = published[id]
         published[id] = device
         origins[id] = origin
+        idByOrigin[origin] = id
         lastAnswer[id] = last
         if answering { silent.remove(id) } else { silent.insert(id) }
         guard old != device else { return }
         pendingChanges.append((id, device))
         if let old {
             if old.online != device.online { pendingEvents.append(device.online ? .online(device) : .offline(device)) }
+        } else if identities.notePublished(id) {
+            pendingEvents.append(.returned(device))
         } else {
             pendingEvents.append(.appeared(device))
         }
@@ -434,13 +516,13 @@ public struct DeviceTable: Sendable {
             lastConflictLogged[address] = now
             pendingEvents.append(.addressConflict(address: address, macAddress: mac, previousMACAddress: previous))
         } else {
-            let device = hostsByAddress[address]?.min().map { DeviceID.make(hostName: $0) }
+            let device = hostsByAddress[address]?.min().flatMap { idByOrigin[.host($0)] }
             pendingEvents.append(
                 .macChanged(
                     address: address,
                     macAddress: mac,
                     previousMACAddress: previous,
-                    device: device ?? DeviceID.make(macAddress: previous)
+                    device: device ?? idByOrigin[.mac(previous)]
                 )
             )
         }

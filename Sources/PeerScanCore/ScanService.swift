@@ -1,5 +1,6 @@
 import AsyncPrimitives
 import Logging
+import PeerScanModel
 import ServiceLifecycle
 
 /// The scanner: runs a discovery source and feeds its events, and commands, to the store — one batch at a time.
@@ -68,6 +69,15 @@ public struct ScanService: Service {
         }
         if let reply { return reply }
         return await store.sequence
+    }
+
+    /// Forgets devices and their keys (see ``DeviceTable/forget(_:now:)``) and returns whether each was known; `nil`
+    /// once the service has stopped.
+    public func forget(_ ids: [DeviceID]) async -> [Bool]? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<[Bool]?, Never>) in
+            let queued = inputs.push(.forget(ids, reply: { continuation.resume(returning: $0) }))
+            if !queued { continuation.resume(returning: nil) }
+        }
     }
 
     /// Queues a command without waiting for it.

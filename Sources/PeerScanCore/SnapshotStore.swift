@@ -18,6 +18,8 @@ public enum StoreInput: Sendable {
     case initialBrowseDeadline
     /// Time passed: devices that stopped answering may be offline, or forgotten, now.
     case presenceCheck
+    /// Forget devices and their keys (``DeviceTable/forget(_:now:)``); `reply` gets whether each was known.
+    case forget([DeviceID], reply: (@Sendable ([Bool]) -> Void)?)
 }
 
 /// What the store asks its owner to do after a batch, outside the actor.
@@ -101,6 +103,7 @@ public actor SnapshotStore {
     private var table: PeerTable
     private var devices: DeviceTable
     private let now: @Sendable () -> Duration
+    private let recordDevices: (@Sendable (DeviceRecords) -> Void)?
     private var resyncGeneration = 0
     private let logger: Logger
     private let subscribers = Subscribers()
@@ -130,7 +133,10 @@ public actor SnapshotStore {
     ///   - presence: When devices that stopped answering go offline and are forgotten (see ``DeviceTable``); by
     ///     default at once.
     ///   - vendorOf: The organization behind a MAC address.
+    ///   - identities: The identifiers known from before (the registry's), which devices keep.
     ///   - now: The monotonic clock presence is measured on (and neighbours' confirmations are given on).
+    ///   - recordDevices: Called with what each batch taught about devices, on the store's executor before the
+    ///     changeset is published (the registry's intake: it must not block).
     ///   - logger: Where device changes are logged.
     public init(
         isScanning: Bool,
@@ -139,13 +145,16 @@ public actor SnapshotStore {
         waitsForInitialBrowse: Bool = false,
         presence: DeviceTable.Presence = .immediate,
         vendorOf: @escaping @Sendable (String) -> String? = { _ in nil },
+        identities: DeviceIdentities = DeviceIdentities(),
         now: @escaping @Sendable () -> Duration = MonotonicClock.now,
+        recordDevices: (@Sendable (DeviceRecords) -> Void)? = nil,
         logger: Logger
     ) {
         self.isScanning = isScanning
         self.table = PeerTable(settles: settles)
-        self.devices = DeviceTable(presence: presence, vendorOf: vendorOf)
+        self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities)
         self.now = now
+        self.recordDevices = recordDevices
         self.devices.holdsNeighbourOnlyDevices = waitsForInitialBrowse && isScanning
         self.isInitialBrowseSettled = !waitsForInitialBrowse || !isScanning
         if isInitialBrowseSettled { initialBrowseSettled.fire() }
@@ -185,6 +194,7 @@ public actor SnapshotStore {
         let wasScanning = isScanning
         var requestedScanning = isScanning
         var expiredWindow: Int?
+        var forgetReplies: [(@Sendable ([Bool]) -> Void, [Bool])] = []
         for input in inputs {
             switch input {
             case .discovery(let event):
@@ -198,6 +208,10 @@ public actor SnapshotStore {
                 settleInitialBrowse(reason: "time-limit")
             case .presenceCheck:
                 break  // every batch checks the deadlines
+            case .forget(let ids, let reply):
+                let time = now()
+                let known = ids.map { devices.forget($0, now: time) }
+                if let reply { forgetReplies.append((reply, known)) }
             case .resyncDeadline(let generation):
                 if generation == resyncGeneration && table.isResyncing && host.sourceState.isRunning {
                     logger.info("avahi resync finished", metadata: ["reason": "grace-period"])
@@ -229,6 +243,7 @@ public actor SnapshotStore {
         }
         announceInitialBrowseSettled()
         for reply in replies { reply(sequence) }
+        for (reply, known) in forgetReplies { reply(known) }
         return effects
     }
 
@@ -375,6 +390,14 @@ public actor SnapshotStore {
             devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
         }
         let (changed, events) = devices.takeChanges(now: time)
+        if let recordDevices {
+            let records = DeviceRecords(
+                identityChanges: devices.takeIdentityChanges(),
+                devices: changed.compactMap(\.device),
+                departed: changed.filter { $0.device == nil }.map(\.id)
+            )
+            if !records.isEmpty { recordDevices(records) }
+        }
         let hasNetworks = snapshot.contains(section: .networks)
         if changed.isEmpty && isScanning == hasNetworks
             && snapshot.item(withIdentifier: DeviceID.scanning) == .scanning(enabled: isScanning)
@@ -446,6 +469,8 @@ public actor SnapshotStore {
         switch event {
         case .appeared(let device):
             logger.notice("new device", metadata: device.logMetadata)
+        case .returned(let device):
+            logger.info("device online", metadata: device.logMetadata)
         case .online(let device):
             logger.info("device online", metadata: device.logMetadata)
         case .offline(let device):

@@ -2,9 +2,9 @@ import Foundation
 
 /// The stable identifier of an item of peerscan's snapshot: a UUID, written in lowercase on the wire.
 ///
-/// The daemon derives a device's identifier from its canonical host name, or from its MAC address for a device without
-/// one (name-based UUIDs, version 5; see `PeerScanCore`'s `DeviceID.make(hostName:)` and `make(macAddress:)`), so
-/// every peerscand gives the same device the same identifier. Clients
+/// A device keeps the first identifier it got, across sources and restarts (the daemon's registry remembers it); a
+/// device met for the first time gets the name-based UUID (version 5) of its canonical host name, or of its MAC
+/// address for a device without one (see `PeerScanCore`'s `DeviceIdentities`), so scanners agree on it. Clients
 /// never derive identifiers: they take them as they come. The two `config` items have fixed identifiers, written
 /// here as literals (the daemon's tests check that they are the version 5 UUIDs of `config:scanning` and
 /// `config:host` in peerscan's namespace).
@@ -14,6 +14,12 @@ public struct DeviceID: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// Wraps a UUID.
     public init(_ uuid: UUID) { self.uuid = uuid }
+
+    /// Parses the text form of a UUID (any case); `nil` for anything else.
+    public init?(text: String) {
+        guard let uuid = UUID(uuidString: text) else { return nil }
+        self.init(uuid)
+    }
 
     /// The lowercase text form, e.g. `4b7eac9b-f7b0-5bf6-af04-408e064a7ab8`.
     public var description: String { uuid.uuidString.lowercased() }

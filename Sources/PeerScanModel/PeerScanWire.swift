@@ -89,4 +89,118 @@ public enum PeerScanWire {
 
     /// The error a caller without the right to switch scanning gets.
     public static let permissionDeniedError = "io.peerscan.PermissionDenied"
+
+    /// The error of GetDevice and ForgetDevice for an identifier the daemon does not know.
+    public static let deviceNotFoundError = "io.peerscan.DeviceNotFound"
+
+    /// One value a device was seen with (a host name, a MAC address, an address) and when, as RFC 3339 UTC text.
+    public struct Sighting: Codable, Sendable, Hashable {
+        /// The value.
+        public var value: String
+        /// When the device was first seen with it.
+        public var firstSeen: String
+        /// When the device was last seen with it.
+        public var lastSeen: String
+
+        /// Creates a sighting.
+        public init(value: String, firstSeen: String, lastSeen: String) {
+            self.value = value
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+        }
+    }
+
+    /// What the daemon remembers of a device, present or not.
+    public struct KnownDevice: Codable, Sendable, Hashable {
+        /// The device's identifier: the item's, while it is in the snapshot.
+        public var id: DeviceID
+        /// The display name (or host name) it was last seen with; `nil` for a device known only by MAC address.
+        public var name: String?
+        /// Whether the device is in the snapshot now.
+        public var present: Bool
+        /// Whether it is in the snapshot and online.
+        public var online: Bool
+        /// When it was first seen (RFC 3339 UTC).
+        public var firstSeen: String
+        /// When it was last seen answering (RFC 3339 UTC): now, for a device online now.
+        public var lastSeen: String
+        /// The vendor of its first MAC address.
+        public var vendor: String?
+        /// Every host name it announced.
+        public var hostNames: [Sighting]
+        /// Every MAC address it answered with.
+        public var macAddresses: [Sighting]
+        /// Every address it had.
+        public var addresses: [Sighting]
+
+        /// Creates a known device.
+        public init(
+            id: DeviceID,
+            name: String?,
+            present: Bool,
+            online: Bool,
+            firstSeen: String,
+            lastSeen: String,
+            vendor: String?,
+            hostNames: [Sighting],
+            macAddresses: [Sighting],
+            addresses: [Sighting]
+        ) {
+            self.id = id
+            self.name = name
+            self.present = present
+            self.online = online
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+            self.vendor = vendor
+            self.hostNames = hostNames
+            self.macAddresses = macAddresses
+            self.addresses = addresses
+        }
+    }
+
+    /// The parameters of GetDevice and ForgetDevice.
+    public struct DeviceParameters: Codable, Sendable {
+        /// The device's identifier.
+        public var id: String
+
+        /// Creates the parameters.
+        public init(id: String) { self.id = id }
+    }
+
+    /// The reply of GetDevice: what the daemon remembers of the device, and its item if it is in the snapshot.
+    public struct GetDeviceReply: Codable, Sendable {
+        /// The device's item now, if it is in the snapshot.
+        public var device: ScanItem?
+        /// Its history (the fields of ``KnownDevice``, at the top level of the reply).
+        public var history: KnownDevice
+
+        /// Creates a reply.
+        public init(device: ScanItem?, history: KnownDevice) {
+            self.device = device
+            self.history = history
+        }
+
+        private enum CodingKeys: String, CodingKey { case device }
+
+        public init(from decoder: any Decoder) throws {
+            history = try KnownDevice(from: decoder)
+            device = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(ScanItem.self, forKey: .device)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            try history.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(device, forKey: .device)
+        }
+    }
+
+    /// The reply of ListKnownDevices.
+    public struct ListKnownDevicesReply: Codable, Sendable {
+        /// Every device the daemon remembers, most recently seen first.
+        public var devices: [KnownDevice]
+
+        /// Creates a reply.
+        public init(devices: [KnownDevice]) { self.devices = devices }
+    }
 }

@@ -5,7 +5,29 @@ import PeerScanModel
 import Varlink
 import VarlinkServer
 
-/// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store.
+/// What the daemon remembers of devices (its registry), as the interface reads it.
+public struct DeviceMemory: Sendable {
+    /// Every device remembered, most recently seen first.
+    public var knownDevices: @Sendable () -> [PeerScanWire.KnownDevice]
+    /// One device's history, or `nil`.
+    public var device: @Sendable (DeviceID) -> PeerScanWire.KnownDevice?
+    /// Forgets a device and its history; returns whether it was known.
+    public var forget: @Sendable (DeviceID) async -> Bool
+
+    /// Creates the access.
+    public init(
+        knownDevices: @escaping @Sendable () -> [PeerScanWire.KnownDevice],
+        device: @escaping @Sendable (DeviceID) -> PeerScanWire.KnownDevice?,
+        forget: @escaping @Sendable (DeviceID) async -> Bool
+    ) {
+        self.knownDevices = knownDevices
+        self.device = device
+        self.forget = forget
+    }
+}
+
+/// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, and GetDevice,
+/// ListKnownDevices and ForgetDevice from its memory of devices.
 ///
 /// Every Monitor call gets a bounded queue (``clientQueueLimit`` changesets). A client that stops reading never
 /// slows the others or grows memory: when its queue overflows, its queued changesets are dropped and, once it reads
@@ -21,6 +43,7 @@ public struct PeerScanInterface: VarlinkInterface {
     private let clientQueueLimit: Int
     private let replies = ReplyCache()
     private let history: ChangeHistory
+    private let memory: DeviceMemory?
 
     /// Creates the interface.
     ///
@@ -30,6 +53,7 @@ public struct PeerScanInterface: VarlinkInterface {
     ///   - controlGroup: The group whose members may call SetScanning (root always may); `nil` for root only.
     ///   - clientQueueLimit: How many changesets are queued for a Monitor client before it is resynced.
     ///   - historyLimit: How many recent changesets are kept for clients that resume (at most 16 MiB of them).
+    ///   - memory: What the daemon remembers of devices; `nil` for none (GetDevice finds nothing).
     ///   - setScanning: Switches scanning and returns the sequence at which the switch is in the snapshot.
     public init(
         store: SnapshotStore,
@@ -37,8 +61,10 @@ public struct PeerScanInterface: VarlinkInterface {
         controlGroup: String?,
         clientQueueLimit: Int = 256,
         historyLimit: Int = 1024,
+        memory: DeviceMemory? = nil,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) {
+        self.memory = memory
         self.store = store
         self.history = ChangeHistory(epoch: epoch, countLimit: historyLimit)
         store.observe { [history] update in history.record(update) }
@@ -58,20 +84,46 @@ public struct PeerScanInterface: VarlinkInterface {
             try await monitor(call.parameters(as: PeerScanWire.MonitorParameters.self), context: context)
         case "SetScanning":
             let enabled = try call.parameters(as: PeerScanWire.SetScanningParameters.self).enabled
-            guard context.peer?.isRootOrMember(of: controlGroup) == true else {
-                context.logger.notice("client denied", metadata: ["method": "SetScanning"])
-                throw VarlinkError(
-                    PeerScanWire.permissionDeniedError,
-                    parameters: [
-                        "reason": "switching scanning needs root or membership of group \(controlGroup ?? "root")"
-                    ]
-                )
-            }
+            try authorize("SetScanning", "switching scanning", context: context)
             context.logger.info("client set scanning", metadata: ["enabled": "\(enabled)"])
             try await context.reply(PeerScanWire.SetScanningReply(sequence: await setScanning(enabled)))
+        case "GetDevice":
+            let id = try deviceID(call)
+            guard let known = memory?.device(id) else { throw deviceNotFound(id) }
+            let item = await store.current().snapshot.item(withIdentifier: id)
+            try await context.reply(PeerScanWire.GetDeviceReply(device: item, history: known))
+        case "ListKnownDevices":
+            try await context.reply(PeerScanWire.ListKnownDevicesReply(devices: memory?.knownDevices() ?? []))
+        case "ForgetDevice":
+            let id = try deviceID(call)
+            try authorize("ForgetDevice", "forgetting devices", context: context)
+            guard await memory?.forget(id) == true else { throw deviceNotFound(id) }
+            context.logger.notice("client forgot device", metadata: ["id": "\(id)"])
+            try await context.reply(EmptyReply())
         default:
             throw VarlinkError.methodNotFound(call.method)
         }
+    }
+
+    /// Throws `PermissionDenied` unless the caller is root or in the control group.
+    private func authorize(_ method: String, _ action: String, context: VarlinkCallContext) throws {
+        guard context.peer?.isRootOrMember(of: controlGroup) != true else { return }
+        context.logger.notice("client denied", metadata: ["method": "\(method)"])
+        throw VarlinkError(
+            PeerScanWire.permissionDeniedError,
+            parameters: ["reason": "\(action) needs root or membership of group \(controlGroup ?? "root")"]
+        )
+    }
+
+    /// The `id` parameter of GetDevice and ForgetDevice.
+    private func deviceID(_ call: VarlinkCall) throws -> DeviceID {
+        let text = try call.parameters(as: PeerScanWire.DeviceParameters.self).id
+        guard let uuid = UUID(uuidString: text) else { throw VarlinkError.invalidParameter("id") }
+        return DeviceID(uuid)
+    }
+
+    private func deviceNotFound(_ id: DeviceID) -> VarlinkError {
+        VarlinkError(PeerScanWire.deviceNotFoundError, parameters: ["id": "\(id)"])
     }
 
     private func monitor(_ parameters: PeerScanWire.MonitorParameters, context: VarlinkCallContext) async throws {
@@ -136,3 +188,6 @@ public struct PeerScanInterface: VarlinkInterface {
         }
     }
 }
+
+/// A reply without parameters.
+private struct EmptyReply: Encodable {}

@@ -9,6 +9,9 @@ struct PeerscanBench: AsyncParsableCommand {
             Build in release mode for meaningful numbers:
               swift run -c release peerscan-bench diff --count 100000 --sections 10
             """,
-        subcommands: [DiffBenchmark.self, FanoutBenchmark.self, FanoutClients.self]
+        subcommands: [
+            DiffBenchmark.self, FanoutBenchmark.self, FanoutClients.self, RegistryChurnBenchmark.self,
+            RegistryFill.self,
+        ]
     )
 }

@@ -11,11 +11,13 @@ struct Peerscanctl: AsyncParsableCommand {
             current snapshot: the configuration (scanning on or off, this host's mDNS name, the state of \
             avahi-daemon, the interfaces browsed), then one row per device with its name, host name, addresses and \
             service types. "watch" prints the snapshot, then one line per change as it happens, and survives \
-            restarts of peerscand. "scanning" switches scanning on or off, or shows whether it is on.
+            restarts of peerscand. "history" lists every device peerscand remembers, present or not; "show" prints one \
+            device's history (first and last seen, every host name, MAC address and address). "scanning" switches \
+            scanning on or off, or shows whether it is on; "forget" makes peerscand forget a device.
 
             The socket is --socket if given, else $PEERSCAN_SOCKET if set and not empty, else \
             /run/peerscan/io.peerscan. Reading (list, watch, scanning status) is open to every local user by \
-            default; switching scanning needs root or membership of peerscand's control group (peerscan by \
+            default; switching scanning and forgetting devices need root or membership of peerscand's control group (peerscan by \
             default).
 
             Text published by devices on the network is printed with control characters escaped (\\e, \\n, \
@@ -44,7 +46,10 @@ struct Peerscanctl: AsyncParsableCommand {
             varlinkctl(1).
             """,
         version: peerscanctlVersion,
-        subcommands: [ListCommand.self, WatchCommand.self, ScanningCommand.self]
+        subcommands: [
+            ListCommand.self, WatchCommand.self, HistoryCommand.self, ShowCommand.self, ScanningCommand.self,
+            ForgetCommand.self,
+        ]
     )
 }
 

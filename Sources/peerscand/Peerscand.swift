@@ -2,6 +2,7 @@ import ActiveProbing
 import ArgumentParser
 import AvahiBrowser
 import DaemonSupport
+import DeviceRegistry
 import Foundation
 import Logging
 import MACVendors
@@ -24,14 +25,17 @@ struct Peerscand: AsyncParsableCommand {
             peerscand browses every service type (or the given ones) through avahi-daemon and follows the kernel's \
             neighbour table (ARP and NDP), which it keeps filled by probing the directly connected subnets. It \
             merges what it finds into devices — one per physical host: an mDNS host name with the MAC addresses its \
-            addresses resolve to, or a MAC address that no mDNS host claims — each identified by a UUID derived from \
-            that name or MAC address, with its vendor (from the IEEE registry) and whether it is online. It keeps a \
+            addresses resolve to, or a MAC address that no mDNS host claims — each identified by a UUID it keeps \
+            across sources and restarts, with its vendor (from the IEEE registry) and whether it is online. A \
+            registry in the state directory (SQLite) remembers every device seen: its first and last seen, every host \
+            name, MAC address and address. It keeps a \
             snapshot of two sections: "config" (the scanning switch and this host) and "networks" (the devices, \
             absent while scanning is off). Each change of the snapshot is a changeset of inserts, deletes, moves \
             and updates.
 
             The snapshot and its changesets are served over Varlink (interface io.peerscan) on --socket: \
-            GetSnapshot, Monitor (the snapshot, then every changeset) and SetScanning. peerscanctl is its client; \
+            GetSnapshot, Monitor (the snapshot, then every changeset), SetScanning, and GetDevice, ListKnownDevices \
+            and ForgetDevice (the registry). peerscanctl is its client; \
             varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, every changeset and the final \
             snapshot are also written to standard output as JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; \
             the switch is kept in the state directory. SIGTERM or SIGINT stop the daemon.
@@ -50,8 +54,23 @@ struct Peerscand: AsyncParsableCommand {
     @Option(help: "The browsing domain.")
     var domain = "local"
 
-    @Option(help: "Where the scanning switch is kept across restarts.")
+    @Option(help: "Where the scanning switch and the device registry are kept across restarts.")
     var stateDirectory = "/var/lib/peerscan"
+
+    @Option(
+        help: ArgumentHelp(
+            "The device registry's SQLite database (default: registry.sqlite in --state-directory); empty: memory only.",
+            discussion: """
+                Every device seen, with the keys it is known by (host names, MAC addresses), when it was first and \
+                last seen, and every address: what keeps a device's id across sources and restarts (peerscanctl \
+                show, history, forget). Written every second in one transaction, off the changeset path. A \
+                database that cannot be used is moved aside (registry.sqlite.broken-TIME) and a fresh one started.
+                """
+        )
+    )
+    var registry: String?
+
+    var registryFile: String { registry ?? "\(stateDirectory)/registry.sqlite" }
 
     @Option(
         help:
@@ -116,7 +135,15 @@ struct Peerscand: AsyncParsableCommand {
     )
     var offlineAfter: Double = 60
 
-    @Option(help: "Seconds after a device last answered that it is forgotten (removed); at least --offline-after.")
+    @Option(
+        help: ArgumentHelp(
+            "Seconds after a device last answered that it is forgotten; at least --offline-after.",
+            discussion: """
+                A forgotten device leaves the list and the registry, with its history: if it comes back, it is a \
+                new device. 0 forgets a device as soon as it stops answering (nothing is remembered).
+                """
+        )
+    )
     var forgetAfter: Double = 7 * 24 * 3600
 
     @Flag(
@@ -196,6 +223,12 @@ struct Peerscand: AsyncParsableCommand {
         let (vendors, vendorProblems) = MACVendorDatabase.load(directory: vendorDirectory)
         for problem in vendorProblems { logger.warning("vendor registry unusable", metadata: ["error": "\(problem)"]) }
         let neighbours = neighbourTable ? NeighbourMonitor(logger: logger) : nil
+        let forgetDuration = Duration.milliseconds(Int64(forgetAfter * 1000))
+        let registry = DeviceRegistry(
+            path: registryFile.isEmpty ? nil : registryFile,
+            forgetAfter: forgetDuration,
+            logger: logger
+        )
         let store = SnapshotStore(
             isScanning: isScanning,
             interfaces: source.interfaces,
@@ -203,9 +236,11 @@ struct Peerscand: AsyncParsableCommand {
             waitsForInitialBrowse: startupSettle > 0,
             presence: DeviceTable.Presence(
                 offlineAfter: .milliseconds(Int64(offlineAfter * 1000)),
-                forgetAfter: .milliseconds(Int64(forgetAfter * 1000))
+                forgetAfter: forgetDuration
             ),
             vendorOf: { vendors.vendor(for: $0) },
+            identities: registry.identities,
+            recordDevices: { registry.record($0) },
             logger: logger
         )
         let scanner = ScanService(
@@ -224,6 +259,11 @@ struct Peerscand: AsyncParsableCommand {
             epoch: UUID().uuidString.lowercased(),
             controlGroup: controlGroup.isEmpty ? nil : controlGroup,
             clientQueueLimit: clientQueue,
+            memory: DeviceMemory(
+                knownDevices: { registry.knownDevices() },
+                device: { registry.device($0) },
+                forget: { await scanner.forget([$0])?.first ?? false }
+            ),
             setScanning: { await scanner.setScanning($0) }
         )
         // Socket activation: adopt the listening socket systemd passed (peerscand.socket), else bind --socket.
@@ -253,7 +293,10 @@ struct Peerscand: AsyncParsableCommand {
         // applies what is pending and ends the subscriptions, then --dump writes its final line.
         var services: [any Service] = [systemd, ScanningSignals(scanner: scanner)]
         if dump { services.append(DumpService(store: store)) }
-        services += [scanner, server]
+        services += [
+            RegistryService(registry: registry, scanner: scanner, forgetAfter: forgetDuration, logger: logger),
+            scanner, server,
+        ]
         if let neighbours, probeInterval > 0 {
             do {
                 services.append(

@@ -49,6 +49,7 @@ class Daemon:
     def __init__(self, lan: TestLAN, state_directory: Path, *extra: str, socket: Path | None = None,
                  mdns_only: bool = True, user: int | None = None) -> None:
         self.lan = lan
+        self.state_directory = state_directory
         # Always a socket of the test's own (default: in the LAN's temp dir), never the shared default under /run.
         self.socket = socket or lan.tmpdir / "io.peerscan"
         extra = ("--socket", str(self.socket), *(self.MDNS_ONLY if mdns_only else ()), *extra)

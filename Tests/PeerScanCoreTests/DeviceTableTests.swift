@@ -80,21 +80,56 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         #expect(device.addresses == ["10.0.0.5", "fd00::5"])
     }
 
-    @Test func aMACOnlyDeviceThatStartsAnnouncingMDNSIsMergedIntoTheMDNSDevice() throws {
+    @Test func aMACOnlyDeviceThatStartsAnnouncingMDNSKeepsItsIdentifier() throws {
         var table = DeviceTable(presence: presence, vendorOf: vendors)
         table.updateNeighbour(neighbour("10.0.0.5", macB), now: .zero)
         let macDevice = try #require(table.takeChanges(now: .zero).changes.first?.device)
+        #expect(macDevice.id == DeviceID.make(macAddress: macB))
         table.updateMDNSDevice(
             hostName: "tv.local",
             device: mdnsDevice("tv.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         let (changes, events) = table.takeChanges(now: .zero)
-        let changed: Set<DeviceID> = Set(changes.map(\.id))
-        let expected: Set<DeviceID> = [macDevice.id, DeviceID.make(hostName: "tv.local")]
-        #expect(changed == expected)
+        #expect(changes.map(\.id) == [macDevice.id], "one item, updated")
+        let named = try #require(changes.first?.device)
+        #expect(named.hostName == "tv.local" && named.macAddresses == [macB])
+        #expect(events.isEmpty, "\(events)")
+        #expect(table.identities.id(for: .hostName("tv.local")) == macDevice.id)
+        // And it stays so: its services going and coming back change nothing of its identity.
+        table.updateMDNSDevice(hostName: "tv.local", device: nil, now: .seconds(1))
+        table.updateMDNSDevice(
+            hostName: "tv.local",
+            device: mdnsDevice("tv.local", addresses: ["10.0.0.5"]),
+            now: .seconds(2)
+        )
+        #expect(table.takeChanges(now: .seconds(2)).changes.allSatisfy { $0.id == macDevice.id })
+    }
+
+    @Test func aKnownHostThatTurnsOutToOwnAMACOnlyDeviceAbsorbsIt() throws {
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateMDNSDevice(
+            hostName: "tv.local",
+            device: mdnsDevice("tv.local", addresses: ["fd00::5"]),
+            now: .zero
+        )
+        let hostID = try #require(table.takeChanges(now: .zero).changes.first?.id)
+        #expect(hostID == DeviceID.make(hostName: "tv.local"))
+        table.updateNeighbour(neighbour("10.0.0.5", macB), now: .zero)
+        let macDevice = try #require(table.takeChanges(now: .zero).changes.first?.device)
+        // The host announces the address the MAC-only device answers on: the two are one.
+        table.updateMDNSDevice(
+            hostName: "tv.local",
+            device: mdnsDevice("tv.local", addresses: ["10.0.0.5", "fd00::5"]),
+            now: .seconds(1)
+        )
+        let (changes, events) = table.takeChanges(now: .seconds(1))
+        #expect(Set(changes.map(\.id)) == [hostID, macDevice.id])
         #expect(changes.first { $0.id == macDevice.id }?.device == nil)
-        #expect(events.contains(.merged(macDevice, into: DeviceID.make(hostName: "tv.local"))))
+        #expect(events.contains(.merged(macDevice, into: hostID)))
+        #expect(table.identities.id(for: .macAddress(macB)) == hostID)
+        let identityChanges = table.takeIdentityChanges()
+        #expect(identityChanges.contains(.merged(macDevice.id, into: hostID)))
     }
 
     @Test func aSilentHostGoesOfflineAfterTheWindowAndIsForgottenLater() throws {

@@ -1,0 +1,105 @@
+import Foundation
+import PeerScanCore
+import PeerScanModel
+
+/// When something was first and last seen.
+public struct SeenSpan: Sendable, Hashable {
+    /// When it was first seen.
+    public var first: Date
+    /// When it was last seen.
+    public var last: Date
+
+    /// A span that starts and ends at `date`.
+    public init(at date: Date) {
+        first = date
+        last = date
+    }
+
+    /// A span from `first` to `last`.
+    public init(first: Date, last: Date) {
+        self.first = first
+        self.last = last
+    }
+
+    /// Extends the span to `date`.
+    mutating func extend(to date: Date) {
+        first = min(first, date)
+        last = max(last, date)
+    }
+
+    /// The union of two spans.
+    func union(_ other: SeenSpan) -> SeenSpan {
+        SeenSpan(first: min(first, other.first), last: max(last, other.last))
+    }
+}
+
+/// What the registry remembers of one device.
+public struct DeviceHistory: Sendable, Hashable {
+    /// The device's identifier.
+    public var id: DeviceID
+    /// The display name (or host name) last seen.
+    public var name: String?
+    /// The vendor last seen.
+    public var vendor: String?
+    /// When the device was first and last seen answering.
+    public var seen: SeenSpan
+    /// Every host name and MAC address it was seen with, and when.
+    public var keys: [IdentityKey: SeenSpan]
+    /// The keys that identify it (see ``DeviceIdentities``): each is bound to this device only.
+    public var boundKeys: Set<IdentityKey>
+    /// Every address it had.
+    public var addresses: [String: SeenSpan]
+
+    /// Creates a history.
+    public init(
+        id: DeviceID,
+        name: String? = nil,
+        vendor: String? = nil,
+        seen: SeenSpan,
+        keys: [IdentityKey: SeenSpan] = [:],
+        boundKeys: Set<IdentityKey> = [],
+        addresses: [String: SeenSpan] = [:]
+    ) {
+        self.boundKeys = boundKeys
+        self.id = id
+        self.name = name
+        self.vendor = vendor
+        self.seen = seen
+        self.keys = keys
+        self.addresses = addresses
+    }
+
+    /// Records that the device is seen as `device` at `date`: its name and vendor; and, if it is `online`, that it
+    /// and its keys and addresses were seen then (an offline device's new keys and addresses are noted, not as seen).
+    mutating func note(_ device: Device, at date: Date, online: Bool) {
+        name = device.displayName ?? device.hostName ?? name
+        vendor = device.vendor ?? vendor
+        var keysNow = device.macAddresses.map(IdentityKey.macAddress)
+        if let hostName = device.hostName { keysNow.append(.hostName(DeviceID.canonicalHostName(hostName))) }
+        if online { seen.extend(to: date) }
+        for key in keysNow {
+            if online {
+                keys[key, default: SeenSpan(at: date)].extend(to: date)
+            } else if keys[key] == nil {
+                keys[key] = SeenSpan(at: date)
+            }
+        }
+        for address in device.addresses {
+            if online {
+                addresses[address, default: SeenSpan(at: date)].extend(to: date)
+            } else if addresses[address] == nil {
+                addresses[address] = SeenSpan(at: date)
+            }
+        }
+    }
+
+    /// Takes in another device's history (the two turned out to be one).
+    mutating func absorb(_ other: DeviceHistory) {
+        seen = seen.union(other.seen)
+        if name == nil { name = other.name }
+        if vendor == nil { vendor = other.vendor }
+        keys.merge(other.keys) { $0.union($1) }
+        boundKeys.formUnion(other.boundKeys)
+        addresses.merge(other.addresses) { $0.union($1) }
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+import Logging
+import PeerScanCore
+import PeerScanModel
+import Synchronization
+
+/// Every device peerscand has seen, present or not: its identity keys, first and last seen, names, MAC addresses and
+/// addresses, kept in memory and written to an SQLite database in the state directory in batches, off the
+/// changeset path.
+///
+/// The store hands each batch's ``DeviceRecords`` to ``record(_:at:)``, which only updates memory under a lock;
+/// ``flush(now:)`` (every second, from ``RegistryService``) writes what changed in one transaction. A write that
+/// fails (a full disk) is logged and retried: nothing is lost while the daemon runs, and it keeps serving from
+/// memory. Queries (``knownDevices(now:)``, ``device(_:now:)``) are answered from memory.
+public final class DeviceRegistry: Sendable {
+    /// How often the last-seen times of the devices online are brought up to date in the database (they are exact
+    /// in memory).
+    public static let lastSeenPrecision: Duration = .seconds(60)
+
+    private struct State {
+        var histories: [DeviceID: DeviceHistory] = [:]
+        /// The devices in the snapshot now, and whether each is online.
+        var present: [DeviceID: Device] = [:]
+        var dirty: Set<DeviceID> = []
+        var deleted: Set<DeviceID> = []
+        var lastRefresh: Date
+        var isFailing = false
+        var lastFailureLogged: Date?
+        var batchesWritten = 0
+    }
+
+    private let database: RegistryDatabase?
+    private let state: Mutex<State>
+    private let logger: Logger
+    /// The identity bindings loaded at start, to seed the store's ``DeviceIdentities``.
+    public let identities: DeviceIdentities
+
+    /// The database file, or `nil` when the registry is in memory only.
+    public var path: String? { database?.path }
+
+    /// Opens the registry at `path`, never failing: a database that cannot be used (corrupt, unreadable, written by
+    /// a newer peerscan) is moved aside (`PATH.broken-TIMESTAMP`) with a log line and a fresh one is started; if
+    /// none can be created, the registry lives in memory only (logged). Devices not seen for `forgetAfter` are
+    /// dropped while loading.
+    ///
+    /// - Parameters:
+    ///   - path: The database file; `nil` for a registry in memory only.
+    ///   - forgetAfter: How long a device not seen is remembered.
+    ///   - now: The current time.
+    ///   - logger: Where problems are logged.
+    public init(path: String?, forgetAfter: Duration, now: Date = Date(), logger: Logger) {
+        self.logger = logger
+        var database: RegistryDatabase?
+        var loaded: [DeviceHistory] = []
+        if let path {
+            let directory = (path as NSString).deletingLastPathComponent
+            try? FileManager.default.createDirectory(
+                atPath: directory.isEmpty ? "." : directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o755]
+            )
+            do {
+                let opened = try RegistryDatabase(path: path)
+                loaded = try opened.loadAll()
+                database = opened
+            } catch {
+                logger.error("registry unusable", metadata: ["path": "\(path)", "error": "\(error)"])
+                do {
+                    if FileManager.default.fileExists(atPath: path) {
+                        let aside = try Self.moveAside(path, now: now)
+                        logger.error("registry moved aside", metadata: ["path": "\(path)", "moved_to": "\(aside)"])
+                    }
+                    database = try RegistryDatabase(path: path)
+                } catch {
+                    logger.error(
+                        "registry unavailable",
+                        metadata: ["path": "\(path)", "error": "\(error)", "serving": "memory"]
+                    )
+                }
+            }
+        }
+        self.database = database
+        var state = State(lastRefresh: now)
+        let horizon = now - TimeInterval(forgetAfter.components.seconds)
+        var bindings: [IdentityKey: DeviceID] = [:]
+        for history in loaded {
+            guard history.seen.last > horizon else {
+                state.deleted.insert(history.id)
+                continue
+            }
+            state.histories[history.id] = history
+            for key in history.boundKeys { bindings[key] = history.id }
+        }
+        self.identities = DeviceIdentities(bindings: bindings)
+        self.state = Mutex(state)
+        if let database {
+            logger.info(
+                "registry loaded",
+                metadata: [
+                    "path": "\(database.path)", "devices": "\(state.histories.count)",
+                    "forgotten": "\(state.deleted.count)",
+                ]
+            )
+        }
+    }
+
+    // MARK: Intake (the changeset path: memory only)
+
+    /// Takes in what a batch of the store taught: identity changes, then the devices inserted or changed, then those
+    /// that left the snapshot.
+    /// - Complexity: O(c) for c changes in the records (plus the keys and addresses of merged devices).
+    public func record(_ records: DeviceRecords, at date: Date = Date()) {
+        state.withLock { state in
+            for change in records.identityChanges {
+                switch change {
+                case .bound(let key, let id):
+                    state.histories[id, default: DeviceHistory(id: id, seen: SeenSpan(at: date))].boundKeys.insert(key)
+                    state.dirty.insert(id)
+                case .merged(let id, let survivor):
+                    guard let merged = state.histories.removeValue(forKey: id) else { continue }
+                    state.histories[survivor, default: DeviceHistory(id: survivor, seen: merged.seen)].absorb(merged)
+                    state.present[id] = nil
+                    state.dirty.remove(id)
+                    state.deleted.insert(id)
+                    state.dirty.insert(survivor)
+                case .forgotten(let id):
+                    state.histories[id] = nil
+                    state.dirty.remove(id)
+                    state.deleted.insert(id)
+                }
+            }
+            for device in records.devices {
+                var history = state.histories[device.id] ?? DeviceHistory(id: device.id, seen: SeenSpan(at: date))
+                history.note(device, at: date, online: device.online)
+                state.histories[device.id] = history
+                state.present[device.id] = device
+                state.dirty.insert(device.id)
+            }
+            for id in records.departed {
+                guard let device = state.present.removeValue(forKey: id) else { continue }
+                if device.online, state.histories[id] != nil {
+                    state.histories[id]?.note(device, at: date, online: true)
+                    state.dirty.insert(id)
+                }
+            }
+        }
+    }
+
+    /// Removes devices and their history (those the store forgot are gone already).
+    public func remove(_ ids: [DeviceID]) {
+        state.withLock { state in
+            for id in ids where state.histories.removeValue(forKey: id) != nil {
+                state.present[id] = nil
+                state.dirty.remove(id)
+                state.deleted.insert(id)
+            }
+        }
+    }
+
+    // MARK: Queries (from memory)
+
+    /// Every device remembered, most recently seen first.
+    /// - Complexity: O(n log n) for n devices remembered.
+    public func knownDevices(now: Date = Date()) -> [PeerScanWire.KnownDevice] {
+        state.withLock { state in
+            state.histories.values.map { Self.known($0, present: state.present[$0.id], now: now) }
+        }.sorted { ($0.lastSeen, $1.id.description) > ($1.lastSeen, $0.id.description) }
+    }
+
+    /// One device's history, or `nil` if it is not remembered.
+    public func device(_ id: DeviceID, now: Date = Date()) -> PeerScanWire.KnownDevice? {
+        state.withLock { state in
+            state.histories[id].map { Self.known($0, present: state.present[id], now: now) }
+        }
+    }
+
+    /// The devices not present whose last sighting is `forgetAfter` or more ago.
+    public func expiredDevices(forgetAfter: Duration, now: Date = Date()) -> [DeviceID] {
+        let horizon = now - TimeInterval(forgetAfter.components.seconds)
+        return state.withLock { state in
+            state.histories.values.filter { state.present[$0.id] == nil && $0.seen.last <= horizon }.map(\.id)
+        }
+    }
+
+    /// The number of devices remembered.
+    public var count: Int { state.withLock { $0.histories.count } }
+
+    /// The number of write batches committed so far.
+    public var batchesWritten: Int { state.withLock { $0.batchesWritten } }
+
+    /// The sizes of the database file and of its write-ahead log, in bytes (0 in memory only).
+    public var sizesInBytes: (database: Int, log: Int) { database?.sizesInBytes() ?? (0, 0) }
+
+    // MARK: Writing (off the changeset path)
+
+    /// Writes what changed since the last flush in one transaction; brings the last-seen times of the devices
+    /// online up to date every ``lastSeenPrecision`` (and when `refreshingAll`). On failure, logs (at most once a
+    /// minute) and keeps everything for the next flush.
+    ///
+    /// - Returns: Whether everything changed is on disk now (`true` in memory only).
+    @discardableResult
+    public func flush(now: Date = Date(), refreshingAll: Bool = false) async -> Bool {
+        let (histories, deleted) = state.withLock { state in
+            if refreshingAll || now.timeIntervalSince(state.lastRefresh) >= 60 {
+                state.lastRefresh = now
+                for (id, device) in state.present where device.online {
+                    state.histories[id]?.note(device, at: now, online: true)
+                    state.dirty.insert(id)
+                }
+            }
+            let histories = state.dirty.compactMap { state.histories[$0] }
+            let deleted = Array(state.deleted)
+            state.dirty = []
+            state.deleted = []
+            return (histories, deleted)
+        }
+        guard let database, !histories.isEmpty || !deleted.isEmpty else { return true }
+        do {
+            try await database.write(histories, deleting: deleted)
+            let recovered = state.withLock { state in
+                state.batchesWritten += 1
+                defer { state.isFailing = false }
+                return state.isFailing
+            }
+            if recovered { logger.notice("registry writes resumed", metadata: ["path": "\(database.path)"]) }
+            return true
+        } catch {
+            let shouldLog = state.withLock { state in
+                // Put back what was not written, unless it changed meanwhile (then it is dirty again already).
+                for history in histories where state.histories[history.id] != nil { state.dirty.insert(history.id) }
+                for id in deleted where state.histories[id] == nil { state.deleted.insert(id) }
+                state.isFailing = true
+                guard state.lastFailureLogged.map({ now.timeIntervalSince($0) >= 60 }) ?? true else { return false }
+                state.lastFailureLogged = now
+                return true
+            }
+            if shouldLog {
+                logger.error(
+                    "registry write failed",
+                    metadata: ["error": "\(error)", "pending_devices": "\(histories.count + deleted.count)"]
+                )
+            }
+            return false
+        }
+    }
+
+    private static func known(_ history: DeviceHistory, present: Device?, now: Date) -> PeerScanWire.KnownDevice {
+        let online = present?.online ?? false
+        func sightings(_ values: [(String, SeenSpan)]) -> [PeerScanWire.Sighting] {
+            values.sorted { $0.0 < $1.0 }.map { value, span in
+                PeerScanWire.Sighting(
+                    value: value,
+                    firstSeen: RFC3339.format(span.first),
+                    lastSeen: RFC3339.format(online && Self.isCurrent(value, of: present) ? now : span.last)
+                )
+            }
+        }
+        var hostNames: [(String, SeenSpan)] = []
+        var macs: [(String, SeenSpan)] = []
+        for (key, span) in history.keys {
+            switch key {
+            case .hostName(let name): hostNames.append((name, span))
+            case .macAddress(let mac): macs.append((mac, span))
+            }
+        }
+        return PeerScanWire.KnownDevice(
+            id: history.id,
+            name: history.name,
+            present: present != nil,
+            online: online,
+            firstSeen: RFC3339.format(history.seen.first),
+            lastSeen: RFC3339.format(online ? now : history.seen.last),
+            vendor: history.vendor,
+            hostNames: sightings(hostNames),
+            macAddresses: sightings(macs),
+            addresses: sightings(history.addresses.map { ($0.key, $0.value) })
+        )
+    }
+
+    /// Whether the device now has `value` as its host name, a MAC address or an address.
+    private static func isCurrent(_ value: String, of device: Device?) -> Bool {
+        guard let device else { return false }
+        return device.addresses.contains(value) || device.macAddresses.contains(value)
+            || device.hostName.map(DeviceID.canonicalHostName) == value
+    }
+
+    /// Renames the database and its log files to `PATH.broken-TIMESTAMP…`.
+    private static func moveAside(_ path: String, now: Date) throws(RegistryError) -> String {
+        let aside = "\(path).broken-\(RFC3339.compact(now))"
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            guard rename(path + suffix, aside + suffix) == 0 else {
+                throw .moveAsideFailed(path: path + suffix, reason: String(cString: strerror(errno)))
+            }
+        }
+        return aside
+    }
+}
+
+/// RFC 3339 timestamps in UTC, to the second.
+enum RFC3339 {
+    /// `2026-11-24T09:30:00Z`.
+    static func format(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    /// `20261124T093000Z`, for file names.
+    static func compact(_ date: Date) -> String {
+        format(date).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import PeerScanCore
+import PeerScanModel
+
+/// The registry's SQLite database (through GRDB): versioned migrations, write-ahead logging, one transaction per
+/// batch of writes.
+///
+/// Times are stored as Unix seconds (REAL). Schema (migration `v1`):
+/// - `device(id, name, vendor, first_seen, last_seen)`;
+/// - `device_key(device_id, key, bound, first_seen, last_seen)`: the host names and MAC addresses a device was seen
+///   with (`host:NAME`, `mac:ADDRESS`); `bound` marks the keys that identify it (each bound to one device);
+/// - `device_address(device_id, address, first_seen, last_seen)`.
+/// Keys and addresses go with their device (`ON DELETE CASCADE`).
+struct RegistryDatabase: Sendable {
+    /// The database file.
+    let path: String
+    private let queue: DatabaseQueue
+
+    /// The migrations this version knows, in order.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT,
+                        vendor TEXT,
+                        first_seen REAL NOT NULL,
+                        last_seen REAL NOT NULL
+                    );
+                    CREATE TABLE device_key (
+                        device_id TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE,
+                        key TEXT NOT NULL,
+                        bound INTEGER NOT NULL,
+                        first_seen REAL NOT NULL,
+                        last_seen REAL NOT NULL,
+                        PRIMARY KEY (device_id, key)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE device_address (
+                        device_id TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE,
+                        address TEXT NOT NULL,
+                        first_seen REAL NOT NULL,
+                        last_seen REAL NOT NULL,
+                        PRIMARY KEY (device_id, address)
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+        return migrator
+    }()
+
+    /// Opens (creating if needed) and migrates the database at `path`, checking that it is whole.
+    ///
+    /// - Throws: ``RegistryError/unreadable(path:reason:)`` for a file that is not a sound SQLite database (or cannot
+    ///   be opened), ``RegistryError/newerSchema(path:unknownMigrations:)`` for one written by a newer peerscan.
+    init(path: String) throws(RegistryError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.label = "peerscan.registry"
+        configuration.busyMode = .timeout(1)
+        configuration.prepareDatabase { db in
+            // WAL: a write never blocks a reader, and a crash mid-transaction leaves the last committed state.
+            // synchronous=NORMAL: a power cut may lose the last transactions, never consistency. The log is
+            // checkpointed every 256 pages (1 MiB) and cut back to 1 MiB after (SQLite's default lets it reach 4 MiB).
+            try db.execute(
+                sql: """
+                    PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+                    PRAGMA wal_autocheckpoint = 256; PRAGMA journal_size_limit = 1048576
+                    """
+            )
+        }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.writeWithoutTransaction { db in
+                let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+                guard check == ["ok"] else {
+                    throw RegistryError.unreadable(path: path, reason: check.prefix(3).joined(separator: "; "))
+                }
+                let known = Set(Self.migrator.migrations)
+                let applied = try Self.migrator.appliedIdentifiers(db)
+                let unknown = applied.subtracting(known)
+                guard unknown.isEmpty else {
+                    throw RegistryError.newerSchema(path: path, unknownMigrations: unknown.sorted())
+                }
+            }
+            try Self.migrator.migrate(queue)
+        } catch let error as RegistryError {
+            throw error
+        } catch {
+            throw .unreadable(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Every device stored.
+    func loadAll() throws(RegistryError) -> [DeviceHistory] {
+        do {
+            return try queue.read { db in
+                var histories: [String: DeviceHistory] = [:]
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, name, vendor, first_seen, last_seen FROM device")
+                while let row = try rows.next() {
+                    let text: String = row["id"]
+                    guard let uuid = UUID(uuidString: text) else { continue }
+                    histories[text] = DeviceHistory(
+                        id: DeviceID(uuid),
+                        name: row["name"],
+                        vendor: row["vendor"],
+                        seen: Self.span(row)
+                    )
+                }
+                let keys = try Row.fetchCursor(
+                    db,
+                    sql: "SELECT key, device_id, bound, first_seen, last_seen FROM device_key"
+                )
+                while let row = try keys.next() {
+                    guard let key = IdentityKey(row["key"] as String) else { continue }
+                    let device = row["device_id"] as String
+                    if let span = row["first_seen"] as Double?, span > 0 {
+                        histories[device]?.keys[key] = Self.span(row)
+                    }
+                    if row["bound"] as Bool { histories[device]?.boundKeys.insert(key) }
+                }
+                let addresses = try Row.fetchCursor(
+                    db,
+                    sql: "SELECT address, device_id, first_seen, last_seen FROM device_address"
+                )
+                while let row = try addresses.next() {
+                    histories[row["device_id"] as String]?.addresses[row["address"] as String] = Self.span(row)
+                }
+                return Array(histories.values)
+            }
+        } catch {
+            throw .unreadable(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Writes a batch in one transaction: deletes `deleted`, then stores each history in `histories` whole.
+    ///
+    /// - Complexity: O(k + a) rows for k keys and a addresses of the histories written.
+    func write(_ histories: [DeviceHistory], deleting deleted: [DeviceID]) async throws(RegistryError) {
+        do {
+            try await queue.write { db in
+                for id in deleted {
+                    try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id.description])
+                }
+                for history in histories {
+                    let id = history.id.description
+                    try db.execute(
+                        sql: """
+                            INSERT INTO device (id, name, vendor, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
+                            ON CONFLICT(id) DO UPDATE SET name = excluded.name, vendor = excluded.vendor,
+                                first_seen = excluded.first_seen, last_seen = excluded.last_seen
+                            """,
+                        arguments: [
+                            id, history.name, history.vendor, history.seen.first.timeIntervalSince1970,
+                            history.seen.last.timeIntervalSince1970,
+                        ]
+                    )
+                    try db.execute(sql: "DELETE FROM device_key WHERE device_id = ?", arguments: [id])
+                    try db.execute(sql: "DELETE FROM device_address WHERE device_id = ?", arguments: [id])
+                    for key in history.boundKeys.union(history.keys.keys) {
+                        let span = history.keys[key]
+                        try db.execute(
+                            sql: "INSERT INTO device_key VALUES (?, ?, ?, ?, ?)",
+                            arguments: [
+                                id, key.description, history.boundKeys.contains(key),
+                                span?.first.timeIntervalSince1970 ?? 0, span?.last.timeIntervalSince1970 ?? 0,
+                            ]
+                        )
+                    }
+                    for (address, span) in history.addresses {
+                        try db.execute(
+                            sql: "INSERT INTO device_address VALUES (?, ?, ?, ?)",
+                            arguments: [
+                                id, address, span.first.timeIntervalSince1970, span.last.timeIntervalSince1970,
+                            ]
+                        )
+                    }
+                }
+            }
+        } catch {
+            throw .writeFailed(path: path, reason: "\(error)")
+        }
+    }
+
+    /// The sizes of the database file and of its write-ahead log, in bytes.
+    func sizesInBytes() -> (database: Int, log: Int) {
+        func size(_ file: String) -> Int {
+            (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        }
+        return (size(path), size(path + "-wal"))
+    }
+
+    private static func span(_ row: Row) -> SeenSpan {
+        SeenSpan(
+            first: Date(timeIntervalSince1970: row["first_seen"]),
+            last: Date(timeIntervalSince1970: row["last_seen"])
+        )
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import PeerScanModel
+
+/// What `peerscanctl history` and `show` print, and how they find a device by name or MAC address.
+public enum DeviceHistoryText {
+    /// The device a user means by `query`: its id, a name (display name or host name, case-insensitive) or a MAC
+    /// address, among `devices`.
+    ///
+    /// - Returns: The devices that match (more than one when a name is ambiguous).
+    public static func matches(_ query: String, in devices: [PeerScanWire.KnownDevice]) -> [PeerScanWire.KnownDevice] {
+        let wanted = query.lowercased()
+        if let uuid = UUID(uuidString: query) { return devices.filter { $0.id.uuid == uuid } }
+        let byMAC = devices.filter { $0.macAddresses.contains { $0.value == wanted } }
+        if !byMAC.isEmpty { return byMAC }
+        let canonical = wanted.hasSuffix(".") ? String(wanted.dropLast()) : wanted
+        return devices.filter { device in
+            device.name?.lowercased() == wanted
+                || device.hostNames.contains { $0.value == canonical || $0.value == canonical + ".local" }
+        }
+    }
+
+    /// The `history` table: one row per device remembered, most recently seen first.
+    /// - Complexity: O(n) for n devices.
+    public static func table(_ devices: [PeerScanWire.KnownDevice]) -> [String] {
+        guard !devices.isEmpty else { return ["peerscand remembers no device yet."] }
+        let rows =
+            [["NAME", "STATE", "FIRST SEEN", "LAST SEEN", "MAC", "VENDOR", "ID"]]
+            + devices.map { device in
+                [
+                    escaped(label(device)),
+                    state(device),
+                    device.firstSeen,
+                    device.online ? "now" : device.lastSeen,
+                    device.macAddresses.isEmpty ? "-" : device.macAddresses.map(\.value).joined(separator: ","),
+                    device.vendor.map(escaped) ?? "-",
+                    device.id.description,
+                ]
+            }
+        return SnapshotTable.columns(rows)
+    }
+
+    /// The `show` lines: the device's history, and its services if it is in the snapshot.
+    public static func details(_ reply: PeerScanWire.GetDeviceReply) -> [String] {
+        let device = reply.history
+        var lines = [
+            "id:          \(device.id)",
+            "name:        \(escaped(device.name ?? "-"))",
+            "state:       \(state(device))",
+            "first seen:  \(device.firstSeen)",
+            "last seen:   \(device.online ? "now" : device.lastSeen)",
+            "vendor:      \(device.vendor.map(escaped) ?? "-")",
+        ]
+        func section(_ title: String, _ sightings: [PeerScanWire.Sighting]) {
+            guard !sightings.isEmpty else { return }
+            lines.append("\(title):")
+            let rows = sightings.map { ["  " + escaped($0.value), "first \($0.firstSeen)", "last \($0.lastSeen)"] }
+            lines += SnapshotTable.columns(rows)
+        }
+        section("host names", device.hostNames)
+        section("mac addresses", device.macAddresses)
+        section("addresses", device.addresses)
+        if let services = reply.device?.device?.services, !services.isEmpty {
+            lines.append("services:")
+            lines += services.map { "  \(escaped($0.name)) (\(escaped($0.type)), port \($0.port))" }
+        }
+        return lines
+    }
+
+    /// online, offline (in the snapshot, not answering) or absent (remembered only).
+    static func state(_ device: PeerScanWire.KnownDevice) -> String {
+        device.online ? "online" : device.present ? "offline" : "absent"
+    }
+
+    /// Its name, else its first MAC address, else its id.
+    static func label(_ device: PeerScanWire.KnownDevice) -> String {
+        device.name ?? device.macAddresses.first?.value ?? device.id.description
+    }
+
+    private static func escaped(_ text: String) -> String { TerminalText.escapingControlCharacters(text) }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import PeerScanModel
+
+/// A key a device is known by: its mDNS host name, or one of its MAC addresses.
+public enum IdentityKey: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// A canonical host name (``DeviceID/canonicalHostName(_:)``: lowercase, no trailing dot).
+    case hostName(String)
+    /// A MAC address, lowercase `aa:bb:cc:dd:ee:ff`.
+    case macAddress(String)
+
+    /// `host:NAME` or `mac:ADDRESS`, the form the registry stores.
+    public var description: String {
+        switch self {
+        case .hostName(let name): "host:\(name)"
+        case .macAddress(let mac): "mac:\(mac)"
+        }
+    }
+
+    /// Parses ``description``; `nil` for anything else.
+    public init?(_ text: String) {
+        if text.hasPrefix("host:"), text.count > 5 {
+            self = .hostName(String(text.dropFirst(5)))
+        } else if text.hasPrefix("mac:"), text.count > 4 {
+            self = .macAddress(String(text.dropFirst(4)))
+        } else {
+            return nil
+        }
+    }
+
+    public static func < (lhs: IdentityKey, rhs: IdentityKey) -> Bool { lhs.description < rhs.description }
+}
+
+/// A change to the identities, for the registry to store.
+public enum IdentityChange: Hashable, Sendable {
+    /// `key` is `id`'s from now on.
+    case bound(IdentityKey, DeviceID)
+    /// `id` turned out to be the same device as `survivor`: its keys are the survivor's now and `id` is no more.
+    case merged(DeviceID, into: DeviceID)
+    /// `id` and its keys were forgotten.
+    case forgotten(DeviceID)
+}
+
+/// Which identifier each key a device was ever known by maps to: what makes a device's identifier sticky.
+///
+/// ## Rules
+/// 1. A host name known before keeps its identifier.
+/// 2. Otherwise a host takes the identifier of one of its MAC addresses (the first in order) that no other device
+///    present now holds: a MAC-only device that starts announcing mDNS keeps its identifier, and so does a host
+///    that comes back under another name. A MAC address shared by two host names present at once (a proxy, a
+///    bridge) stays with the first; the second gets an identifier of its own.
+/// 3. A MAC-only device takes its MAC address's identifier.
+/// 4. Otherwise the identifier is new: the name-based UUID of the host name (``DeviceID/make(hostName:)``), or of
+///    the MAC address (``DeviceID/make(macAddress:)``), so that scanners agree on a device they meet for the first
+///    time. If that one is held by another device present now, a random one.
+///
+/// Every key of a device is bound to its identifier the first time it is seen with it, and never moves, except by
+/// ``merge(_:into:)`` (two known devices turn out to be one: the MAC-only device's keys join the host's).
+///
+/// The changes since the last ``takeChanges()`` are kept for the registry. The struct does no I/O.
+public struct DeviceIdentities: Sendable {
+    private var idByKey: [IdentityKey: DeviceID] = [:]
+    private var keysByID: [DeviceID: Set<IdentityKey>] = [:]
+    /// Identifiers of devices published at least once (or known from the registry): their next appearance is a
+    /// return, not a new device.
+    private var seenBefore: Set<DeviceID> = []
+    private var changes: [IdentityChange] = []
+
+    /// Creates the identities from what the registry stored: every key's identifier.
+    public init(bindings: [IdentityKey: DeviceID] = [:]) {
+        idByKey = bindings
+        for (key, id) in bindings { keysByID[id, default: []].insert(key) }
+        seenBefore = Set(bindings.values)
+    }
+
+    /// The identifier `key` is bound to, if any.
+    public func id(for key: IdentityKey) -> DeviceID? { idByKey[key] }
+
+    /// The keys bound to `id`, sorted.
+    public func keys(of id: DeviceID) -> [IdentityKey] { (keysByID[id] ?? []).sorted() }
+
+    /// Whether `id` is a device known now (it has keys).
+    public func isKnown(_ id: DeviceID) -> Bool { keysByID[id] != nil }
+
+    /// The number of devices with keys.
+    public var count: Int { keysByID.count }
+
+    /// Whether `id` was published before (or stored in the registry), and marks it as published.
+    mutating func notePublished(_ id: DeviceID) -> Bool {
+        !seenBefore.insert(id).inserted
+    }
+
+    /// The identifier of an mDNS host with the given MAC addresses (rules 1, 2 and 4), binding its keys.
+    ///
+    /// - Parameters:
+    ///   - current: The identifier the device has already, if any: it keeps it, and its new keys are bound to it.
+    ///   - isAvailable: Whether an identifier may be taken (no other device present now holds it).
+    /// - Complexity: O(m log m) for m MAC addresses.
+    mutating func identify(
+        hostName: String,
+        macAddresses: [String],
+        current: DeviceID? = nil,
+        isAvailable: (DeviceID) -> Bool
+    ) -> DeviceID {
+        let hostKey = IdentityKey.hostName(DeviceID.canonicalHostName(hostName))
+        let macKeys = macAddresses.sorted().map(IdentityKey.macAddress)
+        let id: DeviceID
+        if let current {
+            id = current
+        } else if let known = idByKey[hostKey], isAvailable(known) {
+            id = known
+        } else if let known = macKeys.compactMap({ idByKey[$0] }).first(where: isAvailable) {
+            id = known
+        } else {
+            id = fresh(DeviceID.make(hostName: hostName), isAvailable: isAvailable)
+        }
+        for key in [hostKey] + macKeys { bind(key, to: id) }
+        return id
+    }
+
+    /// The identifier of a MAC-only device (rules 3 and 4), binding its key.
+    ///
+    /// - Parameters:
+    ///   - current: The identifier the device has already, if any.
+    ///   - isAvailable: Whether an identifier may be taken (no other device present now holds it).
+    mutating func identify(
+        macAddress: String,
+        current: DeviceID? = nil,
+        isAvailable: (DeviceID) -> Bool
+    ) -> DeviceID {
+        let key = IdentityKey.macAddress(macAddress)
+        if let current {
+            bind(key, to: current)
+            return current
+        }
+        if let known = idByKey[key], isAvailable(known) { return known }
+        let id = fresh(DeviceID.make(macAddress: macAddress), isAvailable: isAvailable)
+        bind(key, to: id)
+        return id
+    }
+
+    /// Makes every key of `id` the survivor's (two known devices turned out to be one).
+    mutating func merge(_ id: DeviceID, into survivor: DeviceID) {
+        guard id != survivor, let keys = keysByID.removeValue(forKey: id) else { return }
+        for key in keys { idByKey[key] = survivor }
+        keysByID[survivor, default: []].formUnion(keys)
+        seenBefore.insert(survivor)
+        changes.append(.merged(id, into: survivor))
+    }
+
+    /// Forgets `id` and its keys: the device is new if it comes back.
+    mutating func forget(_ id: DeviceID) {
+        seenBefore.remove(id)
+        guard let keys = keysByID.removeValue(forKey: id) else { return }
+        for key in keys where idByKey[key] == id { idByKey[key] = nil }
+        changes.append(.forgotten(id))
+    }
+
+    /// The changes since the last take, in order.
+    mutating func takeChanges() -> [IdentityChange] {
+        defer { changes = [] }
+        return changes
+    }
+
+    /// Binds `key` to `id` unless it is bound already (a key never moves, but by a merge).
+    private mutating func bind(_ key: IdentityKey, to id: DeviceID) {
+        guard idByKey[key] == nil else { return }
+        idByKey[key] = id
+        keysByID[id, default: []].insert(key)
+        changes.append(.bound(key, id))
+    }
+
+    private func fresh(_ preferred: DeviceID, isAvailable: (DeviceID) -> Bool) -> DeviceID {
+        isAvailable(preferred) && keysByID[preferred] == nil ? preferred : DeviceID(UUID())
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import PeerScanClient
+import PeerScanModel
+
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Print every device peerscand remembers, also those not present now.",
+        discussion: """
+            Calls ListKnownDevices and prints one row per device, most recently seen first: NAME (its name, or its \
+            first MAC address), STATE (online; offline: listed but not answering; absent: remembered only), FIRST \
+            SEEN and LAST SEEN (UTC; "now" while online), MAC, VENDOR and ID (the id it keeps across sources and \
+            restarts). peerscand forgets a device not seen for its --forget-after (7 days by default).
+
+            With --json, prints the reply's parameters as one line of JSON.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Print the ListKnownDevices reply as JSON.")
+    var json = false
+
+    func run() async throws {
+        let path = connection.socketPath()
+        try await reportingFailures(socketPath: path) {
+            let received = try await PeerScanConnection.withConnection(to: path) { try await $0.knownDevices() }
+            let lines =
+                json ? [WatchPrinter.jsonLine(received.json)] : DeviceHistoryText.table(received.reply.devices)
+            for line in lines { try StandardStreams().write(OutputLine(.standardOutput, line)) }
+        }
+    }
+}
+
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print one device's history: first and last seen, every host name, MAC address and address.",
+        discussion: """
+            DEVICE is an id, a name (the device's name or mDNS host name, case-insensitive; "nas" finds \
+            nas.local) or a MAC address. A name that several devices share is an error that lists them: use the \
+            id. Calls GetDevice and prints the device's id, name, state, first and last seen (UTC), vendor, then \
+            every host name, MAC address and address it was seen with, each with when it was first and last seen, \
+            and the services it offers if it is present.
+
+            With --json, prints the GetDevice reply's parameters as one line of JSON.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Print the GetDevice reply as JSON.")
+    var json = false
+
+    @Argument(help: ArgumentHelp("The device: an id, a name or a MAC address.", valueName: "device"))
+    var device: String
+
+    func run() async throws {
+        let path = connection.socketPath()
+        try await reportingFailures(socketPath: path) {
+            let received = try await PeerScanConnection.withConnection(to: path) { connection in
+                try await connection.device(try await resolve(device, on: connection))
+            }
+            let lines = json ? [WatchPrinter.jsonLine(received.json)] : DeviceHistoryText.details(received.reply)
+            for line in lines { try StandardStreams().write(OutputLine(.standardOutput, line)) }
+        }
+    }
+}
+
+struct ForgetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget",
+        abstract: "Make peerscand forget a device and its history.",
+        discussion: """
+            DEVICE is an id, a name or a MAC address, as for "show". Calls ForgetDevice: peerscand removes the \
+            device from its registry with every host name, MAC address and address it was seen with. A device that \
+            does not answer now leaves the list; one that answers stays listed, and its history starts over (it is \
+            a new device). Needs root or membership of peerscand's control group (peerscan by default); others get \
+            exit status 77.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: ArgumentHelp("The device: an id, a name or a MAC address.", valueName: "device"))
+    var device: String
+
+    func run() async throws {
+        let path = connection.socketPath()
+        try await reportingFailures(socketPath: path) {
+            let id = try await PeerScanConnection.withConnection(to: path) { connection in
+                let id = try await resolve(device, on: connection)
+                try await connection.forget(id)
+                return id
+            }
+            try StandardStreams().write(OutputLine(.standardOutput, "forgot \(id)"))
+        }
+    }
+}
+
+/// The id of the device `query` names (see ``DeviceHistoryText/matches(_:in:)``); an id is taken as it is.
+/// - Throws: `ClientFailure` when nothing, or more than one device, matches.
+private func resolve(_ query: String, on connection: PeerScanConnection) async throws -> DeviceID {
+    if let id = DeviceID(text: query) { return id }
+    let matches = DeviceHistoryText.matches(query, in: try await connection.knownDevices().reply.devices)
+    switch matches.count {
+    case 1:
+        return matches[0].id
+    case 0:
+        throw ClientFailure(.failure, "no device is named \(query) or has that MAC address (see: peerscanctl history)")
+    default:
+        let ids = matches.map { "  \($0.id)  \($0.name ?? "-")" }.joined(separator: "\n")
+        throw ClientFailure(.failure, "\(matches.count) devices match \(query); give one's id:\n\(ids)")
+    }
+}

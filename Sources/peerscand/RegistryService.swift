@@ -1,0 +1,37 @@
+import DeviceRegistry
+import Foundation
+import Logging
+import PeerScanCore
+import ServiceLifecycle
+
+/// Writes the registry's changes to disk every second, off the changeset path, and forgets the devices not seen for
+/// --forget-after (through the store, so that their keys go too). Writes everything once more at shutdown, after
+/// the scanner stopped (it is started before it, so stopped after it).
+struct RegistryService: Service {
+    let registry: DeviceRegistry
+    let scanner: ScanService
+    let forgetAfter: Duration
+    let logger: Logger
+
+    func run() async throws {
+        var tick = 0
+        while !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+            } catch {
+                break
+            }
+            await registry.flush()
+            tick += 1
+            if tick % 60 == 0 {
+                let expired = registry.expiredDevices(forgetAfter: forgetAfter)
+                if !expired.isEmpty {
+                    logger.info("registry forgetting", metadata: ["devices": "\(expired.count)"])
+                    _ = await scanner.forget(expired)
+                    registry.remove(expired)  // any the store did not know
+                }
+            }
+        }
+        await registry.flush(refreshingAll: true)
+    }
+}

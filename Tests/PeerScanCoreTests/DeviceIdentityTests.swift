@@ -1,0 +1,120 @@
+import Foundation
+import PeerScanCore
+import PeerScanModel
+import Testing
+
+private let macA = "00:00:0c:11:22:33"
+private let macB = "3c:22:fb:44:55:66"
+
+private func neighbour(_ address: String, _ mac: String, _ state: Neighbour.State = .reachable) -> Neighbour {
+    Neighbour(address: address, interface: "lan0", macAddress: mac, state: state, lastConfirmed: nil)
+}
+
+private func mdnsDevice(_ hostName: String, addresses: [String]) -> Device {
+    Device(
+        id: DeviceID.make(hostName: hostName),
+        hostName: hostName,
+        displayName: hostName,
+        addresses: addresses,
+        interfaces: ["lan0"],
+        services: [DeviceService(name: hostName, type: "_http._tcp", domain: "local", port: 80, txt: [])]
+    )
+}
+
+private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600))
+
+/// Sticky identifiers: the rules of ``DeviceIdentities`` as the device table applies them.
+@Suite struct DeviceIdentityTests {
+    @Test func identifiersSurviveARestartWhicheverSourceSeesTheDeviceFirst() throws {
+        // First run: a MAC-only device that later announces mDNS.
+        var first = DeviceTable(presence: presence)
+        first.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        let id = try #require(first.takeChanges(now: .zero).changes.first?.id)
+        first.updateMDNSDevice(
+            hostName: "nas.local",
+            device: mdnsDevice("nas.local", addresses: ["10.0.0.5"]),
+            now: .zero
+        )
+        _ = first.takeChanges(now: .zero)
+        var bindings: [IdentityKey: DeviceID] = [:]
+        for case .bound(let key, let bound) in first.takeIdentityChanges() { bindings[key] = bound }
+        #expect(bindings == [.macAddress(macA): id, .hostName("nas.local"): id])
+
+        // Second run, the mDNS host seen before its neighbour entry: the same identifier, not the host name's.
+        var second = DeviceTable(presence: presence, identities: DeviceIdentities(bindings: bindings))
+        second.updateMDNSDevice(
+            hostName: "nas.local",
+            device: mdnsDevice("nas.local", addresses: ["10.0.0.5"]),
+            now: .zero
+        )
+        let (changes, events) = second.takeChanges(now: .zero)
+        #expect(changes.map(\.id) == [id])
+        #expect(events == [.returned(try #require(changes.first?.device))], "known: not a new device")
+        // Third run, only its MAC address answers: still the same.
+        var third = DeviceTable(presence: presence, identities: DeviceIdentities(bindings: bindings))
+        third.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        #expect(third.takeChanges(now: .zero).changes.map(\.id) == [id])
+    }
+
+    @Test func oneMACAddressSharedByTwoHostNamesStaysWithTheFirst() throws {
+        var table = DeviceTable(presence: presence)
+        table.updateNeighbour(neighbour("10.0.0.7", macB), now: .zero)
+        table.updateMDNSDevice(hostName: "a.local", device: mdnsDevice("a.local", addresses: ["10.0.0.7"]), now: .zero)
+        let a = try #require(table.takeChanges(now: .zero).changes.first { $0.device?.hostName == "a.local" }?.id)
+        // A second name on the same host (a sleep proxy, a bridge): a device of its own.
+        table.updateMDNSDevice(hostName: "b.local", device: mdnsDevice("b.local", addresses: ["10.0.0.7"]), now: .zero)
+        let b = try #require(table.takeChanges(now: .zero).changes.first { $0.device?.hostName == "b.local" }?.id)
+        #expect(a != b)
+        #expect(b == DeviceID.make(hostName: "b.local"))
+        #expect(table.identities.id(for: .macAddress(macB)) == a)
+    }
+
+    @Test func forgettingASilentDeviceRemovesItAndItIsNewWhenItComesBack() throws {
+        var table = DeviceTable(presence: presence)
+        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        let id = try #require(table.takeChanges(now: .zero).changes.first?.id)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .failed), now: .seconds(1))
+        _ = table.takeChanges(now: .seconds(1))
+        let known = table.forget(id, now: .seconds(2))
+        #expect(known)
+        let (changes, events) = table.takeChanges(now: .seconds(2))
+        #expect(changes.count == 1 && changes.first?.id == id && changes.first?.device == nil)
+        #expect(events.count == 1)
+        let identityChanges = table.takeIdentityChanges()
+        #expect(identityChanges.contains(.forgotten(id)))
+        #expect(table.identities.id(for: .macAddress(macA)) == nil)
+        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .seconds(3))
+        let back = table.takeChanges(now: .seconds(3))
+        #expect(back.changes.map(\.id) == [id])  // the name-based identifier of its MAC address again
+        #expect(back.events.count == 1)
+        if case .appeared = back.events.first {} else { Issue.record("expected a new device: \(back.events)") }
+        let unknown = table.forget(DeviceID(UUID()), now: .seconds(4))
+        #expect(!unknown)
+    }
+
+    @Test func forgettingADeviceThatAnswersKeepsItListedWithItsHistoryStartedOver() throws {
+        var table = DeviceTable(presence: presence)
+        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        let id = try #require(table.takeChanges(now: .zero).changes.first?.id)
+        _ = table.takeIdentityChanges()
+        let known = table.forget(id, now: .seconds(1))
+        #expect(known)
+        let (changes, events) = table.takeChanges(now: .seconds(1))
+        #expect(changes.map(\.id) == [id] && changes.first?.device != nil, "still there")
+        if case .appeared = events.first {} else { Issue.record("expected a new device: \(events)") }
+        let identityChanges = table.takeIdentityChanges()
+        #expect(identityChanges == [.forgotten(id), .bound(.macAddress(macA), id)])
+    }
+
+    @Test func aHostNameKeyIsCanonical() {
+        var identities = DeviceIdentities()
+        var table = DeviceTable(identities: identities)
+        table.updateMDNSDevice(hostName: "NAS.local.", device: mdnsDevice("NAS.local.", addresses: []), now: .zero)
+        _ = table.takeChanges(now: .zero)
+        identities = table.identities
+        #expect(identities.id(for: .hostName("nas.local")) == DeviceID.make(hostName: "NAS.local."))
+        #expect(IdentityKey("host:nas.local") == .hostName("nas.local"))
+        #expect(IdentityKey("mac:\(macA)")?.description == "mac:\(macA)")
+        #expect(IdentityKey("bogus") == nil)
+    }
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""The device registry: peerscand's startup with many known devices, and churn (what the registry adds to the
+changeset path).
+
+Run as root (needs ``swift build`` first; PEERSCAND=path overrides ``.build/debug/peerscand``, and peerscan-bench is
+taken from the same directory)::
+
+    /usr/bin/python3 benchmarks/registry.py startup [--devices 10000] [--rounds 3]
+    /usr/bin/python3 benchmarks/registry.py churn [--devices 1000] [--rate 100] [--seconds 60]
+
+startup — ``peerscan-bench registry-fill`` writes a registry of ``--devices`` devices (each a host name, a MAC address
+and two addresses); peerscand then starts ``--rounds`` times with it and as many times with an empty registry,
+alternately, in the test LAN's scanner namespace (a real avahi-daemon, no peers). Reported per kind, as medians: the
+seconds from exec to the socket answering, to the first snapshot (GetSnapshot, which waits for the initial browse
+to settle), and peerscand's RSS then; and the ratios full/empty.
+
+churn — ``peerscan-bench registry-churn``: in one process, ``--devices`` devices change presence or address
+``--rate`` times a second, applied to a store that feeds the registry and to one that does not; reported: p50/p99 of
+one apply with and without (their ratio), write batches per second, the database's size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "Tests" / "Integration")]
+
+import varlinkclient  # noqa: E402
+from testlan.lan import TestLAN  # noqa: E402
+
+PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
+BENCH = PEERSCAND.with_name("peerscan-bench")
+
+
+def rss_kib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+
+
+def start_once(lan: TestLAN, registry: Path) -> dict:
+    state = lan.tmpdir / "state"
+    shutil.rmtree(state, ignore_errors=True)
+    state.mkdir()
+    socket = lan.tmpdir / "io.peerscan"
+    argv = [str(PEERSCAND), "--state-directory", str(state), "--registry", str(registry), "--socket", str(socket),
+            "--no-neighbour-table"]
+    started = time.monotonic()
+    process = lan.popen_in_scanner(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while not varlinkclient.answers(socket):
+            if process.poll() is not None or time.monotonic() - started > 60:
+                raise RuntimeError("peerscand did not serve")
+            time.sleep(0.01)
+        serving = time.monotonic() - started
+        with varlinkclient.RawConnection(socket, timeout=30) as connection:
+            reply = connection.call("io.peerscan.GetSnapshot")
+        assert "parameters" in reply, reply
+        first_snapshot = time.monotonic() - started
+        rss = rss_kib(process.pid) / 1024
+        with varlinkclient.RawConnection(socket, timeout=30) as connection:
+            known = len(connection.call("io.peerscan.ListKnownDevices")["parameters"]["devices"])
+        return {"serving": serving, "first_snapshot": first_snapshot, "rss_mib": rss, "known": known}
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def startup(devices: int, rounds: int) -> dict:
+    with TestLAN() as lan:
+        lan.start_avahi()
+        full = lan.tmpdir / "full.sqlite"
+        subprocess.run([str(BENCH), "registry-fill", "--devices", str(devices), "--database", str(full)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        runs: dict[str, list[dict]] = {"empty": [], "full": []}
+        for _ in range(rounds):
+            for kind in ("empty", "full"):
+                copy = lan.tmpdir / f"{kind}-copy.sqlite"
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{copy}{suffix}").unlink(missing_ok=True)
+                if kind == "full":
+                    shutil.copy(full, copy)
+                runs[kind].append(start_once(lan, copy))
+        result: dict = {"devices": devices, "rounds": rounds, "database_kib": full.stat().st_size // 1024}
+        for kind, samples in runs.items():
+            result[kind] = {key: round(statistics.median(s[key] for s in samples), 3)
+                            for key in ("serving", "first_snapshot", "rss_mib")}
+            result[kind]["known"] = samples[0]["known"]
+        result["ratio_full_to_empty"] = {key: round(result["full"][key] / result["empty"][key], 2)
+                                         for key in ("serving", "first_snapshot", "rss_mib")}
+        return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    start = commands.add_parser("startup")
+    start.add_argument("--devices", type=int, default=10000)
+    start.add_argument("--rounds", type=int, default=3)
+    churn = commands.add_parser("churn")
+    churn.add_argument("--devices", type=int, default=1000)
+    churn.add_argument("--rate", type=int, default=100)
+    churn.add_argument("--seconds", type=float, default=60)
+    arguments = parser.parse_args()
+    if arguments.command == "startup":
+        print(json.dumps(startup(arguments.devices, arguments.rounds), indent=2))
+    else:
+        subprocess.run([str(BENCH), "registry-churn", "--devices", str(arguments.devices), "--rate",
+                        str(arguments.rate), "--seconds", str(arguments.seconds)], check=True)
+
+
+if __name__ == "__main__":
+    main()
