@@ -12,6 +12,9 @@ import PeerScanModel
 ///   got. When a MAC-only device's host starts announcing mDNS, the host takes the MAC-only device's identifier: one
 ///   item, updated. When a host already known by its name turns out to own a MAC-only device's MAC address, the
 ///   MAC-only item is deleted and its keys join the host's (``Event/merged(_:into:)``).
+/// - A MAC address whose key ``identities`` binds to an mDNS host's device (the registry knows them as one: a merge
+///   or a MAC-only device that started announcing mDNS, in this run or an earlier one) is that host's while no other
+///   host claims its addresses, even before the host's announced addresses resolve to it.
 /// - An address belongs to the MAC address it last resolved to: when another MAC address answers for it, it moves
 ///   (``Event/addressConflict(address:macAddress:previousMACAddress:)`` if the previous one answered within
 ///   ``Presence/conflictWindow``, else ``Event/macChanged(address:macAddress:previousMACAddress:device:)``).
@@ -354,12 +357,35 @@ public struct DeviceTable: Sendable {
         for address in mdnsHosts[hostName]?.device.addresses ?? [] {
             if let mac = macByAddress[address] { dirtyMACs.insert(mac) }
         }
+        if let id = idByOrigin[.host(hostName)] { dirtyMACs.formUnion(linkedMACs(of: id)) }
     }
 
     private mutating func markDirty(mac: String) {
         dirtyMACs.insert(mac)
         for address in addressesByMAC[mac] ?? [] {
             for hostName in hostsByAddress[address] ?? [] { dirtyHosts.insert(hostName) }
+        }
+        if let hostName = linkedHost(of: mac) { dirtyHosts.insert(hostName) }
+    }
+
+    /// The published mDNS host whose device `mac`'s key is bound to (the registry knows them as one device).
+    private func linkedHost(of mac: String) -> String? {
+        guard let id = identities.id(for: .macAddress(mac)), case .host(let hostName)? = origins[id] else { return nil }
+        return hostName
+    }
+
+    /// The MAC addresses bound to `id` that answer for some address now.
+    private func linkedMACs(of id: DeviceID) -> [String] {
+        identities.keys(of: id).compactMap { key in
+            guard case .macAddress(let mac) = key, addressesByMAC[mac]?.isEmpty == false else { return nil }
+            return mac
+        }
+    }
+
+    /// Whether no mDNS host other than `hostName` claims one of `mac`'s addresses.
+    private func isUnclaimed(_ mac: String, except hostName: String) -> Bool {
+        (addressesByMAC[mac] ?? []).allSatisfy { address in
+            (hostsByAddress[address] ?? []).allSatisfy { $0 == hostName }
         }
     }
 
@@ -380,7 +406,12 @@ public struct DeviceTable: Sendable {
             publish(nil, origin: origin, answering: false, lastAnswer: now)
             return
         }
-        let macs = Set(host.device.addresses.compactMap { macByAddress[$0] })
+        var macs = Set(host.device.addresses.compactMap { macByAddress[$0] })
+        // The MAC addresses the registry knows as this device's are its own too, while no other host claims them
+        // (its mDNS addresses may not be resolved yet: after a restart, or an IPv6-only announcement).
+        if let known = idByOrigin[origin] ?? identities.id(for: .hostName(DeviceID.canonicalHostName(hostName))) {
+            for mac in linkedMACs(of: known) where isUnclaimed(mac, except: hostName) { macs.insert(mac) }
+        }
         var addresses = Set(host.device.addresses)
         for mac in macs { addresses.formUnion(addressesByMAC[mac] ?? []) }
         let answering = host.isPresent || macs.contains { answers(mac: $0, now: now) }
@@ -389,6 +420,7 @@ public struct DeviceTable: Sendable {
         let online = answering || now < last + presence.offlineAfter
         if !online && now >= last + presence.forgetAfter {
             forget(hostName: hostName)
+            for mac in macs { forget(mac: mac) }
             publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
             return
         }
@@ -407,7 +439,7 @@ public struct DeviceTable: Sendable {
         let origin = Origin.mac(mac)
         let addresses = addressesByMAC[mac] ?? []
         let hostsByAddress = self.hostsByAddress
-        let owner = addresses.compactMap { hostsByAddress[$0]?.min() }.min()
+        let owner = addresses.compactMap { hostsByAddress[$0]?.min() }.min() ?? linkedHost(of: mac)
         guard !addresses.isEmpty, owner == nil else {
             publish(nil, origin: origin, answering: false, lastAnswer: now, mergedInto: owner.map(Origin.host))
             return

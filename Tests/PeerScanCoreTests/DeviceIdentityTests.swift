@@ -118,3 +118,31 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         #expect(IdentityKey("bogus") == nil)
     }
 }
+
+@Suite struct DeviceIdentityLinkTests {
+    /// After a restart, a host whose announced address is not resolved yet, and its MAC address answering on
+    /// another: one device, with the id the registry knows, whichever comes first.
+    @Test(arguments: [true, false])
+    func aMACAddressTheRegistryKnowsAsAHostsIsThatHostsBeforeItsAddressesResolve(macFirst: Bool) throws {
+        let id = DeviceID.make(macAddress: macA)
+        let identities = DeviceIdentities(bindings: [.macAddress(macA): id, .hostName("nas.local"): id])
+        var table = DeviceTable(presence: presence, identities: identities)
+        let nas = mdnsDevice("nas.local", addresses: ["fd00::99"])  // not in the neighbour table
+        if macFirst {
+            table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+            #expect(table.takeChanges(now: .zero).changes.map(\.id) == [id])
+            table.updateMDNSDevice(hostName: "nas.local", device: nas, now: .zero)
+        } else {
+            table.updateMDNSDevice(hostName: "nas.local", device: nas, now: .zero)
+            #expect(table.takeChanges(now: .zero).changes.map(\.id) == [id])
+            table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        }
+        let (changes, events) = table.takeChanges(now: .zero)
+        #expect(changes.map(\.id) == [id], "one item, updated")
+        let device = try #require(changes.first?.device)
+        #expect(device.hostName == "nas.local" && device.macAddresses == [macA])
+        #expect(device.addresses == ["10.0.0.5", "fd00::99"])
+        #expect(!events.contains { if case .appeared = $0 { true } else { false } })
+        #expect(!events.contains { if case .merged = $0 { true } else { false } })
+    }
+}
