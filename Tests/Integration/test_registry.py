@@ -162,6 +162,9 @@ def test_forgetting_is_privileged_and_removes_the_device_and_its_history(lan, st
     _, replies = varlinkclient.call_as(daemon.socket, [{"method": "io.peerscan.GetDevice",
                                                         "parameters": {"id": device_id}}])
     assert replies[0] == {"error": "io.peerscan.DeviceNotFound", "parameters": {"id": device_id}}
+    _, replies = varlinkclient.call_as(daemon.socket, [{"method": "io.peerscan.GetDevice",
+                                                        "parameters": {"id": "not-a-uuid"}}])
+    assert replies[0] == {"error": "org.varlink.service.InvalidParameter", "parameters": {"parameter": "id"}}
     again = ctl(lan, daemon, "forget", device_id, check=False)
     assert again.returncode == 1 and "knows no device" in again.stderr
     time.sleep(1.5)  # one write batch
