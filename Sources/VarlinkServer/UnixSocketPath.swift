@@ -15,9 +15,14 @@ enum UnixSocketPath {
         if isServed(path) { throw .alreadyServed(path: path) }
     }
 
-    /// Whether a server accepts connections on the socket at `path`.
+    /// Whether a server listens on the socket at `path`. Never blocks: the connect is non-blocking, and a server
+    /// whose backlog is full (it does not accept: `EAGAIN`) counts as one — it is alive, and the path is its.
     static func isServed(_ path: String) -> Bool {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            AF_UNIX,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0
+        )
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_un()
@@ -33,7 +38,7 @@ enum UnixSocketPath {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        return result == 0
+        return result == 0 || errno == EAGAIN || errno == EINPROGRESS
     }
 
     /// The longest path NIO binds or connects to (the portable limit, shorter than Linux's 107).

@@ -269,6 +269,9 @@ public struct VarlinkServer: Service {
             logger.info("client disconnected")
         } catch is CancellationError {
             logger.debug("client disconnected", metadata: ["reason": "shutdown"])
+        } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
+            // An ordinary disconnect while replies were still being written (calls queued, a Monitor stream).
+            logger.info("client disconnected", metadata: ["reason": "closed with replies pending"])
         } catch {
             logger.notice("client error", metadata: ["error": "\(error)"])
         }

@@ -38,7 +38,8 @@ struct Peerscand: AsyncParsableCommand {
             and ForgetDevice (the registry). peerscanctl is its client; \
             varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, every changeset and the final \
             snapshot are also written to standard output as JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; \
-            the switch is kept in the state directory. SIGTERM or SIGINT stop the daemon.
+            the switch is kept in the state directory. SIGTERM or SIGINT stop the daemon; SIGHUP is logged and \
+            ignored (nothing to reload).
             """
     )
 
@@ -291,7 +292,7 @@ struct Peerscand: AsyncParsableCommand {
         )
         // Started in this order, shut down in the reverse one: the server stops taking calls first, then the scanner
         // applies what is pending and ends the subscriptions, then --dump writes its final line.
-        var services: [any Service] = [systemd, ScanningSignals(scanner: scanner)]
+        var services: [any Service] = [systemd, DaemonSignals(scanner: scanner, logger: logger)]
         if dump { services.append(DumpService(store: store)) }
         services += [
             RegistryService(registry: registry, scanner: scanner, forgetAfter: forgetDuration, logger: logger),

@@ -709,3 +709,33 @@ def test_a_file_that_is_not_a_socket_is_left_alone(lan, start_varlink_daemon, so
     assert code == 1
     assert f"{socket_path} exists and is not a socket" in stderr, stderr
     assert stat.S_ISREG(os.lstat(socket_path).st_mode) and socket_path.read_text() == "precious\n"
+
+
+def test_sighup_is_logged_and_ignored(lan, start_varlink_daemon, socket_path):
+    daemon = start_varlink_daemon()
+    daemon.signal(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while not any("sighup ignored" in line for line in daemon.stderr_lines):
+        assert time.monotonic() < deadline and daemon.process.poll() is None, "\n".join(daemon.stderr_lines[-10:])
+        time.sleep(0.05)
+    assert daemon.process.poll() is None and answers(socket_path)
+    assert daemon.stop() == 0
+    assert any(" stopped" in line for line in daemon.stderr_lines[-3:])
+
+
+def test_clients_that_hang_up_with_replies_pending_are_no_client_error(lan, start_varlink_daemon, socket_path):
+    """An ordinary disconnect, even with calls queued or a stream running, is not the `client error` (notice) line
+    operators alert on."""
+    alpha = lan.add_peer("alpha")
+    alpha.register("Alpha", "_http._tcp", 80)
+    daemon = start_varlink_daemon()
+    for _ in range(20):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(str(socket_path))
+        calls = [{"method": "io.peerscan.Monitor", "more": True}] + [{"method": "io.peerscan.GetSnapshot"}] * 10
+        sock.sendall(b"".join(json.dumps(call).encode() + b"\0" for call in calls))
+        sock.close()
+    time.sleep(1)
+    assert answers(socket_path)
+    errors = [line for line in daemon.stderr_lines if "client error" in line]
+    assert not errors, errors

@@ -71,6 +71,34 @@ struct VarlinkListenerTests {
         }
     }
 
+    @Test("a live socket whose owner never accepts (full backlog): alreadyServed at once, no hang")
+    func ownerThatNeverAccepts() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/test.sock"
+            let listener = try SocketFile.listen(at: path, backlog: 0)
+            defer { close(listener) }
+            // Fill the backlog: non-blocking connects until the kernel refuses more (EAGAIN).
+            var pending: [Int32] = []
+            defer { for descriptor in pending { close(descriptor) } }
+            while pending.count < 64 {
+                let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+                let connected = try SocketAddress.withUnixAddress(path) { connect(descriptor, $0, $1) == 0 }
+                pending.append(descriptor)
+                if !connected { break }
+            }
+            let server = VarlinkServer(
+                listener: .path(path, permissions: 0o666),
+                interfaces: [],
+                info: testInfo,
+                logger: Logger.silent
+            )
+            let clock = ContinuousClock()
+            let started = clock.now
+            await #expect(throws: VarlinkServerError.alreadyServed(path: path)) { try await server.run() }
+            #expect(clock.now - started < .seconds(10), "a blocking probe would hang until the owner accepts")
+        }
+    }
+
     @Test("a regular file at the path: notASocket, and the file is left as it was")
     func notASocket() async throws {
         try await withTemporaryDirectory { directory in

@@ -132,13 +132,13 @@ final class RawSocket: Sendable {
 /// Socket files made by hand, as systemd (socket activation) or a crashed server would leave them.
 enum SocketFile {
     /// Binds a stream socket to `path` and listens on it; returns the descriptor (the caller owns it).
-    static func listen(at path: String) throws -> Int32 {
+    static func listen(at path: String, backlog: Int32 = 16) throws -> Int32 {
         let descriptor = try RawSocket.makeStreamSocket()
         do {
             try SocketAddress.withUnixAddress(path) { address, length in
                 guard bind(descriptor, address, length) == 0 else { throw POSIXFailure("bind(\(path))") }
             }
-            guard Glibc.listen(descriptor, 16) == 0 else { throw POSIXFailure("listen") }
+            guard Glibc.listen(descriptor, backlog) == 0 else { throw POSIXFailure("listen") }
         } catch {
             close(descriptor)
             throw error
