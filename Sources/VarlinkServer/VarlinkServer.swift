@@ -119,6 +119,9 @@ public struct VarlinkServer: Service {
     private let info: Info
     private let maximumMessageSize: Int
     private let maximumPipelinedCalls: Int
+    private let limits: ConnectionLimits
+    private let ledger: ConnectionLedger
+    private let limitLog = LimitLog()
     private let logger: Logger
     private let ready: (@Sendable () -> Void)?
 
@@ -130,6 +133,9 @@ public struct VarlinkServer: Service {
     ///   - info: What GetInfo reports.
     ///   - maximumMessageSize: The largest message accepted, in bytes.
     ///   - maximumPipelinedCalls: How many calls a client may queue while one is in progress.
+    ///   - limits: What one peer may hold: connections (per user, all together, with room kept for privileged
+    ///     peers) and bytes of queued calls. A connection over a limit is closed, with a rate-limited
+    ///     `client limit` line.
     ///   - logger: The logger.
     ///   - ready: Called once the socket is listening.
     public init(
@@ -138,9 +144,12 @@ public struct VarlinkServer: Service {
         info: Info,
         maximumMessageSize: Int = 1 << 20,
         maximumPipelinedCalls: Int = 64,
+        limits: ConnectionLimits = ConnectionLimits(),
         logger: Logger,
         ready: (@Sendable () -> Void)? = nil
     ) {
+        self.limits = limits
+        self.ledger = ConnectionLedger(limits: limits)
         self.listener = listener
         self.interfaces = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var methodParameters = self.interfaces.mapValues { VarlinkMethodParameters(definition: $0.definition) }
@@ -228,7 +237,18 @@ public struct VarlinkServer: Service {
             logger[metadataKey: "pid"] = "\(peer.pid)"
             logger[metadataKey: "uid"] = "\(peer.uid)"
         }
+        let uid = accepted.peer?.uid
+        let privileged = accepted.peer?.isRootOrMember(of: limits.privilegedGroup) ?? false
+        if let reason = ledger.admit(uid: uid, privileged: privileged) {
+            let limit = reason == .connections ? limits.maximumConnections : limits.maximumConnectionsPerUser
+            limitLog.log(reason, logger: logger, limit: limit)
+            try? await accepted.channel.channel.close()
+            return
+        }
+        defer { ledger.release(uid: uid) }
         logger.info("client connected")
+        let queued = QueuedBytes()
+        let maximumQueuedBytes = limits.maximumQueuedBytes
         do {
             try await accepted.channel.executeThenClose { inbound, outbound in
                 let (calls, callsContinuation) = AsyncStream<ByteBuffer>.makeStream(
@@ -243,6 +263,9 @@ public struct VarlinkServer: Service {
                         defer { callsContinuation.finish() }
                         do {
                             for try await frame in inbound {
+                                guard queued.add(frame.readableBytes) <= maximumQueuedBytes else {
+                                    throw VarlinkServerError.tooManyQueuedBytes(limit: maximumQueuedBytes)
+                                }
                                 if case .dropped = callsContinuation.yield(frame) {
                                     throw VarlinkServerError.tooManyPipelinedCalls(limit: maximumPipelinedCalls)
                                 }
@@ -253,6 +276,7 @@ public struct VarlinkServer: Service {
                         }
                     }
                     for await frame in calls {
+                        defer { queued.subtract(frame.readableBytes) }
                         let call = try VarlinkCall(message: Data(frame.readableBytesView))
                         let context = VarlinkCallContext(
                             call: call,
@@ -269,6 +293,10 @@ public struct VarlinkServer: Service {
             logger.info("client disconnected")
         } catch is CancellationError {
             logger.debug("client disconnected", metadata: ["reason": "shutdown"])
+        } catch VarlinkServerError.tooManyQueuedBytes(let limit) {
+            limitLog.log(.queuedBytes, logger: logger, limit: limit)
+        } catch VarlinkServerError.tooManyPipelinedCalls(let limit) {
+            limitLog.log(.pipelinedCalls, logger: logger, limit: limit)
         } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
             // An ordinary disconnect while replies were still being written (calls queued, a Monitor stream).
             logger.info("client disconnected", metadata: ["reason": "closed with replies pending"])
@@ -399,6 +427,8 @@ public enum VarlinkServerError: Error, Hashable, Sendable, CustomStringConvertib
     case cannotListen(path: String, reason: String)
     /// A client queued more calls than allowed while one was in progress.
     case tooManyPipelinedCalls(limit: Int)
+    /// A client queued more bytes of calls than allowed while one was in progress.
+    case tooManyQueuedBytes(limit: Int)
 
     public var description: String {
         switch self {
@@ -406,6 +436,7 @@ public enum VarlinkServerError: Error, Hashable, Sendable, CustomStringConvertib
         case .notASocket(let path): "\(path) exists and is not a socket; not replacing it"
         case .cannotListen(let path, let reason): "cannot listen on \(path): \(reason)"
         case .tooManyPipelinedCalls(let limit): "more than \(limit) pipelined calls"
+        case .tooManyQueuedBytes(let limit): "more than \(limit) bytes of pipelined calls"
         }
     }
 }

@@ -176,6 +176,20 @@ struct Peerscand: AsyncParsableCommand {
     @Option(help: "The largest message a client may send, in bytes.")
     var maxMessageSize = 65536
 
+    @Option(
+        help: ArgumentHelp(
+            "The most socket connections at once (default: what the open-file limit leaves room for, at most 4096).",
+            discussion: """
+                The last 32 are kept for root and the control group, so that an operator is never locked out by \
+                other users' connections. Reaching the process's open-file limit instead would lock out everyone.
+                """
+        )
+    )
+    var maxConnections: Int?
+
+    @Option(help: "The most connections one user other than root and the control group may hold at once.")
+    var maxConnectionsPerUser = 64
+
     @Flag(help: "Also write the snapshot and every changeset as JSON lines to standard output.")
     var dump = false
 
@@ -186,6 +200,9 @@ struct Peerscand: AsyncParsableCommand {
         _ = mode
         guard clientQueue >= 1 else { throw ValidationError("--client-queue must be at least 1.") }
         guard maxMessageSize >= 1024 else { throw ValidationError("--max-message-size must be at least 1024.") }
+        guard maxConnectionsPerUser >= 1, (maxConnections ?? 1) >= 1 else {
+            throw ValidationError("--max-connections and --max-connections-per-user must be at least 1.")
+        }
         guard resyncGrace >= 0 else { throw ValidationError("--resync-grace must not be negative.") }
         guard (0...60).contains(startupSettle) else {
             throw ValidationError("--startup-settle must be between 0 and 60 seconds.")
@@ -277,6 +294,13 @@ struct Peerscand: AsyncParsableCommand {
             interfaces: [interface],
             info: .init(vendor: "peerscan", product: "peerscand", version: peerscanVersion, url: "man:peerscand(8)"),
             maximumMessageSize: maxMessageSize,
+            limits: ConnectionLimits(
+                maximumConnections: maxConnections ?? ConnectionLimits.connectionsForFileLimit(),
+                maximumConnectionsPerUser: maxConnectionsPerUser,
+                // Four messages of the largest size: room for a burst of pipelined calls, not for a flood.
+                maximumQueuedBytes: 4 * maxMessageSize,
+                privilegedGroup: controlGroup.isEmpty ? nil : controlGroup
+            ),
             logger: logger,
             ready: {
                 socketServedContinuation.yield()

@@ -739,3 +739,55 @@ def test_clients_that_hang_up_with_replies_pending_are_no_client_error(lan, star
     assert answers(socket_path)
     errors = [line for line in daemon.stderr_lines if "client error" in line]
     assert not errors, errors
+
+
+_FLOOD = r"""
+import json, socket, sys, time
+path, connections, calls, size, hold = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+big = json.dumps({"method": "io.peerscan.GetDevice", "parameters": {"id": "x" * size}}).encode() + b"\0"
+monitor = json.dumps({"method": "io.peerscan.Monitor", "more": True}).encode() + b"\0"
+held = []
+for n in range(connections):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(0.5)
+    try:
+        s.connect(path)
+        # Never reads. Every other connection queues big calls behind its Monitor; the rest hold a Monitor open.
+        s.sendall(monitor + big * calls if n % 2 else monitor)
+    except OSError:
+        pass
+    held.append(s)
+print("sent", flush=True)
+time.sleep(hold)
+"""
+
+
+def test_one_user_can_neither_exhaust_memory_nor_lock_out_root(lan, start_varlink_daemon, socket_path):
+    """The attack of issue 12: many connections, each a Monitor that never ends with calls of 60 KiB queued behind
+    it, all as one unprivileged user. peerscand caps the user's connections and each connection's queued bytes."""
+    alpha = lan.add_peer("alpha")
+    alpha.register("Alpha", "_http._tcp", 80)
+    daemon = start_varlink_daemon()
+    flood = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-I",
+                              "-c", _FLOOD, str(socket_path), "300", "60", "60000", "8"],
+                             stdout=subprocess.PIPE, text=True, cwd="/")
+    try:
+        assert flood.stdout.readline().strip() == "sent"
+        time.sleep(1)
+        rss_mib = daemon.rss_kib / 1024
+        started = time.monotonic()
+        listed = subprocess.run([str(__import__("conftest").PEERSCAND.with_name("peerscanctl")), "list", "--socket",
+                                 str(socket_path)], capture_output=True, text=True, timeout=30)
+        took = time.monotonic() - started
+    finally:
+        flood.kill()
+        flood.wait()
+    assert listed.returncode == 0 and "alpha.local" in listed.stdout, listed.stderr
+    print(f"flood: RSS {rss_mib:.1f} MiB, root's list {took:.3f} s")
+    assert rss_mib < 128, f"RSS {rss_mib:.0f} MiB under the flood"
+    assert took < 1.0, f"root's list took {took:.2f} s under the flood"
+    limits = [line for line in daemon.stderr_lines if "client limit" in line]
+    assert any("reason=connections-per-user" in line and "uid=65534" in line for line in limits), limits
+    assert any("reason=queued-bytes" in line for line in limits), limits
+    assert len(limits) <= 4, "rate-limited: one line per reason per 10 s"
+    assert answers(socket_path)

@@ -1,0 +1,130 @@
+import Glibc
+import Logging
+import Synchronization
+
+/// What one peer may hold of the server: connections, and bytes of calls read but not answered yet. Every local user
+/// may connect to a world-writable socket, so each is held to a fair share, and privileged peers (root, the control
+/// group) keep room of their own: an operator is never locked out.
+public struct ConnectionLimits: Sendable, Equatable {
+    /// The most connections at once, all peers together.
+    public var maximumConnections: Int
+    /// Of ``maximumConnections``, how many only privileged peers may use.
+    public var reservedConnections: Int
+    /// The most connections one unprivileged user (uid) may hold at once.
+    public var maximumConnectionsPerUser: Int
+    /// The most bytes of calls a connection may have read and not yet answered (queued behind a running call).
+    public var maximumQueuedBytes: Int
+    /// The group whose members are privileged, besides root; `nil` for root only.
+    public var privilegedGroup: String?
+
+    /// Creates limits.
+    public init(
+        maximumConnections: Int = ConnectionLimits.connectionsForFileLimit(),
+        reservedConnections: Int = 32,
+        maximumConnectionsPerUser: Int = 64,
+        maximumQueuedBytes: Int = 256 << 10,
+        privilegedGroup: String? = nil
+    ) {
+        self.maximumConnections = maximumConnections
+        self.reservedConnections = min(reservedConnections, maximumConnections)
+        self.maximumConnectionsPerUser = maximumConnectionsPerUser
+        self.maximumQueuedBytes = maximumQueuedBytes
+        self.privilegedGroup = privilegedGroup
+    }
+
+    /// No limit but the pipelined calls' (for tests and tools).
+    public static let unlimited = ConnectionLimits(
+        maximumConnections: .max,
+        reservedConnections: 0,
+        maximumConnectionsPerUser: .max,
+        maximumQueuedBytes: .max
+    )
+
+    /// The connections the process's file descriptor limit (`RLIMIT_NOFILE`, soft) leaves room for: all but 64
+    /// descriptors (Avahi's D-Bus connection, netlink, the registry, probing sockets), at most 4,096. Reaching the
+    /// limit itself (`EMFILE`) would lock everyone out, root included; the connection limit comes first.
+    public static func connectionsForFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 960 }
+        let soft = Int(min(limit.rlim_cur, 1 << 20))  // RLIM_INFINITY is the largest value: capped too
+        return max(16, min(soft - 64, 4096))
+    }
+}
+
+/// Why a peer hit a limit.
+enum LimitReason: String, Sendable {
+    case connections
+    case connectionsPerUser = "connections-per-user"
+    case queuedBytes = "queued-bytes"
+    case pipelinedCalls = "pipelined-calls"
+}
+
+/// The connections open now, by user, and the admission rule of ``ConnectionLimits``.
+final class ConnectionLedger: Sendable {
+    private let limits: ConnectionLimits
+    private let state = Mutex<(total: Int, byUser: [UInt32: Int])>((0, [:]))
+
+    init(limits: ConnectionLimits) { self.limits = limits }
+
+    /// Admits a connection of `uid` (privileged or not), or tells why not. An admitted one must be released.
+    func admit(uid: UInt32?, privileged: Bool) -> LimitReason? {
+        state.withLock { state in
+            let room = privileged ? limits.maximumConnections : limits.maximumConnections - limits.reservedConnections
+            guard state.total < room else { return .connections }
+            let key = uid ?? .max
+            if !privileged && state.byUser[key, default: 0] >= limits.maximumConnectionsPerUser {
+                return .connectionsPerUser
+            }
+            state.total += 1
+            state.byUser[key, default: 0] += 1
+            return nil
+        }
+    }
+
+    /// Releases an admitted connection.
+    func release(uid: UInt32?) {
+        state.withLock { state in
+            let key = uid ?? .max
+            state.total -= 1
+            state.byUser[key, default: 1] -= 1
+            if state.byUser[key] == 0 { state.byUser[key] = nil }
+        }
+    }
+}
+
+/// Logs the limits hit, at most once per reason every 10 seconds, with how many were not logged since.
+final class LimitLog: Sendable {
+    private let state = Mutex<[LimitReason: (last: ContinuousClock.Instant, suppressed: Int)]>([:])
+
+    func log(_ reason: LimitReason, logger: Logger, limit: Int) {
+        let now = ContinuousClock.now
+        let suppressed: Int? = state.withLock { state in
+            if let entry = state[reason], now - entry.last < .seconds(10) {
+                state[reason] = (entry.last, entry.suppressed + 1)
+                return nil
+            }
+            defer { state[reason] = (now, 0) }
+            return state[reason]?.suppressed ?? 0
+        }
+        guard let suppressed else { return }
+        logger.notice(
+            "client limit",
+            metadata: ["reason": "\(reason.rawValue)", "limit": "\(limit)", "suppressed": "\(suppressed)"]
+        )
+    }
+}
+
+/// The bytes of calls a connection has read and not answered yet.
+final class QueuedBytes: Sendable {
+    private let bytes = Mutex(0)
+
+    /// Adds `count`; returns the total.
+    func add(_ count: Int) -> Int {
+        bytes.withLock {
+            $0 += count
+            return $0
+        }
+    }
+
+    func subtract(_ count: Int) { bytes.withLock { $0 -= count } }
+}
