@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import NIOCore
 import Synchronization
 
 /// What one peer may hold of the server: connections, and bytes of calls read but not answered yet. Every local user
@@ -16,6 +17,9 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var maximumQueuedBytes: Int
     /// The group whose members are privileged, besides root; `nil` for root only.
     public var privilegedGroup: String?
+    /// How long a client may leave a message unfinished (bytes without their terminator) before its connection
+    /// is closed.
+    public var incompleteMessageTimeout: Duration
 
     /// Creates limits.
     public init(
@@ -23,8 +27,10 @@ public struct ConnectionLimits: Sendable, Equatable {
         reservedConnections: Int = 32,
         maximumConnectionsPerUser: Int = 64,
         maximumQueuedBytes: Int = 256 << 10,
-        privilegedGroup: String? = nil
+        privilegedGroup: String? = nil,
+        incompleteMessageTimeout: Duration = .seconds(10)
     ) {
+        self.incompleteMessageTimeout = incompleteMessageTimeout
         self.maximumConnections = maximumConnections
         self.reservedConnections = min(reservedConnections, maximumConnections)
         self.maximumConnectionsPerUser = maximumConnectionsPerUser
@@ -57,6 +63,7 @@ enum LimitReason: String, Sendable {
     case connectionsPerUser = "connections-per-user"
     case queuedBytes = "queued-bytes"
     case pipelinedCalls = "pipelined-calls"
+    case incompleteMessage = "incomplete-message"
 }
 
 /// The connections open now, by user, and the admission rule of ``ConnectionLimits``.
@@ -127,4 +134,44 @@ final class QueuedBytes: Sendable {
     }
 
     func subtract(_ count: Int) { bytes.withLock { $0 -= count } }
+}
+
+/// Closes a connection whose client started a message and sent nothing more for a while: a message is complete
+/// when its NUL terminator came, and a client that never sends it would hold its buffer and connection forever.
+/// Sits before the frame decoder and only watches the bytes go by.
+final class IncompleteMessageTimeout: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let timeout: TimeAmount
+    private var timer: Scheduled<Void>?
+
+    init(timeout: TimeAmount) { self.timeout = timeout }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        if let last = buffer.readableBytesView.last {
+            timer?.cancel()
+            timer = nil
+            if last != 0 {
+                let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+                    let context = loopBound.value
+                    context.fireErrorCaught(VarlinkServerError.incompleteMessage(timeoutSeconds: self.timeout.seconds))
+                    context.close(promise: nil)
+                }
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelInactive()
+    }
+}
+
+extension TimeAmount {
+    fileprivate var seconds: Int { Int(nanoseconds / 1_000_000_000) }
 }

@@ -190,12 +190,15 @@ public struct VarlinkServer: Service {
 
     private func bind() async throws -> NIOAsyncChannel<Accepted, Never> {
         let maximumMessageSize = self.maximumMessageSize
+        let (seconds, attoseconds) = limits.incompleteMessageTimeout.components
+        let incompleteTimeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             // A client may send its calls and shut down its writing side (socat does): still answer them.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Accepted> = { channel in
             PeerCredentials.of(channel).flatMapThrowing { peer in
+                try channel.pipeline.syncOperations.addHandler(IncompleteMessageTimeout(timeout: incompleteTimeout))
                 try channel.pipeline.syncOperations.addHandler(
                     ByteToMessageHandler(VarlinkFrameDecoder(maximumMessageSize: maximumMessageSize))
                 )
@@ -297,6 +300,8 @@ public struct VarlinkServer: Service {
             limitLog.log(.queuedBytes, logger: logger, limit: limit)
         } catch VarlinkServerError.tooManyPipelinedCalls(let limit) {
             limitLog.log(.pipelinedCalls, logger: logger, limit: limit)
+        } catch VarlinkServerError.incompleteMessage(let seconds) {
+            limitLog.log(.incompleteMessage, logger: logger, limit: seconds)
         } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
             // An ordinary disconnect while replies were still being written (calls queued, a Monitor stream).
             logger.info("client disconnected", metadata: ["reason": "closed with replies pending"])
@@ -429,6 +434,8 @@ public enum VarlinkServerError: Error, Hashable, Sendable, CustomStringConvertib
     case tooManyPipelinedCalls(limit: Int)
     /// A client queued more bytes of calls than allowed while one was in progress.
     case tooManyQueuedBytes(limit: Int)
+    /// A client left a message unfinished for longer than allowed.
+    case incompleteMessage(timeoutSeconds: Int)
 
     public var description: String {
         switch self {
@@ -437,6 +444,7 @@ public enum VarlinkServerError: Error, Hashable, Sendable, CustomStringConvertib
         case .cannotListen(let path, let reason): "cannot listen on \(path): \(reason)"
         case .tooManyPipelinedCalls(let limit): "more than \(limit) pipelined calls"
         case .tooManyQueuedBytes(let limit): "more than \(limit) bytes of pipelined calls"
+        case .incompleteMessage(let seconds): "a message left unfinished for \(seconds) s"
         }
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import VarlinkServer
@@ -39,5 +40,22 @@ struct ConnectionLimitsTests {
     func fileLimit() {
         let connections = ConnectionLimits.connectionsForFileLimit()
         #expect(connections >= 16 && connections <= 4096)
+    }
+
+    @Test("a message left unfinished is cut off after the timeout; a finished one keeps an idle connection open")
+    func incompleteMessage() async throws {
+        var limits = ConnectionLimits()
+        limits.incompleteMessageTimeout = .milliseconds(300)
+        try await withTestServer(limits: limits) { server in
+            let idle = try RawSocket(connectingTo: server.path)
+            try await idle.send(message: #"{"method":"org.example.test.Echo","parameters":{"text":"a"}}"#)
+            #expect(try await idle.readMessage() != nil)
+            let stalled = try RawSocket(connectingTo: server.path)
+            try await stalled.send(Array(#"{"method":"org.example.test.Echo","#.utf8))
+            #expect(try await stalled.readMessagesUntilClosed().isEmpty, "closed without a reply")
+            try await Task.sleep(for: .milliseconds(500))
+            try await idle.send(message: #"{"method":"org.example.test.Echo","parameters":{"text":"b"}}"#)
+            #expect(try await idle.readMessage()?.contains("b") == true, "the idle one was left alone")
+        }
     }
 }

@@ -146,6 +146,7 @@ func withTestServer<Result>(
     permissions: mode_t = 0o600,
     maximumMessageSize: Int = 1 << 20,
     maximumPipelinedCalls: Int = 64,
+    limits: ConnectionLimits = ConnectionLimits(),
     _ body: (TestServer) async throws -> Result
 ) async throws -> Result {
     try await withTemporaryDirectory { directory in
@@ -154,7 +155,8 @@ func withTestServer<Result>(
             .path(server.path, permissions: permissions),
             recorder: server.recorder,
             maximumMessageSize: maximumMessageSize,
-            maximumPipelinedCalls: maximumPipelinedCalls
+            maximumPipelinedCalls: maximumPipelinedCalls,
+            limits: limits
         ) {
             try await body(server)
         }
@@ -170,6 +172,7 @@ func serving<Result>(
     recorder: Recorder = Recorder(),
     maximumMessageSize: Int = 1 << 20,
     maximumPipelinedCalls: Int = 64,
+    limits: ConnectionLimits = ConnectionLimits(),
     _ body: () async throws -> Result
 ) async throws -> Result {
     let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
@@ -179,6 +182,7 @@ func serving<Result>(
         info: testInfo,
         maximumMessageSize: maximumMessageSize,
         maximumPipelinedCalls: maximumPipelinedCalls,
+        limits: limits,
         logger: Logger.silent,
         ready: { readyContinuation.yield() }
     )
