@@ -390,9 +390,10 @@ public actor SnapshotStore {
             devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
         }
         let (changed, events) = devices.takeChanges(now: time)
+        let identityChanges = devices.takeIdentityChanges()  // taken even with no registry: they must not pile up
         if let recordDevices {
             let records = DeviceRecords(
-                identityChanges: devices.takeIdentityChanges(),
+                identityChanges: identityChanges,
                 devices: changed.compactMap(\.device),
                 departed: changed.filter { $0.device == nil }.map(\.id)
             )
