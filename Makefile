@@ -16,7 +16,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build test unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry install docs clean
+.PHONY: all deps build test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry install docs clean
 
 all: build
 
@@ -30,13 +30,25 @@ build: deps
 	$(SWIFT) build
 
 # What CI runs (.ci/run): every Swift test, every import declared, the systemd units' lint and score, the install
-# layout, then the integration tests on a real test LAN (needs root).
+# layout, the integration tests on a real test LAN (needs root), then a minute of fuzzing.
 test: build
 	$(SWIFT) test --no-parallel
 	scripts/check-imports
 	scripts/check-units
 	scripts/check-install
 	$(PYTHON) -m pytest -v Tests/Integration
+	$(MAKE) fuzz FUZZ_SECONDS=60
+
+# libFuzzer over Varlink framing and request decoding (Sources/peerscan-fuzz), with AddressSanitizer, for
+# FUZZ_SECONDS: new inputs go to .build-fuzz/corpus, Tests/Fuzz/corpus holds the committed seeds; a crash leaves
+# .build-fuzz/crash-* (replay: .build-fuzz/debug/peerscan-fuzz FILE) and fails. Make each one a regression test.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	$(SWIFT) build --product peerscan-fuzz --build-path .build-fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING
+	mkdir -p .build-fuzz/corpus
+	.build-fuzz/debug/peerscan-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -print_final_stats=1 \
+		-artifact_prefix=.build-fuzz/ .build-fuzz/corpus Tests/Fuzz/corpus
 
 unit-test: deps
 	$(SWIFT) test --no-parallel

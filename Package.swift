@@ -25,7 +25,8 @@
 //   peerscanctl       the command-line client, a thin executable over PeerScanClient
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
 //   CMalloc           the system's malloc statistics, for the benchmark's memory figures
-//   peerscan-bench    the diff and fanout benchmarks
+//   peerscan-bench    the diff, fanout and registry benchmarks
+//   peerscan-fuzz     a libFuzzer target over Varlink framing and request decoding (make fuzz)
 //   TestSupport       what the test targets share: temporary directories, POSIX failures, waits, a silent logger
 import PackageDescription
 
@@ -317,6 +318,16 @@ let package = Package(
                 "VarlinkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A libFuzzer target over Varlink framing and request decoding (`make fuzz`; a stub in ordinary builds).
+        .executableTarget(
+            name: "peerscan-fuzz",
+            dependencies: [
+                "PeerScanModel",
+                "Varlink",
+                "VarlinkServer",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .target(
