@@ -77,19 +77,21 @@ public struct DeviceHistory: Sendable, Hashable {
         var keysNow = device.macAddresses.map(IdentityKey.macAddress)
         if let hostName = device.hostName { keysNow.append(.hostName(DeviceID.canonicalHostName(hostName))) }
         if online { seen.extend(to: date) }
-        for key in keysNow {
-            if online {
-                keys[key, default: SeenSpan(at: date)].extend(to: date)
-            } else if keys[key] == nil {
-                keys[key] = SeenSpan(at: date)
-            }
-        }
-        for address in device.addresses {
-            if online {
-                addresses[address, default: SeenSpan(at: date)].extend(to: date)
-            } else if addresses[address] == nil {
-                addresses[address] = SeenSpan(at: date)
-            }
+        for key in keysNow { Self.note(key, in: &keys, at: date, online: online) }
+        for address in device.addresses { Self.note(address, in: &addresses, at: date, online: online) }
+    }
+
+    /// Seen at `date` if `online`; else only known from then, if it was not already.
+    private static func note<Value: Hashable>(
+        _ value: Value,
+        in spans: inout [Value: SeenSpan],
+        at date: Date,
+        online: Bool
+    ) {
+        if online {
+            spans[value, default: SeenSpan(at: date)].extend(to: date)
+        } else if spans[value] == nil {
+            spans[value] = SeenSpan(at: date)
         }
     }
 

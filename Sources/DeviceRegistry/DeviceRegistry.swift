@@ -81,7 +81,7 @@ public final class DeviceRegistry: Sendable {
         }
         self.database = database
         var state = State(lastRefresh: now)
-        let horizon = now - TimeInterval(forgetAfter.components.seconds)
+        let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
         var bindings: [IdentityKey: DeviceID] = [:]
         for history in loaded {
             guard history.seen.last > horizon else {
@@ -176,7 +176,7 @@ public final class DeviceRegistry: Sendable {
 
     /// The devices not present whose last sighting is `forgetAfter` or more ago.
     public func expiredDevices(forgetAfter: Duration, now: Date = Date()) -> [DeviceID] {
-        let horizon = now - TimeInterval(forgetAfter.components.seconds)
+        let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
         return state.withLock { state in
             state.histories.values.filter { state.present[$0.id] == nil && $0.seen.last <= horizon }.map(\.id)
         }
@@ -201,7 +201,7 @@ public final class DeviceRegistry: Sendable {
     @discardableResult
     public func flush(now: Date = Date(), refreshingAll: Bool = false) async -> Bool {
         let (histories, deleted) = state.withLock { state in
-            if refreshingAll || now.timeIntervalSince(state.lastRefresh) >= 60 {
+            if refreshingAll || now.timeIntervalSince(state.lastRefresh) >= Self.lastSeenPrecisionSeconds {
                 state.lastRefresh = now
                 for (id, device) in state.present where device.online {
                     state.histories[id]?.note(device, at: now, online: true)
@@ -283,6 +283,13 @@ public final class DeviceRegistry: Sendable {
         return device.addresses.contains(value) || device.macAddresses.contains(value)
             || device.hostName.map(DeviceID.canonicalHostName) == value
     }
+
+    /// Devices last seen at or before this are forgotten.
+    private static func horizon(forgetAfter: Duration, now: Date) -> Date {
+        now - TimeInterval(forgetAfter.components.seconds)
+    }
+
+    private static let lastSeenPrecisionSeconds = TimeInterval(lastSeenPrecision.components.seconds)
 
     /// Renames the database and its log files to `PATH.broken-TIMESTAMP…`.
     private static func moveAside(_ path: String, now: Date) throws(RegistryError) -> String {

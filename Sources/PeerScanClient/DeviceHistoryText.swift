@@ -9,7 +9,7 @@ public enum DeviceHistoryText {
     /// - Returns: The devices that match (more than one when a name is ambiguous).
     public static func matches(_ query: String, in devices: [PeerScanWire.KnownDevice]) -> [PeerScanWire.KnownDevice] {
         let wanted = query.lowercased()
-        if let uuid = UUID(uuidString: query) { return devices.filter { $0.id.uuid == uuid } }
+        if let id = DeviceID(text: query) { return devices.filter { $0.id == id } }
         let byMAC = devices.filter { $0.macAddresses.contains { $0.value == wanted } }
         if !byMAC.isEmpty { return byMAC }
         let canonical = wanted.hasSuffix(".") ? String(wanted.dropLast()) : wanted
@@ -27,12 +27,12 @@ public enum DeviceHistoryText {
             [["NAME", "STATE", "FIRST SEEN", "LAST SEEN", "MAC", "VENDOR", "ID"]]
             + devices.map { device in
                 [
-                    escaped(label(device)),
+                    SnapshotTable.escaped(label(device)),
                     state(device),
                     device.firstSeen,
                     device.online ? "now" : device.lastSeen,
                     device.macAddresses.isEmpty ? "-" : device.macAddresses.map(\.value).joined(separator: ","),
-                    device.vendor.map(escaped) ?? "-",
+                    device.vendor.map(SnapshotTable.escaped) ?? "-",
                     device.id.description,
                 ]
             }
@@ -44,16 +44,18 @@ public enum DeviceHistoryText {
         let device = reply.history
         var lines = [
             "id:          \(device.id)",
-            "name:        \(escaped(device.name ?? "-"))",
+            "name:        \(SnapshotTable.escaped(device.name ?? "-"))",
             "state:       \(state(device))",
             "first seen:  \(device.firstSeen)",
             "last seen:   \(device.online ? "now" : device.lastSeen)",
-            "vendor:      \(device.vendor.map(escaped) ?? "-")",
+            "vendor:      \(device.vendor.map(SnapshotTable.escaped) ?? "-")",
         ]
         func section(_ title: String, _ sightings: [PeerScanWire.Sighting]) {
             guard !sightings.isEmpty else { return }
             lines.append("\(title):")
-            let rows = sightings.map { ["  " + escaped($0.value), "first \($0.firstSeen)", "last \($0.lastSeen)"] }
+            let rows = sightings.map {
+                ["  " + SnapshotTable.escaped($0.value), "first \($0.firstSeen)", "last \($0.lastSeen)"]
+            }
             lines += SnapshotTable.columns(rows)
         }
         section("host names", device.hostNames)
@@ -61,7 +63,9 @@ public enum DeviceHistoryText {
         section("addresses", device.addresses)
         if let services = reply.device?.device?.services, !services.isEmpty {
             lines.append("services:")
-            lines += services.map { "  \(escaped($0.name)) (\(escaped($0.type)), port \($0.port))" }
+            lines += services.map {
+                "  \(SnapshotTable.escaped($0.name)) (\(SnapshotTable.escaped($0.type)), port \($0.port))"
+            }
         }
         return lines
     }
@@ -75,6 +79,4 @@ public enum DeviceHistoryText {
     static func label(_ device: PeerScanWire.KnownDevice) -> String {
         device.name ?? device.macAddresses.first?.value ?? device.id.description
     }
-
-    private static func escaped(_ text: String) -> String { TerminalText.escapingControlCharacters(text) }
 }

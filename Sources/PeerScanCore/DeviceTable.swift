@@ -291,10 +291,7 @@ public struct DeviceTable: Sendable {
             publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
         } else {
             published[id] = nil  // published again as a new device, with its keys bound anew
-            switch origin {
-            case .host(let hostName): dirtyHosts.insert(hostName)
-            case .mac(let mac): dirtyMACs.insert(mac)
-            }
+            markForDerivation(origin)
         }
         return known
     }
@@ -326,10 +323,7 @@ public struct DeviceTable: Sendable {
             guard let device = published[id], let last = lastAnswer[id], let origin = origins[id] else { continue }
             let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
             guard now >= last + deadline else { continue }
-            switch origin {
-            case .host(let hostName): dirtyHosts.insert(hostName)
-            case .mac(let mac): dirtyMACs.insert(mac)
-            }
+            markForDerivation(origin)
         }
         while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty {
             for hostName in dirtyHosts.sorted() {
@@ -351,6 +345,14 @@ public struct DeviceTable: Sendable {
     }
 
     // MARK: Derivation
+
+    /// Derives the device of `origin` again at the next take.
+    private mutating func markForDerivation(_ origin: Origin) {
+        switch origin {
+        case .host(let hostName): dirtyHosts.insert(hostName)
+        case .mac(let mac): dirtyMACs.insert(mac)
+        }
+    }
 
     private mutating func markDirty(host hostName: String) {
         dirtyHosts.insert(hostName)

@@ -38,14 +38,6 @@ public struct ConnectionLimits: Sendable, Equatable {
         self.privilegedGroup = privilegedGroup
     }
 
-    /// No limit but the pipelined calls' (for tests and tools).
-    public static let unlimited = ConnectionLimits(
-        maximumConnections: .max,
-        reservedConnections: 0,
-        maximumConnectionsPerUser: .max,
-        maximumQueuedBytes: .max
-    )
-
     /// The connections the process's file descriptor limit (`RLIMIT_NOFILE`, soft) leaves room for: all but 64
     /// descriptors (Avahi's D-Bus connection, netlink, the registry, probing sockets), at most 4,096. Reaching the
     /// limit itself (`EMFILE`) would lock everyone out, root included; the connection limit comes first.
@@ -143,10 +135,10 @@ final class IncompleteMessageTimeout: ChannelInboundHandler, RemovableChannelHan
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    private let timeout: TimeAmount
+    private let timeout: Duration
     private var timer: Scheduled<Void>?
 
-    init(timeout: TimeAmount) { self.timeout = timeout }
+    init(timeout: Duration) { self.timeout = timeout }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
@@ -155,9 +147,10 @@ final class IncompleteMessageTimeout: ChannelInboundHandler, RemovableChannelHan
             timer = nil
             if last != 0 {
                 let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-                timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+                let seconds = Int(timeout.components.seconds)
+                timer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) {
                     let context = loopBound.value
-                    context.fireErrorCaught(VarlinkServerError.incompleteMessage(timeoutSeconds: self.timeout.seconds))
+                    context.fireErrorCaught(VarlinkServerError.incompleteMessage(timeoutSeconds: seconds))
                     context.close(promise: nil)
                 }
             }
@@ -170,8 +163,4 @@ final class IncompleteMessageTimeout: ChannelInboundHandler, RemovableChannelHan
         timer = nil
         context.fireChannelInactive()
     }
-}
-
-extension TimeAmount {
-    fileprivate var seconds: Int { Int(nanoseconds / 1_000_000_000) }
 }

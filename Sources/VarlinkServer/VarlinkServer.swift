@@ -190,8 +190,7 @@ public struct VarlinkServer: Service {
 
     private func bind() async throws -> NIOAsyncChannel<Accepted, Never> {
         let maximumMessageSize = self.maximumMessageSize
-        let (seconds, attoseconds) = limits.incompleteMessageTimeout.components
-        let incompleteTimeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let incompleteTimeout = limits.incompleteMessageTimeout
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             // A client may send its calls and shut down its writing side (socat does): still answer them.

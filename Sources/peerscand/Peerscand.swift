@@ -242,6 +242,7 @@ struct Peerscand: AsyncParsableCommand {
         for problem in vendorProblems { logger.warning("vendor registry unusable", metadata: ["error": "\(problem)"]) }
         let neighbours = neighbourTable ? NeighbourMonitor(logger: logger) : nil
         let forgetDuration = Duration.milliseconds(Int64(forgetAfter * 1000))
+        let controlGroupName = controlGroup.isEmpty ? nil : controlGroup
         let registry = DeviceRegistry(
             path: registryFile.isEmpty ? nil : registryFile,
             forgetAfter: forgetDuration,
@@ -275,7 +276,7 @@ struct Peerscand: AsyncParsableCommand {
         let interface = PeerScanInterface(
             store: store,
             epoch: UUID().uuidString.lowercased(),
-            controlGroup: controlGroup.isEmpty ? nil : controlGroup,
+            controlGroup: controlGroupName,
             clientQueueLimit: clientQueue,
             memory: DeviceMemory(
                 knownDevices: { registry.knownDevices() },
@@ -299,7 +300,7 @@ struct Peerscand: AsyncParsableCommand {
                 maximumConnectionsPerUser: maxConnectionsPerUser,
                 // Four messages of the largest size: room for a burst of pipelined calls, not for a flood.
                 maximumQueuedBytes: 4 * maxMessageSize,
-                privilegedGroup: controlGroup.isEmpty ? nil : controlGroup
+                privilegedGroup: controlGroupName
             ),
             logger: logger,
             ready: {
