@@ -56,6 +56,12 @@ enum LimitReason: String, Sendable {
     case queuedBytes = "queued-bytes"
     case pipelinedCalls = "pipelined-calls"
     case incompleteMessage = "incomplete-message"
+    /// `accept()` failed: the process's open-file limit (`EMFILE`).
+    case fileDescriptors = "file-descriptors"
+    /// `accept()` failed: the system's open-file limit (`ENFILE`).
+    case systemFileDescriptors = "system-file-descriptors"
+    /// `accept()` failed otherwise (out of memory or buffers).
+    case acceptFailed = "accept-failed"
 }
 
 /// The connections open now, by user, and the admission rule of ``ConnectionLimits``.
@@ -162,5 +168,42 @@ final class IncompleteMessageTimeout: ChannelInboundHandler, RemovableChannelHan
         timer?.cancel()
         timer = nil
         context.fireChannelInactive()
+    }
+}
+
+/// Logs a connection the kernel could not hand over: `accept()` failed, most often because the process ran out of
+/// file descriptors (`EMFILE`, `ENFILE`). NIO's accept backoff then pauses accepting for a second, and nobody — root
+/// included — gets in until descriptors are free again, so the operator must hear of it. Sits on the listening
+/// channel in front of NIO's backoff handler and passes every error on.
+final class AcceptFailureLog: ChannelInboundHandler, Sendable {
+    typealias InboundIn = Any
+
+    private let logger: Logger
+    private let limitLog: LimitLog
+
+    init(logger: Logger, limitLog: LimitLog) {
+        self.logger = logger
+        self.limitLog = limitLog
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? IOError {
+            var logger = self.logger
+            logger[metadataKey: "errno"] = "\(error.errnoCode)"
+            logger[metadataKey: "error"] = "\(String(cString: strerror(error.errnoCode)))"
+            switch error.errnoCode {
+            case EMFILE: limitLog.log(.fileDescriptors, logger: logger, limit: Self.fileLimit())
+            case ENFILE: limitLog.log(.systemFileDescriptors, logger: logger, limit: Self.fileLimit())
+            default: limitLog.log(.acceptFailed, logger: logger, limit: Self.fileLimit())
+            }
+        }
+        context.fireErrorCaught(error)
+    }
+
+    /// The process's open-file limit (soft), the limit an `EMFILE` hit.
+    private static func fileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return -1 }
+        return Int(clamping: limit.rlim_cur)
     }
 }

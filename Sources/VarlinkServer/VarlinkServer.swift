@@ -191,8 +191,14 @@ public struct VarlinkServer: Service {
     private func bind() async throws -> NIOAsyncChannel<Accepted, Never> {
         let maximumMessageSize = self.maximumMessageSize
         let incompleteTimeout = limits.incompleteMessageTimeout
+        let acceptFailureLog = AcceptFailureLog(logger: logger, limitLog: limitLog)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(acceptFailureLog)
+                }
+            }
             // A client may send its calls and shut down its writing side (socat does): still answer them.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Accepted> = { channel in

@@ -791,3 +791,35 @@ def test_one_user_can_neither_exhaust_memory_nor_lock_out_root(lan, start_varlin
     assert any("reason=queued-bytes" in line for line in limits), limits
     assert len(limits) <= 4, "rate-limited: one line per reason per 10 s"
     assert answers(socket_path)
+
+
+def test_running_out_of_file_descriptors_is_logged_once_and_the_daemon_recovers(lan, start_varlink_daemon,
+                                                                                socket_path):
+    """When accept() fails with EMFILE (the open-file limit lowered under a running daemon, below what its
+    connection limit assumed), nobody gets in until descriptors are free: the operator hears of it once per 10 s
+    (`client limit reason=file-descriptors` with the limit), and the daemon serves again once clients leave."""
+    daemon = start_varlink_daemon()
+    pid = daemon.process.pid
+    limit = len(os.listdir(f"/proc/{pid}/fd")) + 8
+    subprocess.run(["prlimit", f"--pid={pid}", f"--nofile={limit}:{limit}"], check=True)
+    held = []
+    try:
+        for _ in range(40):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(str(socket_path))  # the backlog takes it, whether or not the daemon can accept it
+            held.append(sock)
+        deadline = time.monotonic() + 10
+        while not any("reason=file-descriptors" in line for line in daemon.stderr_lines):
+            assert time.monotonic() < deadline, "\n".join(daemon.stderr_lines[-10:])
+            time.sleep(0.05)
+        time.sleep(2.5)  # NIO retries accepting every second: each retry fails again, and is not logged again
+    finally:
+        for sock in held:
+            sock.close()
+    lines = [line for line in daemon.stderr_lines if "reason=file-descriptors" in line]
+    assert len(lines) == 1, lines
+    assert f"limit={limit}" in lines[0] and "errno=24" in lines[0] and " notice client limit " in lines[0], lines[0]
+    # The backlog still holds the closed connections: accepted a few descriptors' worth per second of backoff.
+    deadline = time.monotonic() + 20
+    while not answers(socket_path):
+        assert daemon.process.poll() is None and time.monotonic() < deadline, "\n".join(daemon.stderr_lines[-10:])
