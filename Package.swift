@@ -19,6 +19,9 @@
 //   ActiveProbing     the sweep that makes the kernel resolve every address of the directly connected subnets
 //   MACVendors        the organization behind a MAC address, from Debian's ieee-data registry files
 //   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
+//   CMosquitto        the system library libmosquitto (Debian: libmosquitto-dev; no pkg-config: its -D_REENTRANT is refused)
+//   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up
+//   PeerScanMQTT      the snapshot mirrored on an MQTT broker: topics, payloads, Home Assistant discovery
 //   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
 //   peerscand         the daemon: composes AvahiBrowser, PeerScanCore, PeerScanServer and DaemonSupport
 //   PeerScanClient    peerscanctl's logic: connection, monitor session, tables and change lines
@@ -221,6 +224,25 @@ let package = Package(
             ]
         ),
 
+        // MARK: MQTT — libmosquitto and its one wrapper; the snapshot's mirror on a broker (topics, payloads, discovery).
+        .systemLibrary(
+            name: "CMosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(name: "MQTTClient", dependencies: ["CMosquitto"]),
+        .target(
+            name: "PeerScanMQTT",
+            dependencies: [
+                "MQTTClient",
+                "PeerScanModel",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .testTarget(
+            name: "PeerScanMQTTTests",
+            dependencies: ["PeerScanMQTT", "MQTTClient", "PeerScanModel", "TestSupport"]
+        ),
+
         // MARK: DaemonSupport — sd_notify, socket activation, the watchdog and the log format, written by hand.
         .target(
             name: "DaemonSupport",
@@ -236,13 +258,16 @@ let package = Package(
             name: "peerscand",
             dependencies: [
                 "ActiveProbing",
+                "AsyncPrimitives",
                 "AvahiBrowser",
                 "DaemonSupport",
                 "DeviceRegistry",
                 "MACVendors",
                 "NeighbourTable",
+                "MQTTClient",
                 "NetworkInterfaces",
                 "PeerScanCore",
+                "PeerScanMQTT",
                 "PeerScanModel",
                 "PeerScanServer",
                 "VarlinkServer",

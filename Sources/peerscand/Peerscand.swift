@@ -6,8 +6,10 @@ import DeviceRegistry
 import Foundation
 import Logging
 import MACVendors
+import MQTTClient
 import NeighbourTable
 import PeerScanCore
+import PeerScanMQTT
 import PeerScanModel
 import PeerScanServer
 import ServiceLifecycle
@@ -193,6 +195,9 @@ struct Peerscand: AsyncParsableCommand {
     @Flag(help: "Also write the snapshot and every changeset as JSON lines to standard output.")
     var dump = false
 
+    @OptionGroup(title: "MQTT")
+    var mqtt: MQTTOptions
+
     func validate() throws {
         guard let mode = UInt32(socketMode, radix: 8), mode <= 0o777 else {
             throw ValidationError("--socket-mode \(socketMode): expected octal permissions like 0666.")
@@ -226,6 +231,13 @@ struct Peerscand: AsyncParsableCommand {
         LoggingSystem.bootstrap { _ in LogfmtLogHandler(level: level) }
         let logger = Logger(label: "peerscand")
 
+        let mqttSettings: (MQTTConfiguration, MQTTMirror.Settings)?
+        do {
+            mqttSettings = try mqtt.settings(hostName: ProcessInfo.processInfo.hostName)
+        } catch {
+            logger.critical("mqtt unusable", metadata: ["error": "\(error)"])
+            throw ExitCode.failure
+        }
         let stateFile = ScanningStateFile(directory: stateDirectory)
         var isScanning = true
         do {
@@ -319,6 +331,9 @@ struct Peerscand: AsyncParsableCommand {
         // applies what is pending and ends the subscriptions, then --dump writes its final line.
         var services: [any Service] = [systemd, DaemonSignals(scanner: scanner, logger: logger)]
         if dump { services.append(DumpService(store: store)) }
+        if let (configuration, settings) = mqttSettings {
+            services.append(MQTTService(store: store, configuration: configuration, settings: settings, logger: logger))
+        }
         services += [
             RegistryService(registry: registry, scanner: scanner, forgetAfter: forgetDuration, logger: logger),
             scanner, server,

@@ -1,0 +1,278 @@
+import DequeModule
+import MQTTClient
+import PeerScanModel
+
+/// What the broker should hold of a scanner, kept in step with its snapshot: the retained status, device and
+/// discovery topics, and the `events` stream.
+///
+/// The mirror does no I/O. Its owner feeds it the store's updates and the connection's events, publishes what
+/// ``takeMessages()`` returns, and reports each message id back (``sent(messageID:)``); the broker's
+/// acknowledgements come back through ``acknowledged(messageID:)``.
+///
+/// Memory stays bounded whatever the broker does: a device topic is published from the current snapshot when its
+/// turn comes, so a device that changed a hundred times while the broker was slow or absent is published once, and
+/// at most ``Settings/maximumInFlight`` messages wait for the broker's acknowledgement. `events` messages are queued
+/// up to ``Settings/maximumQueuedEvents``; beyond that they are dropped and the stream starts over with a snapshot
+/// message, as a slow Varlink client is resynchronized.
+///
+/// On every (re)connection the whole state is published again — the broker may have restarted without its retained
+/// messages — and topics of devices that are gone (removed while disconnected, or before this daemon started) are
+/// deleted: the broker's retained device and discovery topics of this scanner come back on subscription and are
+/// compared with the snapshot.
+public struct MQTTMirror: Sendable {
+    /// How the mirror publishes.
+    public struct Settings: Sendable, Equatable {
+        /// The topics.
+        public var topics: MQTTTopics
+        /// Whether Home Assistant discovery configs are published.
+        public var homeAssistant: Bool
+        /// The most messages published and not acknowledged yet.
+        public var maximumInFlight: Int
+        /// The most `events` messages waiting to be published.
+        public var maximumQueuedEvents: Int
+
+        /// Creates settings.
+        public init(
+            topics: MQTTTopics,
+            homeAssistant: Bool = false,
+            maximumInFlight: Int = 256,
+            maximumQueuedEvents: Int = 1024
+        ) {
+            self.topics = topics
+            self.homeAssistant = homeAssistant
+            self.maximumInFlight = maximumInFlight
+            self.maximumQueuedEvents = maximumQueuedEvents
+        }
+    }
+
+    /// What a device's topics hold on the broker, as far as the mirror knows.
+    private struct Retained: Equatable, Sendable {
+        /// The device topic's payload; `nil` if none or unknown-but-present (see `stale`).
+        var device: [UInt8]?
+        /// The discovery config's payload.
+        var config: [UInt8]?
+    }
+
+    /// The settings.
+    public let settings: Settings
+    /// The snapshot the mirror publishes.
+    public private(set) var snapshot: ScanSnapshot
+    /// The snapshot's sequence number.
+    public private(set) var sequence: UInt64
+    /// Whether the connection is up.
+    public private(set) var isConnected = false
+    /// How many `events` messages were dropped (the queue was full, or the broker absent) since the start.
+    public private(set) var droppedEvents = 0
+
+    private var devices: [DeviceID: Device]
+    /// What the broker holds, per device: empty after a (re)connection until published or learned from it.
+    private var retained: [DeviceID: Retained] = [:]
+    /// Devices whose topics may differ from what they should hold, in the order they changed.
+    private var dirty = Deque<DeviceID>()
+    private var dirtySet = Set<DeviceID>()
+    private var events = Deque<MQTTMessage>()
+    /// Whether the `events` stream needs a snapshot message before its next changeset.
+    private var eventsNeedSnapshot = true
+    private var statusPending = false
+    private var inFlight = Set<Int32>()
+
+    /// Creates a mirror of `snapshot`, disconnected.
+    public init(settings: Settings, snapshot: ScanSnapshot, sequence: UInt64) {
+        self.settings = settings
+        self.snapshot = snapshot
+        self.sequence = sequence
+        self.devices = Self.devices(of: snapshot)
+    }
+
+    /// The topic filters to subscribe to after connecting: the scanner's device and discovery topics, whose retained
+    /// messages tell what the broker holds from before.
+    public var subscriptions: [String] { [settings.topics.allDevices, settings.topics.allDiscoveryConfigs] }
+
+    /// Whether every device topic is as it should be and nothing waits for the broker.
+    public var isSettled: Bool { isConnected && dirty.isEmpty && events.isEmpty && !statusPending && inFlight.isEmpty }
+
+    /// How many messages wait for the broker's acknowledgement.
+    public var inFlightCount: Int { inFlight.count }
+
+    // MARK: - Inputs
+
+    /// The connection is up (again): publish the status, a snapshot on `events`, and every device.
+    public mutating func connected() {
+        isConnected = true
+        inFlight = []
+        retained = [:]
+        statusPending = true
+        events = []
+        eventsNeedSnapshot = true
+        markAllDirty()
+    }
+
+    /// The connection is down: nothing is published until it is up again.
+    public mutating func disconnected() {
+        isConnected = false
+        inFlight = []
+        if !events.isEmpty { droppedEvents += events.count }
+        events = []
+        eventsNeedSnapshot = true
+    }
+
+    /// A retained message on one of ``subscriptions``: a device or discovery topic the broker holds from before.
+    /// One that should not be there (its device is gone, or discovery is off) is deleted.
+    public mutating func received(_ message: MQTTMessage) {
+        guard message.retain, !message.payload.isEmpty, let id = settings.topics.deviceID(inTopic: message.topic)
+        else { return }
+        var entry = retained[id] ?? Retained()
+        if message.topic == settings.topics.device(id) {
+            entry.device = message.payload
+        } else {
+            entry.config = message.payload
+        }
+        retained[id] = entry
+        markDirty(id)
+    }
+
+    /// A changeset of the store.
+    public mutating func apply(_ changes: ScanChangeset, sequence: UInt64) {
+        guard let next = try? snapshot.applying(changes) else {
+            // Cannot happen with the store's own changesets; start over from what the store says instead.
+            eventsNeedSnapshot = true
+            return
+        }
+        snapshot = next
+        self.sequence = sequence
+        let hasSectionChanges =
+            !changes.sectionDeletes.isEmpty || !changes.sectionInserts.isEmpty || !changes.sectionReloads.isEmpty
+        let old = devices
+        devices = Self.devices(of: next)
+        if hasSectionChanges {
+            for id in old.keys { markDirty(id) }
+            markAllDirty()
+        } else {
+            for delete in changes.itemDeletes { markDirty(delete.id) }
+            for insert in changes.itemInserts { markDirty(insert.item.id) }
+            for update in changes.itemUpdates { markDirty(update.item.id) }
+        }
+        queueEvent(MQTTPayloads.changeset(changes, sequence: sequence))
+    }
+
+    /// The store's snapshot after the mirror fell behind it (its queue dropped updates): every device is compared
+    /// again, and `events` starts over with a snapshot.
+    public mutating func resync(to snapshot: ScanSnapshot, sequence: UInt64) {
+        let old = devices
+        self.snapshot = snapshot
+        self.sequence = sequence
+        devices = Self.devices(of: snapshot)
+        for id in old.keys { markDirty(id) }
+        markAllDirty()
+        if !events.isEmpty { droppedEvents += events.count }
+        events = []
+        eventsNeedSnapshot = true
+    }
+
+    /// A message was handed to the connection with this id.
+    public mutating func sent(messageID: Int32) {
+        inFlight.insert(messageID)
+    }
+
+    /// The broker acknowledged a message.
+    public mutating func acknowledged(messageID: Int32) {
+        inFlight.remove(messageID)
+    }
+
+    // MARK: - Output
+
+    /// The messages to publish now, in order: at most what ``Settings/maximumInFlight`` leaves room for; none while
+    /// disconnected.
+    ///
+    /// - Complexity: O(k) for k messages returned, plus the dirty devices that turn out to be up to date.
+    public mutating func takeMessages() -> [MQTTMessage] {
+        guard isConnected else { return [] }
+        var room = settings.maximumInFlight - inFlight.count
+        var messages: [MQTTMessage] = []
+        if statusPending, room > 0 {
+            statusPending = false
+            messages.append(MQTTMessage(topic: settings.topics.status, payload: Array("online".utf8), retain: true))
+            room -= 1
+        }
+        if eventsNeedSnapshot, room > 0 {
+            eventsNeedSnapshot = false
+            events = [
+                MQTTMessage(topic: settings.topics.events, payload: MQTTPayloads.snapshot(snapshot, sequence: sequence))
+            ]
+        }
+        while room > 0, let event = events.popFirst() {
+            messages.append(event)
+            room -= 1
+        }
+        while room > 0, let id = dirty.popFirst() {
+            dirtySet.remove(id)
+            let wanted = wantedRetained(id)
+            var have = retained[id] ?? Retained()
+            if have.device != wanted.device {
+                messages.append(
+                    MQTTMessage(topic: settings.topics.device(id), payload: wanted.device ?? [], retain: true)
+                )
+                have.device = wanted.device
+                room -= 1
+            }
+            if have.config != wanted.config {
+                messages.append(
+                    MQTTMessage(topic: settings.topics.discoveryConfig(id), payload: wanted.config ?? [], retain: true)
+                )
+                have.config = wanted.config
+                room -= 1
+            }
+            retained[id] = have.device == nil && have.config == nil ? nil : have
+        }
+        return messages
+    }
+
+    /// The message to publish before a clean disconnect: the status `offline`.
+    public var offlineMessage: MQTTMessage { Self.offlineMessage(topics: settings.topics) }
+
+    /// The status `offline` of a scanner: published before a clean disconnect, and the broker's last will.
+    public static func offlineMessage(topics: MQTTTopics) -> MQTTMessage {
+        MQTTMessage(topic: topics.status, payload: Array("offline".utf8), retain: true)
+    }
+
+    // MARK: - Helpers
+
+    private func wantedRetained(_ id: DeviceID) -> Retained {
+        guard let device = devices[id] else { return Retained() }
+        return Retained(
+            device: MQTTPayloads.device(device),
+            config: settings.homeAssistant ? MQTTPayloads.homeAssistantConfig(device, topics: settings.topics) : nil
+        )
+    }
+
+    private mutating func queueEvent(_ payload: [UInt8]) {
+        guard isConnected else {
+            droppedEvents += 1
+            return
+        }
+        guard !eventsNeedSnapshot else { return }  // the snapshot message to come holds this change
+        if events.count >= settings.maximumQueuedEvents {
+            droppedEvents += events.count + 1
+            events = []
+            eventsNeedSnapshot = true
+            return
+        }
+        events.append(MQTTMessage(topic: settings.topics.events, payload: payload))
+    }
+
+    private mutating func markDirty(_ id: DeviceID) {
+        if dirtySet.insert(id).inserted { dirty.append(id) }
+    }
+
+    private mutating func markAllDirty() {
+        for id in snapshot.itemIdentifiers(inSection: .networks) ?? [] { markDirty(id) }
+    }
+
+    private static func devices(of snapshot: ScanSnapshot) -> [DeviceID: Device] {
+        var devices: [DeviceID: Device] = [:]
+        for item in snapshot.items(inSection: .networks) ?? [] {
+            if let device = item.device { devices[device.id] = device }
+        }
+        return devices
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import PeerScanModel
+
+/// The payloads peerscand publishes: JSON with sorted keys, as its other outputs.
+public enum MQTTPayloads {
+    /// A device topic's payload: the device's item exactly as in the snapshot
+    /// (`{"addresses":[…],"id":…,"kind":"peer",…}`).
+    public static func device(_ device: Device) -> [UInt8] {
+        encode(ScanItem.peer(device))
+    }
+
+    /// An `events` message for a changeset: `{"changes":{…},"event":"changeset","sequence":N}`, the line
+    /// `peerscand --dump` writes.
+    public static func changeset(_ changes: ScanChangeset, sequence: UInt64) -> [UInt8] {
+        encode(Event(event: "changeset", sequence: sequence, snapshot: nil, changes: changes))
+    }
+
+    /// An `events` message for a whole snapshot: `{"event":"snapshot","sequence":N,"snapshot":{…}}`, the starting
+    /// point of the changesets after it.
+    public static func snapshot(_ snapshot: ScanSnapshot, sequence: UInt64) -> [UInt8] {
+        encode(Event(event: "snapshot", sequence: sequence, snapshot: snapshot, changes: nil))
+    }
+
+    /// Home Assistant's discovery config of a device: a `device_tracker` (source `router`) whose state is `home`
+    /// while the device is online, with the device item as its attributes, available while the scanner is.
+    ///
+    /// The entity's `unique_id` is the scanner's node and the device id (`peerscan_<node>_<id>`), so that two
+    /// scanners that see one device make two trackers; they share one Home Assistant device (its `identifiers` are
+    /// the device id alone, its `connections` the MAC addresses).
+    public static func homeAssistantConfig(_ device: Device, topics: MQTTTopics) -> [UInt8] {
+        let config = HomeAssistantTracker(
+            name: nil,
+            uniqueID: "peerscan_\(topics.node)_\(device.id)",
+            objectID: "peerscan_\(topics.node)_\(device.id)",
+            stateTopic: topics.device(device.id),
+            valueTemplate: "{{ 'home' if value_json.online else 'not_home' }}",
+            payloadHome: "home",
+            payloadNotHome: "not_home",
+            sourceType: "router",
+            jsonAttributesTopic: topics.device(device.id),
+            availabilityTopic: topics.status,
+            payloadAvailable: "online",
+            payloadNotAvailable: "offline",
+            device: .init(
+                identifiers: ["peerscan_\(device.id)"],
+                connections: device.macAddresses.map { ["mac", $0] },
+                name: device.label,
+                manufacturer: device.vendor
+            ),
+            origin: .init(name: "peerscan")
+        )
+        return encode(config)
+    }
+
+    private struct Event: Encodable {
+        var event: String
+        var sequence: UInt64
+        var snapshot: ScanSnapshot?
+        var changes: ScanChangeset?
+    }
+
+    /// The keys of Home Assistant's MQTT device tracker
+    /// (https://www.home-assistant.io/integrations/device_tracker.mqtt/).
+    private struct HomeAssistantTracker: Encodable {
+        var name: String?
+        var uniqueID: String
+        var objectID: String
+        var stateTopic: String
+        var valueTemplate: String
+        var payloadHome: String
+        var payloadNotHome: String
+        var sourceType: String
+        var jsonAttributesTopic: String
+        var availabilityTopic: String
+        var payloadAvailable: String
+        var payloadNotAvailable: String
+        var device: Device
+        var origin: Origin
+
+        struct Device: Encodable {
+            var identifiers: [String]
+            var connections: [[String]]
+            var name: String
+            var manufacturer: String?
+        }
+
+        struct Origin: Encodable {
+            var name: String
+        }
+
+        enum CodingKeys: String, CodingKey {
+            // `name: null`: the entity is named after its device.
+            case name, device, origin
+            case uniqueID = "unique_id"
+            case objectID = "object_id"
+            case stateTopic = "state_topic"
+            case valueTemplate = "value_template"
+            case payloadHome = "payload_home"
+            case payloadNotHome = "payload_not_home"
+            case sourceType = "source_type"
+            case jsonAttributesTopic = "json_attributes_topic"
+            case availabilityTopic = "availability_topic"
+            case payloadAvailable = "payload_available"
+            case payloadNotAvailable = "payload_not_available"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeNil(forKey: .name)
+            try container.encode(uniqueID, forKey: .uniqueID)
+            try container.encode(objectID, forKey: .objectID)
+            try container.encode(stateTopic, forKey: .stateTopic)
+            try container.encode(valueTemplate, forKey: .valueTemplate)
+            try container.encode(payloadHome, forKey: .payloadHome)
+            try container.encode(payloadNotHome, forKey: .payloadNotHome)
+            try container.encode(sourceType, forKey: .sourceType)
+            try container.encode(jsonAttributesTopic, forKey: .jsonAttributesTopic)
+            try container.encode(availabilityTopic, forKey: .availabilityTopic)
+            try container.encode(payloadAvailable, forKey: .payloadAvailable)
+            try container.encode(payloadNotAvailable, forKey: .payloadNotAvailable)
+            try container.encode(device, forKey: .device)
+            try container.encode(origin, forKey: .origin)
+        }
+    }
+
+    private static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Our own types, whose encoding cannot fail.
+        return (try? Array(encoder.encode(value))) ?? []
+    }
+}

@@ -1,0 +1,144 @@
+import AsyncPrimitives
+import Logging
+import MQTTClient
+import PeerScanCore
+import PeerScanMQTT
+import ServiceLifecycle
+
+/// `--mqtt-url`: mirrors the snapshot to an MQTT broker (see ``MQTTMirror``), keeping the connection up by itself.
+///
+/// The store never waits for the broker: this service reads the store's updates from a bounded queue (a resync from
+/// the snapshot if it ever falls behind), and the mirror publishes each device from the current snapshot when the
+/// broker has room, so a slow or absent broker costs neither the Varlink clients nor memory. At shutdown the status
+/// becomes `offline` and the connection ends cleanly.
+struct MQTTService: Service {
+    let store: SnapshotStore
+    let configuration: MQTTConfiguration
+    let settings: MQTTMirror.Settings
+    let logger: Logger
+
+    /// The most store updates queued for the mirror before it resyncs from the snapshot.
+    static let storeQueueLimit = 4096
+
+    private enum Input: Sendable {
+        case store(DrainingQueue<StoreUpdate>.Batch)
+        case connection(MQTTEvent)
+    }
+
+    func run() async throws {
+        var configuration = self.configuration
+        configuration.will = MQTTMirror.offlineMessage(topics: settings.topics)
+        logger.info(
+            "mqtt connecting",
+            metadata: ["broker": "\(configuration.host):\(configuration.port)", "prefix": "\(settings.topics.prefix)"]
+        )
+        let connection: MQTTConnection
+        do {
+            connection = try MQTTConnection(configuration: configuration)
+            try connection.start()
+        } catch {
+            logger.critical("mqtt unusable", metadata: ["error": "\(error)"])
+            throw error
+        }
+        let subscription = await store.subscribe(limit: Self.storeQueueLimit)
+        defer { subscription.cancel() }
+        let initial = MQTTMirror(settings: settings, snapshot: subscription.snapshot, sequence: subscription.sequence)
+        let inputs = DrainingQueue<Input>()
+        let droppedEvents = await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in connection.events { inputs.push(.connection(event)) }
+            }
+            group.addTask {
+                while let batch = await subscription.updates.nextBatch() { inputs.push(.store(batch)) }
+                inputs.finish()  // the store ended its subscriptions: shutting down
+            }
+            let mirror = await cancelWhenGracefulShutdown {
+                await drive(initial, inputs: inputs, connection: connection)
+            }
+            if mirror.isConnected {
+                _ = try? connection.publish(mirror.offlineMessage)
+            }
+            connection.stop()
+            subscription.cancel()
+            subscription.updates.finish()
+            inputs.finish()
+            return mirror.droppedEvents
+        }
+        logger.info("mqtt stopped", metadata: ["droppedEvents": "\(droppedEvents)"])
+        // The store ends its subscriptions when the scanner stops, before this service's turn: wait for it.
+        try? await gracefulShutdown()
+    }
+
+    /// Feeds the mirror every input and publishes what it asks for, until the inputs end (or the task is cancelled).
+    private func drive(
+        _ initial: MQTTMirror,
+        inputs: DrainingQueue<Input>,
+        connection: MQTTConnection
+    ) async -> MQTTMirror {
+        var mirror = initial
+        var failureReported = false
+        while let batch = await inputs.nextBatch() {
+            for input in batch.elements {
+                await handle(input, mirror: &mirror, failureReported: &failureReported, connection: connection)
+            }
+            publish(mirror.takeMessages(), mirror: &mirror, connection: connection)
+        }
+        return mirror
+    }
+
+    private func handle(
+        _ input: Input,
+        mirror: inout MQTTMirror,
+        failureReported: inout Bool,
+        connection: MQTTConnection
+    ) async {
+        switch input {
+        case .store(let batch):
+            if batch.dropped > 0 {
+                let (snapshot, sequence) = await store.current()
+                logger.notice("mqtt resync", metadata: ["dropped": "\(batch.dropped)"])
+                mirror.resync(to: snapshot, sequence: sequence)
+            } else {
+                for update in batch.elements { mirror.apply(update.changes, sequence: update.sequence) }
+            }
+        case .connection(.connected(let version)):
+            failureReported = false
+            logger.notice("mqtt connected", metadata: ["protocol": "\(version == 5 ? "5" : "3.1.1")"])
+            mirror.connected()
+            for filter in mirror.subscriptions {
+                do {
+                    try connection.subscribe(filter)
+                } catch {
+                    logger.warning("mqtt subscribe failed", metadata: ["filter": "\(filter)", "error": "\(error)"])
+                }
+            }
+        case .connection(.disconnected(let reason)):
+            if mirror.isConnected {
+                logger.warning("mqtt disconnected", metadata: ["reason": "\(reason)"])
+            } else if !failureReported {
+                // Once per outage: the connection retries every few seconds.
+                logger.warning("mqtt connection failed", metadata: ["reason": "\(reason)", "retrying": "true"])
+            } else {
+                logger.debug("mqtt connection failed", metadata: ["reason": "\(reason)"])
+            }
+            failureReported = true
+            mirror.disconnected()
+        case .connection(.published(let messageID)):
+            mirror.acknowledged(messageID: messageID)
+        case .connection(.received(let message)):
+            mirror.received(message)
+        }
+    }
+
+    private func publish(_ messages: [MQTTMessage], mirror: inout MQTTMirror, connection: MQTTConnection) {
+        for message in messages {
+            do {
+                mirror.sent(messageID: try connection.publish(message))
+            } catch {
+                // Lost the connection meanwhile: its event follows, and the next connection publishes everything.
+                logger.debug("mqtt publish failed", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+                return
+            }
+        }
+    }
+}
