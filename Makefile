@@ -16,7 +16,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry install docs clean
+.PHONY: all deps build test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry bench-mqtt install docs clean
 
 all: build
 
@@ -68,6 +68,11 @@ bench-registry: build
 	$(PYTHON) benchmarks/registry.py startup --devices 10000 --rounds 3
 	$(PYTHON) benchmarks/registry.py churn --devices 1000 --rate 100 --seconds 60
 
+# The MQTT mirror's benchmark (root): 10,000 devices published to a real mosquitto in a namespace of its own, the
+# delay of 1,000 single-device changes, the republication after a broker restart.
+bench-mqtt: build
+	$(PYTHON) benchmarks/mqtt.py --devices 10000 --changes 1000 --rate 100
+
 # The main job: a test LAN in network namespaces with peers that come, change and go, watched by peerscand.
 demo: build
 	$(PYTHON) -m testlan demo $(if $(DURATION),--duration $(DURATION))
@@ -94,6 +99,8 @@ install: deps
 	install -m 0644 systemd/peerscand.socket "$(DESTDIR)$(UNITDIR)/peerscand.socket"
 	install -D -m 0644 systemd/peerscan.sysusers "$(DESTDIR)$(SYSUSERSDIR)/peerscan.conf"
 	install -D -m 0644 systemd/peerscand-probe.conf "$(DESTDIR)$(PREFIX)/share/doc/peerscan/peerscand-probe.conf"
+	install -d "$(DESTDIR)$(PREFIX)/share/doc/peerscan"
+	sed 's|/usr/local/bin/|$(BINDIR)/|' systemd/peerscand-mqtt.conf > "$(DESTDIR)$(PREFIX)/share/doc/peerscan/peerscand-mqtt.conf"
 	install -D -m 0644 $(DOCS)/man1/peerscanctl.1 "$(DESTDIR)$(MANDIR)/man1/peerscanctl.1"
 	install -D -m 0644 $(DOCS)/man8/peerscand.8 "$(DESTDIR)$(MANDIR)/man8/peerscand.8"
 	install -D -m 0644 $(DOCS)/completions/bash/peerscanctl "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/peerscanctl"

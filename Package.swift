@@ -21,7 +21,7 @@
 //   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
 //   CMosquitto        the system library libmosquitto (Debian: libmosquitto-dev; no pkg-config: its -D_REENTRANT is refused)
 //   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up
-//   PeerScanMQTT      the snapshot mirrored on an MQTT broker: topics, payloads, Home Assistant discovery
+//   PeerScanMQTT      the snapshot mirrored on an MQTT broker: topics, payloads, Home Assistant discovery, the service
 //   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
 //   peerscand         the daemon: composes AvahiBrowser, PeerScanCore, PeerScanServer and DaemonSupport
 //   PeerScanClient    peerscanctl's logic: connection, monitor session, tables and change lines
@@ -233,9 +233,13 @@ let package = Package(
         .target(
             name: "PeerScanMQTT",
             dependencies: [
+                "AsyncPrimitives",
                 "MQTTClient",
+                "PeerScanCore",
                 "PeerScanModel",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
@@ -258,7 +262,6 @@ let package = Package(
             name: "peerscand",
             dependencies: [
                 "ActiveProbing",
-                "AsyncPrimitives",
                 "AvahiBrowser",
                 "DaemonSupport",
                 "DeviceRegistry",
@@ -335,7 +338,9 @@ let package = Package(
                 "CMalloc",
                 "DeviceRegistry",
                 "Diffable",
+                "MQTTClient",
                 "PeerScanCore",
+                "PeerScanMQTT",
                 "PeerScanModel",
                 "PeerScanServer",
                 "SeededRandom",

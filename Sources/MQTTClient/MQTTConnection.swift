@@ -1,4 +1,6 @@
 import CMosquitto
+import Dispatch
+import Foundation
 import Synchronization
 
 /// Where and how to connect to an MQTT broker.
@@ -133,6 +135,7 @@ public final class MQTTConnection: Sendable {
     private let continuation: AsyncStream<MQTTEvent>.Continuation
     private let configuration: MQTTConfiguration
     private let context: Unmanaged<CallbackContext>
+    private let running = Running()
 
     /// Creates a connection (not connected yet: see ``start()``).
     /// - Throws: ``MQTTError`` if libmosquitto refuses the configuration (a TLS file it cannot read, say).
@@ -159,26 +162,60 @@ public final class MQTTConnection: Sendable {
     }
 
     deinit {
-        mosquitto_loop_stop(handle.client, true)
+        running.stop()
         mosquitto_destroy(handle.client)
         context.release()
     }
 
-    /// Starts connecting in the background; ``events`` tells when it is connected.
-    /// - Throws: ``MQTTError`` if the network thread cannot start (a host name that does not resolve is reported
-    ///   as ``MQTTEvent/disconnected(reason:)`` and retried instead).
-    public func start() throws(MQTTError) {
-        let code = mosquitto_connect_async(
-            handle.client,
-            configuration.host,
-            Int32(configuration.port),
-            Int32(configuration.keepAlive)
-        )
-        if code != MOSQ_ERR_SUCCESS.rawValue {
-            // The loop thread retries; say why the first attempt failed.
-            continuation.yield(.disconnected(reason: Self.message(code)))
+    /// Starts connecting in the background, on a thread of the connection's own; ``events`` tells when it is
+    /// connected. Every failure — a broker that is not there yet, a name that does not resolve, a refused TLS
+    /// handshake, a lost connection — is reported as ``MQTTEvent/disconnected(reason:)`` and retried after the
+    /// ``MQTTConfiguration/reconnectDelay`` (doubling up to its upper bound), until ``stop()``.
+    public func start() {
+        running.markStarted()
+        let thread = Thread { [handle, configuration, continuation, running] in
+            Self.runNetwork(handle: handle, configuration: configuration, events: continuation, running: running)
         }
-        try check(mosquitto_loop_start(handle.client), "mosquitto_loop_start")
+        thread.name = "mqtt"
+        thread.start()
+    }
+
+    /// The network thread: connect, then run libmosquitto's loop (reads, writes, pings) until the connection fails;
+    /// wait; connect again. libmosquitto's own `mosquitto_loop_forever` gives up for good on some failures
+    /// (`MOSQ_ERR_EAI`, `MOSQ_ERR_TLS`), which a daemon must not.
+    private static func runNetwork(
+        handle: Handle,
+        configuration: MQTTConfiguration,
+        events: AsyncStream<MQTTEvent>.Continuation,
+        running: Running
+    ) {
+        defer { running.finished() }
+        var delay = configuration.reconnectDelay.lowerBound
+        var connected = false
+        while running.shouldContinue(connected: connected) {
+            var code: Int32
+            if !connected {
+                code = mosquitto_connect(
+                    handle.client,
+                    configuration.host,
+                    Int32(configuration.port),
+                    Int32(configuration.keepAlive)
+                )
+                connected = code == MOSQ_ERR_SUCCESS.rawValue
+                if connected { continue }
+            } else {
+                code = mosquitto_loop(handle.client, 200, 1)
+                if code == MOSQ_ERR_SUCCESS.rawValue {
+                    delay = configuration.reconnectDelay.lowerBound
+                    continue
+                }
+                connected = false
+            }
+            if running.isStopping { break }
+            events.yield(.disconnected(reason: message(code)))
+            running.sleep(seconds: delay)
+            delay = min(delay * 2, configuration.reconnectDelay.upperBound)
+        }
     }
 
     /// Publishes a message.
@@ -213,10 +250,11 @@ public final class MQTTConnection: Sendable {
         try check(mosquitto_unsubscribe_v5(handle.client, nil, filter, nil), "unsubscribe \(filter)")
     }
 
-    /// Disconnects cleanly (the broker does not publish the will) and stops the network thread; ends ``events``.
+    /// Disconnects cleanly (the broker does not publish the will) and stops the network thread, waiting for what
+    /// was published to be written; ends ``events``.
     public func stop() {
         mosquitto_disconnect_v5(handle.client, 0, nil)
-        mosquitto_loop_stop(handle.client, false)
+        running.stop()
         continuation.finish()
     }
 
@@ -224,6 +262,8 @@ public final class MQTTConnection: Sendable {
 
     private func configure() throws(MQTTError) {
         let client = handle.client
+        // Called from the network thread and from publishers' threads: libmosquitto locks its state.
+        try check(mosquitto_threaded_set(client, true), "mosquitto_threaded_set")
         try check(
             mosquitto_int_option(client, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5),
             "protocol version"
@@ -327,8 +367,8 @@ public final class MQTTConnection: Sendable {
     private static let libraryInitialized: Void = { _ = mosquitto_lib_init() }()
 }
 
-/// The `struct mosquitto *`: used from any thread, as libmosquitto allows with its own network thread
-/// (`mosquitto_loop_start`), which guards its state with locks.
+/// The `struct mosquitto *`: used from any thread, as libmosquitto allows in threaded mode
+/// (`mosquitto_threaded_set`), in which it guards its state with locks.
 private struct Handle: @unchecked Sendable {
     let client: OpaquePointer
     init(_ client: OpaquePointer) { self.client = client }
@@ -340,4 +380,53 @@ private final class CallbackContext: Sendable {
     let protocolVersion = Atomic<Int32>(Int32(MQTT_PROTOCOL_V5))
 
     init(continuation: AsyncStream<MQTTEvent>.Continuation) { self.continuation = continuation }
+}
+
+/// Whether the network thread should go on, its interruptible sleep between attempts, and its end.
+private final class Running: Sendable {
+    private struct State {
+        var stopRequested: ContinuousClock.Instant?
+        var finished = false
+        var started = false
+    }
+
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Whether to go on: until ``stop()``, and after it while `connected`, for at most 2 s, so that what was queued
+    /// (the DISCONNECT last) is written.
+    func shouldContinue(connected: Bool) -> Bool {
+        state.withLock { state in
+            guard let requested = state.stopRequested else { return true }
+            return connected && ContinuousClock.now - requested < .seconds(2)
+        }
+    }
+
+    var isStopping: Bool { state.withLock { $0.stopRequested != nil } }
+
+    /// Sleeps for `seconds`, or until ``stop()``.
+    func sleep(seconds: Int) {
+        _ = wake.wait(timeout: .now() + .seconds(seconds))
+    }
+
+    /// Marks the network thread started.
+    func markStarted() { state.withLock { $0.started = true } }
+
+    /// Called by the network thread as it ends.
+    func finished() {
+        state.withLock { $0.finished = true }
+        done.signal()
+    }
+
+    /// Tells the network thread to end and waits for it (at most 5 s), if it runs.
+    func stop() {
+        let runs = state.withLock { state in
+            if state.stopRequested == nil { state.stopRequested = .now }
+            return state.started && !state.finished
+        }
+        guard runs else { return }
+        wake.signal()
+        _ = done.wait(timeout: .now() + .seconds(5))
+    }
 }

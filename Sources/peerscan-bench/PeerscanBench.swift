@@ -10,8 +10,8 @@ struct PeerscanBench: AsyncParsableCommand {
               swift run -c release peerscan-bench diff --count 100000 --sections 10
             """,
         subcommands: [
-            DiffBenchmark.self, FanoutBenchmark.self, FanoutClients.self, RegistryChurnBenchmark.self,
-            RegistryFill.self,
+            DiffBenchmark.self, FanoutBenchmark.self, FanoutClients.self, MQTTBenchmark.self,
+            RegistryChurnBenchmark.self, RegistryFill.self,
         ]
     )
 }

@@ -10,10 +10,10 @@ struct MQTTOptions: ParsableArguments {
         help: ArgumentHelp(
             "Publish every device to this MQTT broker: mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (TLS).",
             discussion: """
-                Off unless given. Retained topics under --mqtt-topic-prefix: status (online, or offline as the \
-                last will), devices/ID (the device as in the snapshot; deleted when it goes), and events (a \
-                snapshot at each connection, then one message per changeset). The connection is kept up with \
-                backoff; after each reconnection the whole state is published again.
+                Off unless given. Topics under --mqtt-topic-prefix: status (retained: online, or offline as the \
+                last will), devices/ID (retained: the device as in the snapshot; deleted when it goes), and events \
+                (not retained: a snapshot at each connection, then one message per changeset). The connection is \
+                kept up with backoff (1 to 4 s); after each reconnection the whole state is published again.
                 """,
             valueName: "url"
         )

@@ -21,6 +21,7 @@ from typing import Callable
 import pytest
 
 import applier
+import varlinkclient
 from conftest import Daemon
 from testlan.lan import TestLAN, _run
 
@@ -221,6 +222,57 @@ def test_a_broker_restart_republishes_everything_and_deletes_what_went_meanwhile
                       "the retained devices to equal the snapshot after the broker's restart")
     print(f"broker restart: state republished {took:.2f} s after the broker was back")
     assert any("mqtt disconnected" in line for line in daemon.stderr_lines)
+
+
+def test_a_broker_absent_at_start_is_retried_until_it_comes(lan, start_daemon, tmp_path):
+    """No broker yet: peerscand serves Varlink at once, logs the failure once at warning (then debug), and publishes
+    everything within a few seconds of the broker's start (reconnection backs off to at most 4 s)."""
+    alpha = lan.add_peer("alpha")
+    alpha.register("Alpha", "_http._tcp", 80)
+    broker = Broker(lan.scanner_ns, "127.0.0.1", tmp_path / "broker")
+    daemon = start_daemon("--mqtt-url", broker.url, "--mqtt-topic-prefix", PREFIX)
+    try:
+        daemon.wait_serving()
+        daemon.wait_for(lambda s: len(applier.devices(s)) == 1, what="alpha, with no broker")
+        time.sleep(6)  # several reconnection attempts
+        failures = [line for line in daemon.stderr_lines if "mqtt connection failed" in line]
+        assert failures and " warning " in failures[0], daemon.stderr_lines[-10:]
+        assert sum(" warning " in line for line in failures) == 1, "one warning per outage, the rest at debug"
+        broker.start()
+        took = wait_until(lambda: retained_devices(broker) == daemon.devices(), 10, "the devices after the broker came")
+        print(f"broker absent at start: published {took:.2f} s after the broker started")
+        assert any("mqtt connected" in line for line in daemon.stderr_lines)
+    finally:
+        daemon.stop()
+        broker.stop()
+
+
+def test_a_stopped_broker_delays_nothing_else(lan, start_daemon, broker):
+    """A broker that stops reading (SIGSTOP) while devices churn: the Varlink side and the --dump stream keep
+    their pace, and when the broker runs again the retained topics catch up with the snapshot."""
+    peers = [lan.add_peer(f"host{n}") for n in range(3)]
+    peers[0].register("Service 0", "_http._tcp", 80)
+    daemon = start_daemon("--mqtt-url", broker.url, "--mqtt-topic-prefix", PREFIX, "--mqtt-keepalive", "60")
+    daemon.wait_for(lambda s: len(applier.devices(s)) == 1, what="host0")
+    wait_until(lambda: retained_devices(broker) == daemon.devices(), 10, "the first publication")
+    broker.process.send_signal(signal.SIGSTOP)
+    try:
+        for n in (1, 2):
+            peers[n].register(f"Service {n}", "_http._tcp", 80)
+        peers[0].unregister("Service 0", "_http._tcp")
+        daemon.wait_for(lambda s: {d["hostName"] for d in applier.devices(s).values()} == {"host1.local",
+                                                                                           "host2.local"},
+                        timeout=20, what="the churn, with the broker stopped")
+        started = time.monotonic()
+        with varlinkclient.client(daemon.socket).open("io.peerscan") as service:
+            snapshot = service.GetSnapshot()["snapshot"]
+        assert time.monotonic() - started < 1, "GetSnapshot answered at once"
+        assert varlinkclient.strip_nulls(applier.devices(snapshot)) == varlinkclient.strip_nulls(daemon.devices())
+    finally:
+        broker.process.send_signal(signal.SIGCONT)
+    took = wait_until(lambda: retained_devices(broker) == daemon.devices(), 20, "the broker to catch up")
+    print(f"stopped broker: retained topics equal the snapshot {took:.2f} s after SIGCONT")
+    assert daemon.stop() == 0
 
 
 def retained_devices_offline(broker: Broker) -> list[dict]:

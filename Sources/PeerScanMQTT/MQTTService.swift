@@ -2,20 +2,32 @@ import AsyncPrimitives
 import Logging
 import MQTTClient
 import PeerScanCore
-import PeerScanMQTT
 import ServiceLifecycle
 
-/// `--mqtt-url`: mirrors the snapshot to an MQTT broker (see ``MQTTMirror``), keeping the connection up by itself.
+/// Mirrors the snapshot (peerscand's `--mqtt-url`) to an MQTT broker (see ``MQTTMirror``), keeping the connection up by itself.
 ///
 /// The store never waits for the broker: this service reads the store's updates from a bounded queue (a resync from
 /// the snapshot if it ever falls behind), and the mirror publishes each device from the current snapshot when the
 /// broker has room, so a slow or absent broker costs neither the Varlink clients nor memory. At shutdown the status
 /// becomes `offline` and the connection ends cleanly.
-struct MQTTService: Service {
+public struct MQTTService: Service {
     let store: SnapshotStore
     let configuration: MQTTConfiguration
     let settings: MQTTMirror.Settings
     let logger: Logger
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - store: The store whose snapshot is mirrored.
+    ///   - configuration: The broker and how to connect (its will is set to the status `offline`).
+    ///   - settings: The topics and limits of the mirror.
+    ///   - logger: Where connections, losses and resyncs are logged.
+    public init(store: SnapshotStore, configuration: MQTTConfiguration, settings: MQTTMirror.Settings, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.settings = settings
+        self.logger = logger
+    }
 
     /// The most store updates queued for the mirror before it resyncs from the snapshot.
     static let storeQueueLimit = 4096
@@ -25,7 +37,7 @@ struct MQTTService: Service {
         case connection(MQTTEvent)
     }
 
-    func run() async throws {
+    public func run() async throws {
         var configuration = self.configuration
         configuration.will = MQTTMirror.offlineMessage(topics: settings.topics)
         logger.info(
@@ -35,7 +47,7 @@ struct MQTTService: Service {
         let connection: MQTTConnection
         do {
             connection = try MQTTConnection(configuration: configuration)
-            try connection.start()
+            connection.start()
         } catch {
             logger.critical("mqtt unusable", metadata: ["error": "\(error)"])
             throw error
@@ -64,7 +76,7 @@ struct MQTTService: Service {
             inputs.finish()
             return mirror.droppedEvents
         }
-        logger.info("mqtt stopped", metadata: ["droppedEvents": "\(droppedEvents)"])
+        logger.info("mqtt stopped", metadata: ["dropped_events": "\(droppedEvents)"])
         // The store ends its subscriptions when the scanner stops, before this service's turn: wait for it.
         try? await gracefulShutdown()
     }
