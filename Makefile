@@ -30,7 +30,8 @@ build: deps
 	$(SWIFT) build
 
 # What CI runs (.ci/run): every Swift test, every import declared, the systemd units' lint and score, the install
-# layout, the integration tests on a real test LAN (needs root), then a minute of fuzzing.
+# layout, the integration tests on a real test LAN (needs root), a minute of fuzzing, the reliability suite's bounded
+# part (stress-ci, ~4 min) and the units under a real systemd (system-test: a release build, then ~1 min).
 test: build
 	$(SWIFT) test --no-parallel
 	scripts/check-imports
@@ -38,6 +39,8 @@ test: build
 	scripts/check-install
 	$(PYTHON) -m pytest -v Tests/Integration
 	$(MAKE) fuzz FUZZ_SECONDS=60
+	$(MAKE) stress-ci
+	$(MAKE) system-test
 
 # libFuzzer over Varlink framing and request decoding (Sources/peerscan-fuzz), with AddressSanitizer, for
 # FUZZ_SECONDS: new inputs go to .build-fuzz/corpus, Tests/Fuzz/corpus holds the committed seeds; a crash leaves
@@ -118,3 +121,58 @@ bench: deps
 clean:
 	$(SWIFT) package clean
 	/usr/bin/python3 -m testlan cleanup
+
+# The reliability suite (root; Tests/Stress): a churning mDNS LAN of many virtual hosts with a known ground truth,
+# 100 Monitor clients, and faults (avahi-daemon killed and restarted, the D-Bus bus restarted, peerscand restarted, the
+# scanner's veth down and up, the state directory's file system full); every client and GetSnapshot must equal the
+# truth at the end of each. stress: 520 hosts / ~2,100 services for 5 min, 10 avahi kills, and Avahi's own limits
+# probed; stress-ci: the bounded part CI runs (~5 min). STRESS_SEED=N replays a run; evidence in .build/stress/.
+.PHONY: stress stress-ci
+stress: build
+	STRESS_PROFILE=full $(PYTHON) -m pytest -v -s -p no:cacheprovider Tests/Stress
+
+stress-ci: build
+	STRESS_PROFILE=ci $(PYTHON) -m pytest -v -s -p no:cacheprovider Tests/Stress/test_stress.py
+
+# The units under a real systemd (root): boots systemd in a container over a copy-on-write overlay of the host with the
+# installed release build, a private test LAN (two namespaces of its own, a veth pair, a python-zeroconf responder),
+# and checks sysusers, socket activation, READY/STATUS, the sandbox (Avahi over D-Bus, netlink), the watchdog,
+# Restart= after a crash, journald priorities, who may switch scanning, a graceful stop (scripts/system-test).
+.PHONY: system-test
+system-test: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+	scripts/system-test
+
+# The unit and integration tests under ThreadSanitizer and AddressSanitizer (integration part: root), each build in its
+# own folder (.build-tsan, .build-asan). Any report fails the run: halt_on_error stops the process at the first one
+# (exit code 66), and every report is also written under $(SANITIZER_LOGS)/{tsan,asan}/ (log_path), which must be
+# empty at the end — that catches what peerscand reports only at its exit, which the tests do not check.
+# LeakSanitizer stays off (see Tests/Sanitizers/README.md). Suppressions, each with its evidence: Tests/Sanitizers/.
+# SANITIZE_TESTS narrows the integration tests (pytest arguments; default: all of Tests/Integration).
+SANITIZER_LOGS = $(CURDIR)/.build-sanitize
+SANITIZE_TESTS ?= Tests/Integration
+SANITIZER_COMMON = halt_on_error=1:exitcode=66
+TSAN_SUPPRESSIONS = $(wildcard $(CURDIR)/Tests/Sanitizers/tsan.supp)
+SANITIZE_TSAN_OPTIONS = $(SANITIZER_COMMON):second_deadlock_stack=1:log_path=$(SANITIZER_LOGS)/tsan/report$(if $(TSAN_SUPPRESSIONS),:suppressions=$(TSAN_SUPPRESSIONS))
+SANITIZE_ASAN_OPTIONS = $(SANITIZER_COMMON):detect_leaks=0:detect_stack_use_after_return=1:strict_string_checks=1:log_path=$(SANITIZER_LOGS)/asan/report
+.PHONY: sanitize sanitize-tsan sanitize-asan
+sanitize: sanitize-asan sanitize-tsan
+
+sanitize-tsan sanitize-asan: sanitize-%: deps
+	rm -rf $(SANITIZER_LOGS)/$* && mkdir -p $(SANITIZER_LOGS)/$* && chmod 1777 $(SANITIZER_LOGS)/$*
+	$(SWIFT) build --build-tests --sanitize=$(SANITIZER_$*) --scratch-path .build-$*
+	$(SANITIZER_ENV_$*) $(SWIFT) test --skip-build --no-parallel --sanitize=$(SANITIZER_$*) --scratch-path .build-$*; \
+		$(call sanitizer_reports,$*)
+	$(SANITIZER_ENV_$*) PEERSCAND=$(CURDIR)/.build-$*/debug/peerscand \
+		$(PYTHON) -m pytest -v -p no:cacheprovider $(SANITIZE_TESTS); \
+		$(call sanitizer_reports,$*)
+	@echo "sanitize-$*: no sanitizer report"
+
+SANITIZER_tsan = thread
+SANITIZER_asan = address
+SANITIZER_ENV_tsan = TSAN_OPTIONS="$(SANITIZE_TSAN_OPTIONS)"
+SANITIZER_ENV_asan = ASAN_OPTIONS="$(SANITIZE_ASAN_OPTIONS)"
+# Fails (printing them) if the sanitizer wrote any report, else exits with the previous command's status.
+sanitizer_reports = status=$$?; if [ -n "$$(ls -A $(SANITIZER_LOGS)/$(1))" ]; then \
+	echo "sanitize-$(1): sanitizer reports in $(SANITIZER_LOGS)/$(1):"; cat $(SANITIZER_LOGS)/$(1)/*; exit 1; fi; \
+	exit $$status

@@ -453,6 +453,9 @@ class TestLAN:
         self._dbus: subprocess.Popen | None = None
         self._avahi: subprocess.Popen | None = None
         self._closed = False
+        # Extra [server] settings for avahi-daemon.conf (e.g. {"cache-entries-max": "16384"}), used from the next
+        # start_avahi on: a stress test raises Avahi's limits for a large LAN.
+        self.avahi_server_options: dict[str, str] = {}
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -586,6 +589,7 @@ class TestLAN:
         if self._avahi and self._avahi.poll() is None:
             raise RuntimeError("avahi-daemon is already running")
         conf = self.tmpdir / "avahi-daemon.conf"
+        extra = "".join(f"{key}={value}\n" for key, value in self.avahi_server_options.items())
         conf.write_text(f"""[server]
 host-name=scanner
 domain-name=local
@@ -595,7 +599,7 @@ allow-interfaces={INTERFACE}
 enable-dbus=yes
 ratelimit-interval-usec=1000000
 ratelimit-burst=1000
-[wide-area]
+{extra}[wide-area]
 enable-wide-area=no
 [publish]
 publish-workstation=no
@@ -624,6 +628,24 @@ publish-hinfo=no
         """Stop avahi-daemon with ``sig`` and start it again."""
         self.stop_avahi(sig)
         self.start_avahi(wait=wait)
+
+    @property
+    def avahi_pid(self) -> int | None:
+        """avahi-daemon's pid (the started ``unshare``/``sh`` exec it), or None when it is not running."""
+        return self._avahi.pid if self.avahi_running else None
+
+    def stop_bus(self) -> None:
+        """Stop the private D-Bus system bus (SIGTERM), as a crash or restart of dbus-daemon would."""
+        if self._dbus:
+            _stop_process(self._dbus, signal.SIGTERM, timeout=3)
+            self._dbus = None
+
+    def start_bus(self) -> None:
+        """Start the private D-Bus system bus again (same socket path) after `stop_bus`."""
+        if self._dbus and self._dbus.poll() is None:
+            raise RuntimeError("the bus is already running")
+        (self.tmpdir / "system_bus_socket").unlink(missing_ok=True)
+        self._start_bus()
 
     @property
     def avahi_running(self) -> bool:
@@ -745,6 +767,17 @@ publish-hinfo=no
 def real_oui_mac(index: int, oui: str = "00:00:0c") -> str:
     """A MAC address in a block the IEEE assigned (default Cisco Systems' 00:00:0c), numbered by ``index``."""
     return f"{oui}:{(index >> 16) & 0xff:02x}:{(index >> 8) & 0xff:02x}:{index & 0xff:02x}"
+
+
+def fill_file_system(path: Path) -> None:
+    """Write zeros to the file ``path`` until its file system is full (unbuffered: the last partial write fails
+    here, not at close). Delete the file to make room again."""
+    with open(path, "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+        except OSError:
+            pass
 
 
 def random_mac(index: int) -> str:

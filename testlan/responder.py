@@ -16,12 +16,19 @@ once zeroconf is up. Commands:
 ``set_addresses`` addresses: the host's new address list, applied to every service; goodbye
                packets are sent for addresses that went away
 ``list``       answers with the registered service names
+``batch``      ops: a list of changes applied at once (concurrently, through zeroconf's asyncio API), answered
+               when all are announced; each op is ``{"op": "register" | "update" | "unregister", ...}`` with
+               register's / update's arguments, or ``{"op": "host_addresses", "server": ..., "addresses": [...]}``
+               (a host name's new address list: goodbyes for the addresses that went, its services updated).
+               Any spec may carry ``server``: the host name its SRV record points to (default the responder's own),
+               so that one responder publishes many hosts, each with its own addresses (give ``addresses``).
 ``quit``       unregisters everything (goodbye packets) and exits
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import concurrent.futures
 import ipaddress
 import json
@@ -76,7 +83,7 @@ class Responder:
             f"{spec['name']}.{stype}",
             port=int(spec["port"]),
             properties=txt_bytes(spec.get("txt")),
-            server=self.server,
+            server=spec.get("server") or self.server,
             parsed_addresses=spec.get("addresses") or self.addresses,
         )
 
@@ -97,7 +104,7 @@ class Responder:
             raise ValueError("python-zeroconf cannot publish instance names containing '.'")
         if key in self.services:
             raise ValueError(f"already registered: {key}")
-        spec = {k: msg.get(k) for k in ("name", "type", "port", "txt", "addresses")}
+        spec = {k: msg.get(k) for k in ("name", "type", "port", "txt", "addresses", "server")}
         info = self._info(spec)
         self._announce_types([info.type])
         self.zc.register_service(info)
@@ -165,6 +172,79 @@ class Responder:
                 self.services[key] = (info, spec)
         return {"addresses": self.addresses}
 
+    def batch(self, msg: dict) -> dict:
+        """Apply many registrations, updates, withdrawals and host address changes at once, concurrently in
+        zeroconf's event loop (its probing and announcements overlap): a stress test's churn, many hosts per
+        responder. Checked up front: no op is applied if one names an unknown or duplicate service."""
+        ops = list(msg["ops"])
+        keys: set[str] = set()
+        for op in ops:
+            if op["op"] == "host_addresses":
+                continue
+            key = self._key(op)
+            if op["op"] not in ("register", "update", "unregister"):
+                raise ValueError(f"unknown op: {op['op']!r}")
+            if key in keys or (op["op"] == "register") == (key in self.services):
+                raise ValueError(f"{op['op']} {key}: {'unknown' if op['op'] != 'register' else 'registered'}")
+            if op["op"] == "register" and "." in op["name"]:
+                raise ValueError("python-zeroconf cannot publish instance names containing '.'")
+            keys.add(key)
+        types = [full_type(op["type"]) for op in ops if op["op"] == "register"]
+        if types:
+            self._announce_types(types)
+
+        async def run() -> None:
+            pending = []
+            for op in ops:
+                kind = op["op"]
+                if kind == "register":
+                    spec = {k: op.get(k) for k in ("name", "type", "port", "txt", "addresses", "server")}
+                    info = self._info(spec)
+                    self.services[self._key(op)] = (info, spec)
+                    pending.append(self._register_async(info))
+                elif kind == "update":
+                    key = self._key(op)
+                    _, spec = self.services[key]
+                    spec = {**spec, **{f: op[f] for f in ("port", "txt", "addresses") if f in op}}
+                    info = self._info(spec)
+                    self.services[key] = (info, spec)
+                    pending.append(await self.zc.async_update_service(info))
+                elif kind == "unregister":
+                    info, _ = self.services.pop(self._key(op))
+                    pending.append(await self.zc.async_unregister_service(info))
+                else:
+                    pending.extend(await self._host_addresses(op["server"], list(op["addresses"])))
+            await asyncio.gather(*pending)
+
+        assert self.zc.loop is not None
+        asyncio.run_coroutine_threadsafe(run(), self.zc.loop).result(timeout=120)
+        return {"applied": len(ops)}
+
+    async def _register_async(self, info: ServiceInfo) -> None:
+        await (await self.zc.async_register_service(info))
+
+    async def _host_addresses(self, server: str, addresses: list[str]) -> list:
+        """Goodbyes for the addresses of host name ``server`` that are not in ``addresses``, and its services
+        updated to carry ``addresses``."""
+        server = server if server.endswith(".") else server + "."
+        mine = [(key, spec) for key, (_, spec) in self.services.items() if (spec.get("server") or self.server) == server]
+        old = {a for _, spec in mine for a in (spec.get("addresses") or self.addresses)}
+        gone = sorted(old - set(addresses))
+        if gone:
+            out = DNSOutgoing(_FLAGS_QR_RESPONSE | _FLAGS_AA)
+            for text in gone:
+                ip = ipaddress.ip_address(text)
+                rtype = _TYPE_A if ip.version == 4 else _TYPE_AAAA
+                out.add_answer_at_time(DNSAddress(server, rtype, _CLASS_IN | _CLASS_UNIQUE, 0, ip.packed), 0)
+            self.zc.async_send(out)
+        pending = []
+        for key, spec in mine:
+            spec = {**spec, "addresses": addresses}
+            info = self._info(spec)
+            self.services[key] = (info, spec)
+            pending.append(await self.zc.async_update_service(info))
+        return pending
+
     def handle(self, msg: dict) -> dict:
         cmd = msg.get("cmd")
         if cmd == "list":
@@ -176,6 +256,7 @@ class Responder:
             "unregister": self.unregister,
             "unregister_all": self.unregister_all,
             "set_addresses": self.set_addresses,
+            "batch": self.batch,
         }.get(cmd)
         if handler is None:
             raise ValueError(f"unknown command: {cmd!r}")

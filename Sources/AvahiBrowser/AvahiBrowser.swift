@@ -118,6 +118,8 @@ public final class AvahiBrowser: @unchecked Sendable {
     private var recordBrowserHosts: [OpaquePointer: String] = [:]
     private var awaitingAllForNow: Set<OpaquePointer> = []
     private var awaitingCacheExhausted: Set<OpaquePointer> = []
+    /// The resolvers the daemon refused since browsing (re)started: the first is a warning, the rest debug.
+    private var refusedResolvers = 0
 
     /// Creates a browser; nothing happens until ``run()``.
     ///
@@ -347,6 +349,7 @@ public final class AvahiBrowser: @unchecked Sendable {
         recordBrowserHosts = [:]
         awaitingAllForNow = []
         awaitingCacheExhausted = []
+        refusedResolvers = 0
     }
 
     private func typeBrowserEvent(
@@ -412,7 +415,18 @@ public final class AvahiBrowser: @unchecked Sendable {
         if let resolver {
             resolverKeys[resolver] = key
         } else {
-            emit(.resolveFailed(key, AvahiError(client: client, operation: "avahi_service_resolver_new")))
+            // The daemon refuses objects beyond its per-client limit (objects-per-client-max, 1,024 by default):
+            // this service stays unresolved, so it must not go unnoticed.
+            let error = AvahiError(client: client, operation: "avahi_service_resolver_new")
+            refusedResolvers += 1
+            logger.log(
+                level: refusedResolvers == 1 ? .warning : .debug,
+                "avahi resolver refused",
+                metadata: [
+                    "avahi.service": "\(key)", "avahi.error": "\(error)", "avahi.refused": "\(refusedResolvers)",
+                ]
+            )
+            emit(.resolveFailed(key, error))
         }
     }
 

@@ -36,6 +36,8 @@ public struct PeerTable: Sendable {
     /// The address records of each host with rows: confirmed, and (during a resync) not reported again yet.
     private var addressRecords: [String: Set<HostAddress>] = [:]
     private var unconfirmedAddressRecords: [String: Set<HostAddress>] = [:]
+    /// Whether the address records are being resynced (from ``beginResync()`` to ``finishAddressResync()``).
+    private var isResyncingAddresses = false
     private var unconfirmed: Set<ServiceInstanceKey> = []
     /// The service types seen (an instance found or resolved, or the type's browser settled) since the resync began.
     private var typesSeenAgain: Set<String> = []
@@ -107,6 +109,16 @@ public struct PeerTable: Sendable {
             if addressRecords[host, default: []].insert(record).inserted { changedHosts.insert(host) }
         case .addressRemoved(let record):
             let host = DeviceID.canonicalHostName(record.hostName)
+            if isResyncingAddresses {
+                // A daemon that came back rebuilds its cache, and a response that carries only some of a host's
+                // records flushes the others (mDNS's cache-flush bit) until they are asked for again, a second or
+                // two later. So a removal now is only "not confirmed": the record stays unless it is not reported
+                // again before the address resync ends.
+                if addressRecords[host]?.contains(record) == true {
+                    unconfirmedAddressRecords[host, default: []].insert(record)
+                }
+                return
+            }
             unconfirmedAddressRecords[host]?.remove(record)
             guard addressRecords[host]?.remove(record) != nil else { return }
             changedHosts.insert(host)
@@ -127,6 +139,7 @@ public struct PeerTable: Sendable {
         for (host, records) in addressRecords { unconfirmedAddressRecords[host, default: []].formUnion(records) }
         typesSeenAgain = []
         isResyncing = true
+        isResyncingAddresses = true
     }
 
     /// Removes the unconfirmed instances of the service types seen again since ``beginResync()``: their browsers
@@ -145,9 +158,11 @@ public struct PeerTable: Sendable {
         isResyncing = false
     }
 
-    /// Drops the address records not reported again since ``beginResync()``. Later than the rows: a host's records
-    /// are only followed again once one of its rows has resolved again, against a daemon whose cache may be empty.
+    /// Drops the address records not reported again since ``beginResync()``, and those removed meanwhile and not
+    /// reported again since. Later than the rows: a host's records are only followed again once one of its rows has
+    /// resolved again, against a daemon whose cache may be empty (and flushes records while it fills again).
     public mutating func finishAddressResync() {
+        isResyncingAddresses = false
         for (host, records) in unconfirmedAddressRecords where !records.isEmpty {
             addressRecords[host]?.subtract(records)
             changedHosts.insert(host)
@@ -178,6 +193,7 @@ public struct PeerTable: Sendable {
         hostsAwaitingAddresses = []
         addressRecords = [:]
         unconfirmedAddressRecords = [:]
+        isResyncingAddresses = false
     }
 
     /// Whether nothing is settling: no row found is still unresolved and no device is held back.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import time
 import uuid
 
 import applier
@@ -280,3 +281,25 @@ def test_device_ids_survive_a_daemon_restart(lan, start_daemon):
     assert set(applier.devices(first.final)) == ids, "the final snapshot is the last state"
     second = start_daemon()
     assert set(applier.devices(wait_for_both(second, alpha, beta))) == ids
+
+
+def test_a_service_avahi_refuses_to_resolve_is_logged_once_at_warning(lan, start_daemon):
+    """avahi-daemon holds each D-Bus client to `objects-per-client-max` browsers and resolvers (1,024 by default;
+    peerscand keeps a resolver per service row). Past it a service stays unresolved: peerscand must say so — once at
+    warning, with the service and Avahi's own error, the rest at debug — and keep serving what it could resolve."""
+    lan.avahi_server_options = {"objects-per-client-max": "12"}
+    lan.restart_avahi()
+    peer = lan.add_peer("many")
+    for n in range(10):
+        peer.register(f"Service {n}", "_http._tcp", 8000 + n)
+    daemon = start_daemon()
+    daemon.wait_for(lambda s: applier.devices(s), what="the device, with what could be resolved")
+    deadline = time.monotonic() + 10
+    while not any("avahi resolver refused" in line for line in daemon.stderr_lines):
+        assert time.monotonic() < deadline, "\n".join(daemon.stderr_lines[-20:])
+        time.sleep(0.1)
+    refused = [line for line in daemon.stderr_lines if "avahi resolver refused" in line]
+    warnings = [line for line in refused if " warning " in line]
+    assert len(warnings) == 1, refused
+    assert "avahi.error=" in warnings[0] and "avahi_service_resolver_new" in warnings[0], warnings[0]
+    assert "_http._tcp" in warnings[0], warnings[0]

@@ -19,7 +19,7 @@ import varlink
 import applier
 import varlinkclient
 from test_scanner import MAC_NAMESPACE, NAMESPACE, PEERSCANCTL, by_mac, log_lines, start_scanner
-from testlan.lan import Peer, real_oui_mac
+from testlan.lan import Peer, fill_file_system, real_oui_mac
 
 BENCH = str(__import__("conftest").PEERSCAND.with_name("peerscan-bench"))
 
@@ -213,13 +213,7 @@ def test_a_full_disk_is_logged_the_daemon_keeps_serving_and_writes_resume(lan, s
     daemon.wait_for(lambda s: by_mac(s, first.mac), what="the first host")
     time.sleep(1.5)  # written
     filler = small_disk / "filler"
-    with open(filler, "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
-            pass
+    fill_file_system(filler)
     late = lan.add_host("late", mac=real_oui_mac(0x93))
     daemon.wait_for(lambda s: by_mac(s, late.mac), timeout=30, what="the host that came while the disk was full")
     late_id = by_mac(daemon.snapshot, late.mac)["id"]

@@ -265,4 +265,41 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         table.finishAddressResync()
         #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.9"])
     }
+
+    @Test func aRecordFlushedAndReportedAgainDuringTheAddressResyncNeverLeaves() {
+        var table = PeerTable()
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.addressAdded(record("10.0.0.8")))
+        table.apply(.addressAdded(record("10.0.0.9")))
+        _ = table.takeChangedDevices()
+        table.beginResync()
+        table.apply(.serviceResolved(tvV4))
+        table.finishResync()
+        table.apply(.addressAdded(record("10.0.0.8")))
+        table.apply(.addressAdded(record("10.0.0.9")))
+        _ = take(&table)  // the resync's own report: the device as it was
+        table.apply(.addressRemoved(record("10.0.0.9")))  // flushed by a response that carried 10.0.0.8 only
+        #expect(take(&table).reported.isEmpty, "no change while its addresses resync")
+        table.apply(.addressAdded(record("10.0.0.9")))  // asked for again
+        table.finishAddressResync()
+        #expect(take(&table).reported.isEmpty, "nothing changed: not one update")
+        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8", "10.0.0.9"])
+    }
+
+    @Test func aRecordRemovedDuringTheAddressResyncAndNotReportedAgainGoesWhenItEnds() {
+        var table = PeerTable()
+        table.apply(.serviceResolved(tvV4))
+        table.apply(.addressAdded(record("10.0.0.8")))
+        table.beginResync()
+        table.apply(.serviceResolved(tvV4))
+        table.finishResync()
+        table.apply(.addressAdded(record("10.0.0.8")))
+        table.apply(.addressRemoved(record("10.0.0.8")))
+        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"], "kept meanwhile")
+        table.finishAddressResync()
+        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7"])
+        table.apply(.addressAdded(record("10.0.0.8")))
+        table.apply(.addressRemoved(record("10.0.0.8")))
+        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7"], "after the resync: removed at once")
+    }
 }
