@@ -4,7 +4,7 @@ changes, and the republication after a broker restart (``peerscan-bench mqtt``; 
 
 Run as root (needs ``swift build`` first; PEERSCAN_BENCH=path overrides ``.build/debug/peerscan-bench``)::
 
-    /usr/bin/python3 benchmarks/mqtt.py [--devices 10000] [--changes 1000] [--rate 100]
+    /usr/bin/python3 benchmarks/mqtt.py [--devices 10000] [--changes 1000] [--rate 100] [--broker-option LINE]
 
 The benchmark and its broker run in a network namespace of their own, on its loopback only. The broker keeps no
 state (persistence off) and queues without limit for the subscriber (``max_queued_messages 0``; mosquitto's default
@@ -31,6 +31,8 @@ def main() -> int:
     parser.add_argument("--devices", type=int, default=10000)
     parser.add_argument("--changes", type=int, default=1000)
     parser.add_argument("--rate", type=int, default=100)
+    parser.add_argument("--broker-option", action="append", default=[], metavar="LINE",
+                        help="an extra mosquitto.conf line, e.g. 'max_inflight_messages 1000' (repeatable)")
     args = parser.parse_args()
     # SIGTERM (e.g. from timeout(1)) unwinds like Ctrl-C, so the namespace and the broker are removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -38,7 +40,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="peerscan-mqtt-bench-") as directory:
         config = Path(directory) / "mosquitto.conf"
         config.write_text("user root\nlistener 1883 127.0.0.1\nallow_anonymous true\npersistence false\n"
-                          "max_queued_messages 0\nlog_dest none\n")
+                          "max_queued_messages 0\nlog_dest none\n" + "".join(f"{o}\n" for o in args.broker_option))
         subprocess.run(["ip", "netns", "add", namespace], check=True)
         try:
             subprocess.run(["ip", "-n", namespace, "link", "set", "lo", "up"], check=True)

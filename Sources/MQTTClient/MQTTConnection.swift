@@ -21,7 +21,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
     /// The message the broker publishes when the connection ends without a clean disconnect.
     public var will: MQTTMessage?
     /// The shortest and longest wait before a reconnection attempt; the wait doubles from one to the other.
-    public var reconnectDelay: ClosedRange<Int>
+    public var reconnectDelay: ClosedRange<Duration>
 
     /// Creates a configuration.
     public init(
@@ -32,7 +32,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
         credentials: MQTTCredentials? = nil,
         tls: MQTTTLS? = nil,
         will: MQTTMessage? = nil,
-        reconnectDelay: ClosedRange<Int> = 1...4
+        reconnectDelay: ClosedRange<Duration> = .milliseconds(250) ... .seconds(4)
     ) {
         self.host = host
         self.port = port
@@ -123,8 +123,8 @@ public enum MQTTError: Error, Equatable, CustomStringConvertible {
 
 /// One client connection to an MQTT broker, through libmosquitto, that keeps itself connected.
 ///
-/// libmosquitto's own thread runs the network: it connects, pings, reconnects with backoff after a loss, and reports
-/// through ``events``. ``publish(_:)`` and ``subscribe(_:qos:)`` may be called from any task; while disconnected they
+/// A thread of the connection's own runs libmosquitto's network loop: it connects, pings, reconnects with backoff
+/// after any failure, and reports through ``events``. ``publish(_:)`` and ``subscribe(_:qos:)`` may be called from any task; while disconnected they
 /// fail with `MOSQ_ERR_NO_CONN` rather than queue without bound inside the library. MQTT 5 is asked for; a broker
 /// that refuses it is spoken to in MQTT 3.1.1.
 public final class MQTTConnection: Sendable {
@@ -162,7 +162,9 @@ public final class MQTTConnection: Sendable {
     }
 
     deinit {
-        running.stop()
+        // A network thread still blocked (in a TCP connect to a broker that never answers, say) keeps using the
+        // client: leak it rather than free it under that thread's feet. Only at exit, in practice.
+        guard running.stop() else { return }
         mosquitto_destroy(handle.client)
         context.release()
     }
@@ -213,7 +215,7 @@ public final class MQTTConnection: Sendable {
             }
             if running.isStopping { break }
             events.yield(.disconnected(reason: message(code)))
-            running.sleep(seconds: delay)
+            running.sleep(for: delay)
             delay = min(delay * 2, configuration.reconnectDelay.upperBound)
         }
     }
@@ -267,15 +269,6 @@ public final class MQTTConnection: Sendable {
         try check(
             mosquitto_int_option(client, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5),
             "protocol version"
-        )
-        try check(
-            mosquitto_reconnect_delay_set(
-                client,
-                UInt32(configuration.reconnectDelay.lowerBound),
-                UInt32(configuration.reconnectDelay.upperBound),
-                true
-            ),
-            "reconnect delay"
         )
         if let credentials = configuration.credentials {
             try check(
@@ -405,9 +398,10 @@ private final class Running: Sendable {
 
     var isStopping: Bool { state.withLock { $0.stopRequested != nil } }
 
-    /// Sleeps for `seconds`, or until ``stop()``.
-    func sleep(seconds: Int) {
-        _ = wake.wait(timeout: .now() + .seconds(seconds))
+    /// Sleeps for `duration`, or until ``stop()``.
+    func sleep(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        _ = wake.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
     }
 
     /// Marks the network thread started.
@@ -420,13 +414,15 @@ private final class Running: Sendable {
     }
 
     /// Tells the network thread to end and waits for it (at most 5 s), if it runs.
-    func stop() {
+    /// - Returns: Whether no network thread runs any more.
+    @discardableResult
+    func stop() -> Bool {
         let runs = state.withLock { state in
             if state.stopRequested == nil { state.stopRequested = .now }
             return state.started && !state.finished
         }
-        guard runs else { return }
+        guard runs else { return true }
         wake.signal()
-        _ = done.wait(timeout: .now() + .seconds(5))
+        return done.wait(timeout: .now() + .seconds(5)) == .success
     }
 }

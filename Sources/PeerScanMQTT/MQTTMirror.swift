@@ -132,25 +132,46 @@ public struct MQTTMirror: Sendable {
     }
 
     /// A changeset of the store.
+    ///
+    /// - Complexity: O(c) for a changeset of c item updates only (the common case: a device changed), else O(n + c
+    ///   log c) for n items.
     public mutating func apply(_ changes: ScanChangeset, sequence: UInt64) {
-        guard let next = try? snapshot.applying(changes) else {
+        let onlyUpdates =
+            changes.sectionDeletes.isEmpty && changes.sectionInserts.isEmpty && changes.sectionMoves.isEmpty
+            && changes.sectionReloads.isEmpty && changes.itemDeletes.isEmpty && changes.itemInserts.isEmpty
+            && changes.itemMoves.isEmpty
+        do {
+            if onlyUpdates {
+                try snapshot.updateItems(changes.itemUpdates.map(\.item))  // in place: no walk over every item
+            } else {
+                snapshot = try snapshot.applying(changes)
+            }
+        } catch {
             // Cannot happen with the store's own changesets; start over from what the store says instead.
             eventsNeedSnapshot = true
             return
         }
-        snapshot = next
         self.sequence = sequence
         let hasSectionChanges =
             !changes.sectionDeletes.isEmpty || !changes.sectionInserts.isEmpty || !changes.sectionReloads.isEmpty
-        let old = devices
-        devices = Self.devices(of: next)
         if hasSectionChanges {
-            for id in old.keys { markDirty(id) }
+            for id in devices.keys { markDirty(id) }
+            devices = Self.devices(of: snapshot)
             markAllDirty()
         } else {
-            for delete in changes.itemDeletes { markDirty(delete.id) }
-            for insert in changes.itemInserts { markDirty(insert.item.id) }
-            for update in changes.itemUpdates { markDirty(update.item.id) }
+            // Only what changed: O(c), not a walk over every device.
+            for delete in changes.itemDeletes {
+                devices[delete.id] = nil
+                markDirty(delete.id)
+            }
+            for insert in changes.itemInserts {
+                if let device = insert.item.device { devices[device.id] = device }
+                markDirty(insert.item.id)
+            }
+            for update in changes.itemUpdates {
+                if let device = update.item.device { devices[device.id] = device }
+                markDirty(update.item.id)
+            }
         }
         queueEvent(MQTTPayloads.changeset(changes, sequence: sequence))
     }

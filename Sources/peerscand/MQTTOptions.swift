@@ -13,7 +13,7 @@ struct MQTTOptions: ParsableArguments {
                 Off unless given. Topics under --mqtt-topic-prefix: status (retained: online, or offline as the \
                 last will), devices/ID (retained: the device as in the snapshot; deleted when it goes), and events \
                 (not retained: a snapshot at each connection, then one message per changeset). The connection is \
-                kept up with backoff (1 to 4 s); after each reconnection the whole state is published again.
+                kept up with backoff (0.25 s doubling to 4 s); after each reconnection the whole state is published again.
                 """,
             valueName: "url"
         )

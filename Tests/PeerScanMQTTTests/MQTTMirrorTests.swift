@@ -110,6 +110,27 @@ private func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(broker.retained.keys.sorted() == ["peerscan/test/status"], "scanning off: every device goes")
     }
 
+    @Test func updatesInPlaceAndStructuralChangesKeepTheMirroredSnapshotEqualToTheStores() throws {
+        var store = try snapshot([device(1), device(2)])
+        var mirror = MQTTMirror(settings: .init(topics: topics), snapshot: store, sequence: 0)
+        let steps = [
+            try snapshot([device(1, online: false), device(2)]),  // updates only: applied in place
+            try snapshot([device(2), device(1, online: false), device(3)]),  // a move and an insert
+            try snapshot([device(2, mac: "00:00:0c:00:00:02"), device(3)]),  // a delete and an update
+        ]
+        for (n, next) in steps.enumerated() {
+            mirror.apply(next.difference(from: store), sequence: UInt64(n + 1))
+            store = next
+            #expect(mirror.snapshot == store, "after step \(n + 1)")
+        }
+        var broker = Broker()
+        mirror.connected()
+        broker.deliver(&mirror)
+        let devices = try broker.retained.filter { $0.key.contains("/devices/") }.mapValues { try json($0) }
+        #expect(devices.count == 2)
+        #expect(devices.values.contains { $0["macAddresses"] as? [String] == ["00:00:0c:00:00:02"] })
+    }
+
     @Test func aDeviceRemovedWhileDisconnectedIsDeletedOnReconnection() throws {
         var mirror = MQTTMirror(
             settings: .init(topics: topics),
