@@ -270,6 +270,9 @@ public final class MQTTConnection: Sendable {
             mosquitto_int_option(client, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5),
             "protocol version"
         )
+        // Small messages go out at once: with Nagle's algorithm each window of unacknowledged messages waited for
+        // the peer's delayed ACK (tens of ms per round on loopback).
+        try check(mosquitto_int_option(client, MOSQ_OPT_TCP_NODELAY, 1), "TCP_NODELAY")
         if let credentials = configuration.credentials {
             try check(
                 mosquitto_username_pw_set(client, credentials.username, credentials.password),
