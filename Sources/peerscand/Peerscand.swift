@@ -76,8 +76,13 @@ struct Peerscand: AsyncParsableCommand {
     var registryFile: String { registry ?? "\(stateDirectory)/registry.sqlite" }
 
     @Option(
-        help:
-            "Seconds to keep devices not seen again after avahi-daemon restarts, unless Avahi reports it is done first."
+        help: ArgumentHelp(
+            "Seconds to keep devices not seen again after avahi-daemon restarts, unless Avahi reports it is done first.",
+            discussion: """
+                Addresses Avahi withdraws in that time (it flushes records while it refills its cache) are kept \
+                unless they are not reported again by its end.
+                """
+        )
     )
     var resyncGrace: Double = 10
 
