@@ -4,7 +4,7 @@
 // Every target in one line, in data-flow order (Avahi events -> peer table -> snapshot -> diff -> subscribers ->
 // socket -> client). Modules depend downward only; only AvahiBrowser imports CAvahi.
 //   Diffable          snapshots of sections and items, and their minimal-move differences; no dependencies
-//   AsyncPrimitives   a draining queue and a one-shot signal; generic
+//   AsyncPrimitives   a draining queue and a one-shot signal; generic (its lock: NIOConcurrencyHelpers)
 //   CAvahi            the system library libavahi-client (pkg-config avahi-client)
 //   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
 //   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types and definition
@@ -65,7 +65,10 @@ let package = Package(
         ),
 
         // MARK: AsyncPrimitives — a draining queue and a one-shot signal. Generic.
-        .target(name: "AsyncPrimitives"),
+        .target(
+            name: "AsyncPrimitives",
+            dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
         .testTarget(name: "AsyncPrimitivesTests", dependencies: ["AsyncPrimitives", "TestSupport"]),
 
         // MARK: Avahi — the C client library and its one Swift wrapper.
@@ -79,6 +82,7 @@ let package = Package(
             dependencies: [
                 "CAvahi",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "AvahiBrowserTests", dependencies: ["AvahiBrowser"]),
@@ -101,6 +105,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -115,6 +120,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
 
@@ -135,6 +141,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -145,6 +152,7 @@ let package = Package(
                 "VarlinkServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
 
@@ -158,6 +166,7 @@ let package = Package(
                 "VarlinkServer",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -209,6 +218,7 @@ let package = Package(
                 "PeerScanModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -229,7 +239,10 @@ let package = Package(
             name: "CMosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
-        .target(name: "MQTTClient", dependencies: ["CMosquitto"]),
+        .target(
+            name: "MQTTClient",
+            dependencies: ["CMosquitto", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
         .target(
             name: "PeerScanMQTT",
             dependencies: [
@@ -250,7 +263,11 @@ let package = Package(
         // MARK: DaemonSupport — sd_notify, socket activation, the watchdog and the log format, written by hand.
         .target(
             name: "DaemonSupport",
-            dependencies: ["TextEscaping", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "TextEscaping",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "DaemonSupportTests",
@@ -279,6 +296,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
 
@@ -286,6 +304,7 @@ let package = Package(
             name: "PeerscandTests",
             dependencies: [
                 "AvahiBrowser", "NeighbourTable", "PeerScanCore", "PeerScanModel", "TestSupport", "peerscand",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
 
@@ -325,6 +344,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
 
@@ -348,6 +368,7 @@ let package = Package(
                 "VarlinkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // A libFuzzer target over Varlink framing and request decoding (`make fuzz`; a stub in ordinary builds).
@@ -362,7 +383,10 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A multi-producer, single-consumer queue whose consumer takes *everything* pending at once.
 ///
@@ -47,7 +47,7 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let limit: Int?
 
     /// Creates an empty queue.
@@ -61,7 +61,7 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
     @discardableResult
     public func push(_ element: Element) -> Bool {
         var accepted = true
-        let wake = state.withLock { state -> (Waiter, Batch?)? in
+        let wake = state.withLockedValue { state -> (Waiter, Batch?)? in
             guard !state.isFinished else {
                 accepted = false
                 return nil
@@ -80,7 +80,7 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
 
     /// Ends the queue: the consumer gets what is pending, then `nil`.
     public func finish() {
-        let wake = state.withLock { state -> (Waiter, Batch?)? in
+        let wake = state.withLockedValue { state -> (Waiter, Batch?)? in
             state.isFinished = true
             return state.takeWaiter()
         }
@@ -98,7 +98,7 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
     public func nextBatch() async -> Batch? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: Waiter) in
-                let immediate: Batch?? = state.withLock { state in
+                let immediate: Batch?? = state.withLockedValue { state in
                     if state.hasNews { return .some(state.takeBatch()) }
                     if state.isFinished || Task.isCancelled { return .some(nil) }
                     precondition(
@@ -111,7 +111,7 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
                 if let immediate { continuation.resume(returning: immediate) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
+            let waiter = state.withLockedValue { state -> Waiter? in
                 defer { state.waiter = nil }
                 return state.waiter
             }
@@ -120,5 +120,5 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
     }
 
     /// Whether the consumer is waiting for news (for tests that must know the wait began).
-    var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
+    var hasWaitingConsumer: Bool { state.withLockedValue { $0.waiter != nil } }
 }

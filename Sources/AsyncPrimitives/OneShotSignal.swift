@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// An event that happens once; any number of tasks can wait for it. A waiting task that is cancelled stops waiting.
 public final class OneShotSignal: Sendable {
@@ -8,14 +8,14 @@ public final class OneShotSignal: Sendable {
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Creates an event that has not happened.
     public init() {}
 
     /// Fires the event: every waiter, present and future, returns. Firing again does nothing.
     public func fire() {
-        let waiters = state.withLock { state in
+        let waiters = state.withLockedValue { state in
             state.fired = true
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
@@ -25,13 +25,13 @@ public final class OneShotSignal: Sendable {
 
     /// Returns once the event fired, or the task is cancelled.
     public func wait() async {
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state in
+                let resumeNow = state.withLockedValue { state in
                     if state.fired || Task.isCancelled { return true }
                     state.waiters[id] = continuation
                     return false
@@ -39,10 +39,10 @@ public final class OneShotSignal: Sendable {
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            state.withLockedValue { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 
     /// The number of tasks waiting (for tests that must know a wait began).
-    var waiterCount: Int { state.withLock { $0.waiters.count } }
+    var waiterCount: Int { state.withLockedValue { $0.waiters.count } }
 }

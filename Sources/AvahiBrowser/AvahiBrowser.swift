@@ -1,6 +1,6 @@
 internal import CAvahi
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +39,7 @@ import Glibc
 // @unchecked Sendable: every mutable stored property below `lifecycle` is touched only on Avahi's
 // poll thread (inside callbacks, which hold the poll lock), or by other threads while they hold
 // the poll lock, or by `run()` before the poll thread starts and after it has stopped. `lifecycle`
-// is a Mutex; callbacks never take it, so the only lock order is lifecycle -> poll lock.
+// is a lock (NIOLockedValueBox); callbacks never take it, so the only lock order is lifecycle -> poll lock.
 public final class AvahiBrowser: @unchecked Sendable {
     /// What to browse and how to reconnect.
     public struct Configuration: Sendable {
@@ -80,7 +80,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     private let continuation: AsyncStream<AvahiEvent>.Continuation
     private let logger: Logger
     private let allowedInterfaces: Set<String>
-    private let lifecycle = Mutex(Lifecycle())
+    private let lifecycle = NIOLockedValueBox(Lifecycle())
 
     private struct Lifecycle {
         var isPolling = false  // the poll thread runs and `poll` may be locked
@@ -142,7 +142,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     ///
     /// - Throws: ``AvahiError`` if Avahi's poll thread cannot be created or started.
     public func run() async throws {
-        lifecycle.withLock { state in
+        lifecycle.withLockedValue { state in
             precondition(!state.hasRun, "AvahiBrowser.run() may be called only once")
             state.hasRun = true
         }
@@ -160,7 +160,7 @@ public final class AvahiBrowser: @unchecked Sendable {
             avahi_threaded_poll_free(poll)
             throw AvahiError(code: started, operation: "avahi_threaded_poll_start")
         }
-        lifecycle.withLock { state in
+        lifecycle.withLockedValue { state in
             state.isPolling = true
             avahi_threaded_poll_lock(poll)
             browsingEnabled = state.wantsBrowsing
@@ -170,7 +170,7 @@ public final class AvahiBrowser: @unchecked Sendable {
 
         await waitForCancellation()
 
-        lifecycle.withLock { $0.isPolling = false }  // from here on setBrowsing() leaves Avahi alone
+        lifecycle.withLockedValue { $0.isPolling = false }  // from here on setBrowsing() leaves Avahi alone
         avahi_threaded_poll_stop(poll)
         // The poll thread has stopped: the rest needs no lock.
         dropClient()
@@ -190,7 +190,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     /// - Parameter enabled: Whether to browse.
     /// - Precondition: Not called on Avahi's poll thread (event consumers never are).
     public func setBrowsing(_ enabled: Bool) {
-        lifecycle.withLock { state in
+        lifecycle.withLockedValue { state in
             state.wantsBrowsing = enabled
             guard state.isPolling, let poll else { return }
             avahi_threaded_poll_lock(poll)

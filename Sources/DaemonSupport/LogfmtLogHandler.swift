@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import TextEscaping
 
 /// A swift-log handler that writes one line per message to standard error: a stable message text followed by its
@@ -131,13 +131,13 @@ public struct LogfmtLogHandler: LogHandler {
 /// per logger) never interleave.
 private final class LineWriter: Sendable {
     private let descriptor: Int32
-    private static let lock = Mutex(())
+    private static let lock = NIOLockedValueBox(())
 
     init(descriptor: Int32) { self.descriptor = descriptor }
 
     func write(_ line: String) {
         let bytes = Array((line + "\n").utf8)
-        Self.lock.withLock { _ in
+        Self.lock.withLockedValue { _ in
             var offset = 0
             while offset < bytes.count {
                 let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }

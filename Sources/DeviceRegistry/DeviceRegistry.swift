@@ -1,8 +1,8 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PeerScanCore
 import PeerScanModel
-import Synchronization
 
 /// Every device peerscand has seen, present or not: its identity keys, first and last seen, names, MAC addresses and
 /// addresses, kept in memory and written to an SQLite database in the state directory in batches, off the
@@ -30,7 +30,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     private let database: RegistryDatabase?
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
     private let logger: Logger
     /// The identity bindings loaded at start, to seed the store's ``DeviceIdentities``.
     public let identities: DeviceIdentities
@@ -92,7 +92,7 @@ public final class DeviceRegistry: Sendable {
             for key in history.boundKeys { bindings[key] = history.id }
         }
         self.identities = DeviceIdentities(bindings: bindings)
-        self.state = Mutex(state)
+        self.state = NIOLockedValueBox(state)
         if let database {
             logger.info(
                 "registry loaded",
@@ -110,7 +110,7 @@ public final class DeviceRegistry: Sendable {
     /// that left the snapshot.
     /// - Complexity: O(c) for c changes in the records (plus the keys and addresses of merged devices).
     public func record(_ records: DeviceRecords, at date: Date = Date()) {
-        state.withLock { state in
+        state.withLockedValue { state in
             for change in records.identityChanges {
                 switch change {
                 case .bound(let key, let id):
@@ -148,7 +148,7 @@ public final class DeviceRegistry: Sendable {
 
     /// Removes devices and their history (those the store forgot are gone already).
     public func remove(_ ids: [DeviceID]) {
-        state.withLock { state in
+        state.withLockedValue { state in
             for id in ids where state.histories.removeValue(forKey: id) != nil {
                 state.present[id] = nil
                 state.dirty.remove(id)
@@ -162,14 +162,14 @@ public final class DeviceRegistry: Sendable {
     /// Every device remembered, most recently seen first.
     /// - Complexity: O(n log n) for n devices remembered.
     public func knownDevices(now: Date = Date()) -> [PeerScanWire.KnownDevice] {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.histories.values.map { Self.known($0, present: state.present[$0.id], now: now) }
         }.sorted { ($0.lastSeen, $1.id.description) > ($1.lastSeen, $0.id.description) }
     }
 
     /// One device's history, or `nil` if it is not remembered.
     public func device(_ id: DeviceID, now: Date = Date()) -> PeerScanWire.KnownDevice? {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.histories[id].map { Self.known($0, present: state.present[id], now: now) }
         }
     }
@@ -177,16 +177,16 @@ public final class DeviceRegistry: Sendable {
     /// The devices not present whose last sighting is `forgetAfter` or more ago.
     public func expiredDevices(forgetAfter: Duration, now: Date = Date()) -> [DeviceID] {
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
-        return state.withLock { state in
+        return state.withLockedValue { state in
             state.histories.values.filter { state.present[$0.id] == nil && $0.seen.last <= horizon }.map(\.id)
         }
     }
 
     /// The number of devices remembered.
-    public var count: Int { state.withLock { $0.histories.count } }
+    public var count: Int { state.withLockedValue { $0.histories.count } }
 
     /// The number of write batches committed so far.
-    public var batchesWritten: Int { state.withLock { $0.batchesWritten } }
+    public var batchesWritten: Int { state.withLockedValue { $0.batchesWritten } }
 
     /// The sizes of the database file and of its write-ahead log, in bytes (0 in memory only).
     public var sizesInBytes: (database: Int, log: Int) { database?.sizesInBytes() ?? (0, 0) }
@@ -200,7 +200,7 @@ public final class DeviceRegistry: Sendable {
     /// - Returns: Whether everything changed is on disk now (`true` in memory only).
     @discardableResult
     public func flush(now: Date = Date(), refreshingAll: Bool = false) async -> Bool {
-        let (histories, deleted) = state.withLock { state in
+        let (histories, deleted) = state.withLockedValue { state in
             if refreshingAll || now.timeIntervalSince(state.lastRefresh) >= Self.lastSeenPrecisionSeconds {
                 state.lastRefresh = now
                 for (id, device) in state.present where device.online {
@@ -217,7 +217,7 @@ public final class DeviceRegistry: Sendable {
         guard let database, !histories.isEmpty || !deleted.isEmpty else { return true }
         do {
             try await database.write(histories, deleting: deleted)
-            let recovered = state.withLock { state in
+            let recovered = state.withLockedValue { state in
                 state.batchesWritten += 1
                 defer { state.isFailing = false }
                 return state.isFailing
@@ -225,7 +225,7 @@ public final class DeviceRegistry: Sendable {
             if recovered { logger.notice("registry writes resumed", metadata: ["path": "\(database.path)"]) }
             return true
         } catch {
-            let shouldLog = state.withLock { state in
+            let shouldLog = state.withLockedValue { state in
                 // Put back what was not written, unless it changed meanwhile (then it is dirty again already).
                 for history in histories where state.histories[history.id] != nil { state.dirty.insert(history.id) }
                 for id in deleted where state.histories[id] == nil { state.deleted.insert(id) }

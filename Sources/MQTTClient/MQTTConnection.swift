@@ -1,6 +1,7 @@
 import CMosquitto
 import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// Where and how to connect to an MQTT broker.
@@ -386,20 +387,20 @@ private final class Running: Sendable {
         var started = false
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let wake = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
 
     /// Whether to go on: until ``stop()``, and after it while `connected`, for at most 2 s, so that what was queued
     /// (the DISCONNECT last) is written.
     func shouldContinue(connected: Bool) -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard let requested = state.stopRequested else { return true }
             return connected && ContinuousClock.now - requested < .seconds(2)
         }
     }
 
-    var isStopping: Bool { state.withLock { $0.stopRequested != nil } }
+    var isStopping: Bool { state.withLockedValue { $0.stopRequested != nil } }
 
     /// Sleeps for `duration`, or until ``stop()``.
     func sleep(for duration: Duration) {
@@ -408,11 +409,11 @@ private final class Running: Sendable {
     }
 
     /// Marks the network thread started.
-    func markStarted() { state.withLock { $0.started = true } }
+    func markStarted() { state.withLockedValue { $0.started = true } }
 
     /// Called by the network thread as it ends.
     func finished() {
-        state.withLock { $0.finished = true }
+        state.withLockedValue { $0.finished = true }
         done.signal()
     }
 
@@ -420,7 +421,7 @@ private final class Running: Sendable {
     /// - Returns: Whether no network thread runs any more.
     @discardableResult
     func stop() -> Bool {
-        let runs = state.withLock { state in
+        let runs = state.withLockedValue { state in
             if state.stopRequested == nil { state.stopRequested = .now }
             return state.started && !state.finished
         }

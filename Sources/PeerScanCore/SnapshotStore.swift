@@ -1,8 +1,8 @@
 import AsyncPrimitives
 import Diffable
 import Logging
+import NIOConcurrencyHelpers
 import PeerScanModel
-import Synchronization
 
 /// Something for the store to do: a discovery event, a command, or a timer that fired.
 public enum StoreInput: Sendable {
@@ -528,10 +528,10 @@ private final class Subscribers: Sendable {
         }
     }
 
-    private let sinks = Mutex<(next: Int, all: [Int: Sink])>((0, [:]))
+    private let sinks = NIOLockedValueBox<(next: Int, all: [Int: Sink])>((0, [:]))
 
     func add(_ sink: Sink) -> Int {
-        sinks.withLock { state in
+        sinks.withLockedValue { state in
             defer { state.next += 1 }
             state.all[state.next] = sink
             return state.next
@@ -539,12 +539,12 @@ private final class Subscribers: Sendable {
     }
 
     func remove(_ id: Int) {
-        _ = sinks.withLock { $0.all.removeValue(forKey: id) }
+        _ = sinks.withLockedValue { $0.all.removeValue(forKey: id) }
     }
 
     /// Observers first, then the other subscribers (which may then find what the observers prepared).
     func yield(_ update: StoreUpdate) {
-        let all = sinks.withLock { Array($0.all.values) }
+        let all = sinks.withLockedValue { Array($0.all.values) }
         for case .observer(let observer) in all { observer(update) }
         for sink in all {
             if case .observer = sink { continue }
@@ -553,7 +553,7 @@ private final class Subscribers: Sendable {
     }
 
     func finishAll() {
-        let all = sinks.withLock { state in
+        let all = sinks.withLockedValue { state in
             defer { state.all = [:] }
             return Array(state.all.values)
         }

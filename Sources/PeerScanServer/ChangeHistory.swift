@@ -1,7 +1,7 @@
 import DequeModule
 import Foundation
+import NIOConcurrencyHelpers
 import PeerScanCore
-import Synchronization
 import VarlinkServer
 
 /// The recent changesets, each encoded once as its Monitor reply: sent on by every client that follows the stream,
@@ -30,7 +30,7 @@ final class ChangeHistory: Sendable {
     /// The most bytes of encoded replies kept.
     let byteLimit: Int
     private let epoch: String
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Creates an empty history.
     ///
@@ -49,7 +49,7 @@ final class ChangeHistory: Sendable {
     /// - Complexity: O(n) in the size of the changeset (its encoding); amortized O(1) otherwise.
     func record(_ update: StoreUpdate) {
         let entry = Entry(sequence: update.sequence, reply: Self.reply(for: update, epoch: epoch))
-        state.withLock { state in
+        state.withLockedValue { state in
             if let last = state.entries.last, last.sequence + 1 != entry.sequence {
                 state.entries.removeAll()  // a gap: what is kept must be consecutive
                 state.bytes = 0
@@ -67,7 +67,7 @@ final class ChangeHistory: Sendable {
     ///
     /// - Complexity: O(1) when held.
     func reply(for update: StoreUpdate) -> VarlinkPreparedReply {
-        let held = state.withLock { state -> VarlinkPreparedReply? in
+        let held = state.withLockedValue { state -> VarlinkPreparedReply? in
             guard let first = state.entries.first?.sequence, update.sequence >= first else { return nil }
             let offset = Int(update.sequence - first)
             return offset < state.entries.count ? state.entries[offset].reply : nil
@@ -82,7 +82,7 @@ final class ChangeHistory: Sendable {
     func entries(after since: UInt64, through sequence: UInt64) -> [Entry]? {
         guard since <= sequence else { return nil }
         if since == sequence { return [] }
-        return state.withLock { state in
+        return state.withLockedValue { state in
             guard let first = state.entries.first?.sequence, let last = state.entries.last?.sequence,
                 first <= since + 1, last >= sequence
             else { return nil }
@@ -93,7 +93,7 @@ final class ChangeHistory: Sendable {
     }
 
     /// The number of changesets held.
-    var count: Int { state.withLock { $0.entries.count } }
+    var count: Int { state.withLockedValue { $0.entries.count } }
 
     /// `{"changes":…,"epoch":…,"sequence":…}`, keys sorted as `JSONEncoder` with `.sortedKeys` writes them.
     static func reply(for update: StoreUpdate, epoch: String) -> VarlinkPreparedReply {

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 import VarlinkServer
 
 /// The snapshot replies of the latest sequence, prepared once for many clients: a hundred clients that connect at
@@ -11,8 +11,8 @@ final class ReplyCache: Sendable {
         var snapshots: [SnapshotKind: VarlinkPreparedReply] = [:]
     }
 
-    private let state = Mutex(State())
-    private let encoding = Mutex(())
+    private let state = NIOLockedValueBox(State())
+    private let encoding = NIOLockedValueBox(())
 
     /// The snapshot reply for a sequence, encoded once: callers that ask while it is being encoded wait for it
     /// (a hundred clients connecting at once must not encode, and hold, a hundred copies).
@@ -21,12 +21,12 @@ final class ReplyCache: Sendable {
         kind: SnapshotKind,
         make: () throws -> VarlinkPreparedReply
     ) throws -> VarlinkPreparedReply {
-        try encoding.withLock { _ in
-            if let cached = state.withLock({ $0.snapshotSequence == sequence ? $0.snapshots[kind] : nil }) {
+        try encoding.withLockedValue { _ in
+            if let cached = state.withLockedValue({ $0.snapshotSequence == sequence ? $0.snapshots[kind] : nil }) {
                 return cached
             }
             let reply = try make()
-            state.withLock { state in
+            state.withLockedValue { state in
                 if state.snapshotSequence != sequence {
                     if sequence < state.snapshotSequence && state.snapshotSequence != .max { return }  // an older one
                     state.snapshotSequence = sequence

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 // What the test targets share. Not part of any product: only test targets depend on this module.
 
@@ -124,26 +124,26 @@ public final class ManualClock: Clock, Sendable {
         var nextSleeper = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// A clock at its start.
     public init() {}
 
-    public var now: Instant { state.withLock { $0.now } }
+    public var now: Instant { state.withLockedValue { $0.now } }
 
     public var minimumResolution: Duration { .zero }
 
     /// How many tasks sleep on this clock now.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    public var sleeperCount: Int { state.withLockedValue { $0.sleepers.count } }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             defer { state.nextSleeper += 1 }
             return state.nextSleeper
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let immediate: Swift.Result<Void, any Error>? = state.withLock { state in
+                let immediate: Swift.Result<Void, any Error>? = state.withLockedValue { state in
                     if Task.isCancelled { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(()) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
@@ -152,13 +152,15 @@ public final class ManualClock: Clock, Sendable {
                 if let immediate { continuation.resume(with: immediate) }
             }
         } onCancel: {
-            state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+            state.withLockedValue { $0.sleepers.removeValue(forKey: id) }?.continuation.resume(
+                throwing: CancellationError()
+            )
         }
     }
 
     /// Moves the clock forward and wakes every sleeper whose deadline is reached.
     public func advance(by duration: Duration) {
-        let due = state.withLock { state in
+        let due = state.withLockedValue { state in
             state.now = state.now.advanced(by: duration)
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
             for id in due.keys { state.sleepers.removeValue(forKey: id) }

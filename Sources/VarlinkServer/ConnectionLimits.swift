@@ -1,7 +1,7 @@
 import Glibc
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// What one peer may hold of the server: connections, and bytes of calls read but not answered yet. Every local user
 /// may connect to a world-writable socket, so each is held to a fair share, and privileged peers (root, the control
@@ -67,13 +67,13 @@ enum LimitReason: String, Sendable {
 /// The connections open now, by user, and the admission rule of ``ConnectionLimits``.
 final class ConnectionLedger: Sendable {
     private let limits: ConnectionLimits
-    private let state = Mutex<(total: Int, byUser: [UInt32: Int])>((0, [:]))
+    private let state = NIOLockedValueBox<(total: Int, byUser: [UInt32: Int])>((0, [:]))
 
     init(limits: ConnectionLimits) { self.limits = limits }
 
     /// Admits a connection of `uid` (privileged or not), or tells why not. An admitted one must be released.
     func admit(uid: UInt32?, privileged: Bool) -> LimitReason? {
-        state.withLock { state in
+        state.withLockedValue { state in
             let room = privileged ? limits.maximumConnections : limits.maximumConnections - limits.reservedConnections
             guard state.total < room else { return .connections }
             let key = uid ?? .max
@@ -88,7 +88,7 @@ final class ConnectionLedger: Sendable {
 
     /// Releases an admitted connection.
     func release(uid: UInt32?) {
-        state.withLock { state in
+        state.withLockedValue { state in
             let key = uid ?? .max
             state.total -= 1
             state.byUser[key, default: 1] -= 1
@@ -99,11 +99,11 @@ final class ConnectionLedger: Sendable {
 
 /// Logs the limits hit, at most once per reason every 10 seconds, with how many were not logged since.
 final class LimitLog: Sendable {
-    private let state = Mutex<[LimitReason: (last: ContinuousClock.Instant, suppressed: Int)]>([:])
+    private let state = NIOLockedValueBox<[LimitReason: (last: ContinuousClock.Instant, suppressed: Int)]>([:])
 
     func log(_ reason: LimitReason, logger: Logger, limit: Int) {
         let now = ContinuousClock.now
-        let suppressed: Int? = state.withLock { state in
+        let suppressed: Int? = state.withLockedValue { state in
             if let entry = state[reason], now - entry.last < .seconds(10) {
                 state[reason] = (entry.last, entry.suppressed + 1)
                 return nil
@@ -121,17 +121,17 @@ final class LimitLog: Sendable {
 
 /// The bytes of calls a connection has read and not answered yet.
 final class QueuedBytes: Sendable {
-    private let bytes = Mutex(0)
+    private let bytes = NIOLockedValueBox(0)
 
     /// Adds `count`; returns the total.
     func add(_ count: Int) -> Int {
-        bytes.withLock {
+        bytes.withLockedValue {
             $0 += count
             return $0
         }
     }
 
-    func subtract(_ count: Int) { bytes.withLock { $0 -= count } }
+    func subtract(_ count: Int) { bytes.withLockedValue { $0 -= count } }
 }
 
 /// Closes a connection whose client started a message and sent nothing more for a while: a message is complete

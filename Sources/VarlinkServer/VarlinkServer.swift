@@ -2,10 +2,10 @@ import AsyncPrimitives
 import Foundation
 import Glibc
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import Synchronization
 import Varlink
 
 /// One Varlink interface a ``VarlinkServer`` serves.
@@ -456,9 +456,9 @@ public enum VarlinkServerError: Error, Hashable, Sendable, CustomStringConvertib
 
 /// A counter for connection numbers.
 private final class ConnectionCounter: Sendable {
-    private let value = Mutex(0)
+    private let value = NIOLockedValueBox(0)
     func next() -> Int {
-        value.withLock { value in
+        value.withLockedValue { value in
             defer { value += 1 }
             return value + 1
         }

@@ -2,10 +2,10 @@ import ArgumentParser
 import Foundation
 import Logging
 import MQTTClient
+import NIOConcurrencyHelpers
 import PeerScanCore
 import PeerScanMQTT
 import PeerScanModel
-import Synchronization
 
 /// The MQTT mirror against a real broker: the initial publication of many devices, the delay of single-device
 /// changes to a subscriber, and the republication after a broker restart.
@@ -189,7 +189,7 @@ private struct Broker {
 /// first arrived.
 private final class BenchSubscriber: Sendable {
     let connection: MQTTConnection
-    private let state = Mutex<State>(State())
+    private let state = NIOLockedValueBox<State>(State())
     private let filter: String
 
     private struct State {
@@ -216,13 +216,13 @@ private final class BenchSubscriber: Sendable {
         switch event {
         case .connected:
             try? connection.subscribe(filter)
-            state.withLock { $0.connected = true }
+            state.withLockedValue { $0.connected = true }
         case .received(let message):
             guard !message.payload.isEmpty,
                 let object = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]
             else { return }
             let addresses = object["addresses"] as? [String] ?? []
-            state.withLock { state in
+            state.withLockedValue { state in
                 state.topics.insert(message.topic)
                 for address in addresses where state.addresses[address] == nil { state.addresses[address] = now }
             }
@@ -231,7 +231,7 @@ private final class BenchSubscriber: Sendable {
         }
     }
 
-    func forgetDevices() { state.withLock { $0.topics = [] } }
+    func forgetDevices() { state.withLockedValue { $0.topics = [] } }
 
     func waitConnected() async throws {
         try await poll(timeout: .seconds(10), "the subscriber's connection") { $0.connected ? () : nil }
@@ -249,9 +249,9 @@ private final class BenchSubscriber: Sendable {
     private func poll<T>(timeout: Duration, _ what: String, _ found: (State) -> T?) async throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let value = state.withLock({ found($0) }) { return value }
+            if let value = state.withLockedValue({ found($0) }) { return value }
             guard ContinuousClock.now < deadline else {
-                let seen = state.withLock { ($0.topics.count, $0.addresses.count) }
+                let seen = state.withLockedValue { ($0.topics.count, $0.addresses.count) }
                 throw ValidationError("timed out waiting for \(what) (seen: \(seen.0) devices, \(seen.1) addresses)")
             }
             try await Task.sleep(for: .microseconds(100))

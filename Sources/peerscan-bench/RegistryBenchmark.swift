@@ -2,10 +2,10 @@ import ArgumentParser
 import DeviceRegistry
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PeerScanCore
 import PeerScanModel
 import SeededRandom
-import Synchronization
 
 /// Device churn through two stores in one run, one feeding the registry and one not: what the registry adds to the
 /// changeset path, how many write batches it commits, and the database's size.
@@ -216,15 +216,15 @@ struct RegistryFill: AsyncParsableCommand {
 
 /// Whether the churn goes on: read by the writer task, ended by the churning one.
 private final class ChurnFlag: Sendable {
-    private let state = Mutex(true)
-    var isOn: Bool { state.withLock { $0 } }
-    func stop() { state.withLock { $0 = false } }
+    private let state = NIOLockedValueBox(true)
+    var isOn: Bool { state.withLockedValue { $0 } }
+    func stop() { state.withLockedValue { $0 = false } }
 }
 
 /// Durations collected from the store's executor.
 private final class Samples: Sendable {
-    private let state = Mutex<[Double]>([])
-    func append(_ value: Double) { state.withLock { $0.append(value) } }
-    func removeAll() { state.withLock { $0 = [] } }
-    var all: [Double] { state.withLock { $0 } }
+    private let state = NIOLockedValueBox<[Double]>([])
+    func append(_ value: Double) { state.withLockedValue { $0.append(value) } }
+    func removeAll() { state.withLockedValue { $0 = [] } }
+    var all: [Double] { state.withLockedValue { $0 } }
 }

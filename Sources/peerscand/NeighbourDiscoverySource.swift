@@ -1,7 +1,7 @@
 import Logging
+import NIOConcurrencyHelpers
 import NeighbourTable
 import PeerScanCore
-import Synchronization
 
 /// The kernel's neighbour table as a discovery source: the entries of a ``NeighbourMonitor``, in PeerScanCore's terms.
 ///
@@ -12,7 +12,7 @@ final class NeighbourDiscoverySource: DiscoverySource {
     let monitor: NeighbourMonitor
     let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
-    private let browsing = Mutex(false)
+    private let browsing = NIOLockedValueBox(false)
     private let logger: Logger
 
     init(monitor: NeighbourMonitor, logger: Logger) {
@@ -44,7 +44,7 @@ final class NeighbourDiscoverySource: DiscoverySource {
             }
             group.addTask { [self] in
                 for await event in monitor.events {
-                    guard browsing.withLock({ $0 }) else { continue }
+                    guard browsing.withLockedValue({ $0 }) else { continue }
                     switch event {
                     case .table(let entries):
                         continuation.yield(.neighbourTable(entries.compactMap { Self.neighbour($0) }))
@@ -60,7 +60,7 @@ final class NeighbourDiscoverySource: DiscoverySource {
     }
 
     func setBrowsing(_ enabled: Bool) {
-        let wasBrowsing = browsing.withLock { state in
+        let wasBrowsing = browsing.withLockedValue { state in
             defer { state = enabled }
             return state
         }

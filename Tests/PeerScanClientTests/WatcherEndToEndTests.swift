@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PeerScanCore
 import PeerScanModel
 import PeerScanServer
@@ -189,17 +190,17 @@ struct FakeDaemon {
 
 /// Lines written by the code under test, and a way to wait for one.
 final class CapturedLines: LineWriter {
-    private let state = Mutex<
+    private let state = NIOLockedValueBox<
         (lines: [OutputLine], waiters: [(id: Int, continuation: AsyncStream<Void>.Continuation)])
     >(
         ([], [])
     )
     private let nextID = Atomic<Int>(0)
 
-    var lines: [OutputLine] { state.withLock { $0.lines } }
+    var lines: [OutputLine] { state.withLockedValue { $0.lines } }
 
     func write(_ line: OutputLine) throws {
-        let waiters = state.withLock { state in
+        let waiters = state.withLockedValue { state in
             state.lines.append(line)
             return state.waiters.map(\.continuation)
         }
@@ -215,8 +216,8 @@ final class CapturedLines: LineWriter {
     func waitFor(_ predicate: @escaping @Sendable (OutputLine) -> Bool) async throws {
         let (signal, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = nextID.add(1, ordering: .relaxed).newValue
-        state.withLock { $0.waiters.append((id, continuation)) }
-        defer { state.withLock { $0.waiters.removeAll { $0.id == id } } }
+        state.withLockedValue { $0.waiters.append((id, continuation)) }
+        defer { state.withLockedValue { $0.waiters.removeAll { $0.id == id } } }
         continuation.yield()
         for await _ in signal {
             if lines.contains(where: predicate) { return }

@@ -1,6 +1,6 @@
 import Logging
+import NIOConcurrencyHelpers
 import PeerScanModel
-import Synchronization
 import TestSupport
 import Testing
 
@@ -8,10 +8,10 @@ import Testing
 
 /// A clock the test moves by hand.
 final class TestTime: Sendable {
-    private let value = Mutex<Duration>(.zero)
+    private let value = NIOLockedValueBox<Duration>(.zero)
     var now: Duration {
-        get { value.withLock { $0 } }
-        set { value.withLock { $0 = newValue } }
+        get { value.withLockedValue { $0 } }
+        set { value.withLockedValue { $0 = newValue } }
     }
 }
 

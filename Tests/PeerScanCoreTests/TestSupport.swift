@@ -5,8 +5,8 @@ import AsyncPrimitives
 import Diffable
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PeerScanModel
-import Synchronization
 import TestSupport
 import Testing
 
@@ -154,13 +154,13 @@ struct ReplayingSubscriber {
 
 /// A value set from another task or a callback.
 final class Box<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+    private let storage: NIOLockedValueBox<Value>
 
-    init(_ value: Value) { storage = Mutex(value) }
+    init(_ value: Value) { storage = NIOLockedValueBox(value) }
 
     var value: Value {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
+        get { storage.withLockedValue { $0 } }
+        set { storage.withLockedValue { $0 = newValue } }
     }
 }
 
@@ -171,14 +171,14 @@ final class Box<Value: Sendable>: Sendable {
 final class FakeDiscoverySource: DiscoverySource {
     let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
-    private let calls = Mutex<[Bool]>([])
+    private let calls = NIOLockedValueBox<[Bool]>([])
 
     init() {
         (events, continuation) = AsyncStream.makeStream()
     }
 
     /// The arguments of every ``setBrowsing(_:)`` call, in order.
-    var browsingCalls: [Bool] { calls.withLock { $0 } }
+    var browsingCalls: [Bool] { calls.withLockedValue { $0 } }
 
     /// Delivers events, in order.
     func send(_ events: DiscoveryEvent...) {
@@ -195,6 +195,6 @@ final class FakeDiscoverySource: DiscoverySource {
     }
 
     func setBrowsing(_ enabled: Bool) {
-        calls.withLock { $0.append(enabled) }
+        calls.withLockedValue { $0.append(enabled) }
     }
 }

@@ -1,9 +1,9 @@
 // How Avahi's events become discovery events: the translation peerscand makes between AvahiBrowser and PeerScanCore.
 
 import AvahiBrowser
+import NIOConcurrencyHelpers
 import PeerScanCore
 import PeerScanModel
-import Synchronization
 import TestSupport
 import Testing
 
@@ -133,29 +133,29 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
 @Suite(.timeLimit(.minutes(1))) struct InterfaceFollowingTests {
     @Test func reportsTheFirstListThenOnlyChanges() async {
         let clock = ManualClock()
-        let interfaces = Mutex(["eth0"])
-        let reports = Mutex<[[String]]>([])
+        let interfaces = NIOLockedValueBox(["eth0"])
+        let reports = NIOLockedValueBox<[[String]]>([])
         let following = Task {
             await AvahiDiscoverySource.followInterfaces(
-                { interfaces.withLock { $0 } },
+                { interfaces.withLockedValue { $0 } },
                 every: .seconds(2),
                 clock: clock
             ) {
-                list in reports.withLock { $0.append(list) }
+                list in reports.withLockedValue { $0.append(list) }
             }
         }
         #expect(await eventually { clock.sleeperCount == 1 }, "checking")
-        #expect(reports.withLock { $0 } == [["eth0"]])
+        #expect(reports.withLockedValue { $0 } == [["eth0"]])
 
         clock.advance(by: .seconds(2))  // nothing changed: nothing reported
         #expect(await eventually { clock.sleeperCount == 1 })
-        interfaces.withLock { $0 = ["eth0", "wlan0"] }
+        interfaces.withLockedValue { $0 = ["eth0", "wlan0"] }
         clock.advance(by: .seconds(2))
-        #expect(await eventually { reports.withLock { $0 } == [["eth0"], ["eth0", "wlan0"]] })
+        #expect(await eventually { reports.withLockedValue { $0 } == [["eth0"], ["eth0", "wlan0"]] })
         #expect(await eventually { clock.sleeperCount == 1 })
         clock.advance(by: .seconds(2))
         #expect(await eventually { clock.sleeperCount == 1 })
-        #expect(reports.withLock { $0.count } == 2, "the same list again is no change")
+        #expect(reports.withLockedValue { $0.count } == 2, "the same list again is no change")
 
         following.cancel()
         await following.value

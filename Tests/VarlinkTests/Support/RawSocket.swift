@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import NIOConcurrencyHelpers
 import TestSupport
 
 /// A Unix stream socket driven with plain POSIX calls, to send bytes ``VarlinkClientConnection`` never would (broken
@@ -14,8 +14,8 @@ final class RawSocket: Sendable {
     static let timeoutSeconds = 20
 
     let descriptor: Int32
-    private let pending = Mutex<[UInt8]>([])
-    private let isClosed = Mutex(false)
+    private let pending = NIOLockedValueBox<[UInt8]>([])
+    private let isClosed = NIOLockedValueBox(false)
 
     /// Connects to the socket at `path`.
     init(connectingTo path: String) throws {
@@ -34,7 +34,7 @@ final class RawSocket: Sendable {
 
     /// Closes the socket (once).
     func close() {
-        let wasClosed = isClosed.withLock { closed in
+        let wasClosed = isClosed.withLockedValue { closed in
             defer { closed = true }
             return closed
         }
@@ -81,14 +81,14 @@ final class RawSocket: Sendable {
     /// The next message's bytes (without the terminator), or `nil` at end of file.
     func readMessageBytes() async throws -> [UInt8]? {
         while true {
-            let message = pending.withLock { pending -> [UInt8]? in
+            let message = pending.withLockedValue { pending -> [UInt8]? in
                 guard let terminator = pending.firstIndex(of: 0) else { return nil }
                 defer { pending.removeSubrange(...terminator) }
                 return Array(pending[..<terminator])
             }
             if let message { return message }
             guard let chunk = try await readChunk() else { return nil }
-            pending.withLock { $0 += chunk }
+            pending.withLockedValue { $0 += chunk }
         }
     }
 

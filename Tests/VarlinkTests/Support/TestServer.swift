@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 import Varlink
@@ -110,10 +110,10 @@ struct OtherInterface: VarlinkInterface {
 
 /// Events the test interface records, for a test to wait on.
 final class Recorder: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = NIOLockedValueBox<[String]>([])
 
-    func record(_ event: String) { events.withLock { $0.append(event) } }
-    func contains(_ event: String) -> Bool { events.withLock { $0.contains(event) } }
+    func record(_ event: String) { events.withLockedValue { $0.append(event) } }
+    func contains(_ event: String) -> Bool { events.withLockedValue { $0.contains(event) } }
 
     /// Waits until `event` was recorded; gives up (returning `false`) after a generous bound, so that a test that
     /// waits for an event that never happens fails instead of hanging. Nothing is asserted about the time taken.
