@@ -118,6 +118,9 @@ public final class AvahiBrowser: @unchecked Sendable {
     private var recordBrowserHosts: [OpaquePointer: String] = [:]
     private var awaitingAllForNow: Set<OpaquePointer> = []
     private var awaitingCacheExhausted: Set<OpaquePointer> = []
+    /// The name of every interface index seen, so that what Avahi removes from an interface that is gone (an
+    /// unplugged adapter, a deleted veth) still carries the name it was reported with.
+    private var interfaceNames: [AvahiIfIndex: String] = [:]
     /// The resolvers the daemon refused since browsing (re)started: the first is a warning, the rest debug.
     private var refusedResolvers = 0
 
@@ -587,11 +590,17 @@ public final class AvahiBrowser: @unchecked Sendable {
         allowedInterfaces.isEmpty || allowedInterfaces.contains(interfaceName(interface))
     }
 
+    /// The interface's name: the one it had when first seen (Linux hands out indices in increasing order, so an
+    /// index stays one interface's; one renamed while the browser runs keeps its first name here), or "" for an
+    /// index that never had one.
     private func interfaceName(_ index: AvahiIfIndex) -> String {
         guard index > 0 else { return "" }
+        if let name = interfaceNames[index] { return name }
         var buffer = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
         guard if_indextoname(UInt32(index), &buffer) != nil else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        interfaceNames[index] = name
+        return name
     }
 
     /// The canonical form of a host name: lowercase, without a trailing dot.

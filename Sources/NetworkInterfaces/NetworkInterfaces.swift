@@ -50,6 +50,13 @@ public enum NetworkInterfaces {
         return byName.values.sorted { $0.name < $1.name }
     }
 
+    /// Whether the interface named exists and is up (`IFF_UP`); `false` if the kernel could not be asked.
+    ///
+    /// - Complexity: O(n) in the number of addresses.
+    public static func isUp(_ name: String) -> Bool {
+        current().contains { $0.name == name && $0.flags & UInt32(IFF_UP) != 0 }
+    }
+
     /// The names of the interfaces mDNS is browsed on by default (``NetworkInterface/isBrowsedByDefault``), sorted.
     public static func browsedByDefault(_ interfaces: [NetworkInterface] = current()) -> [String] {
         interfaces.filter(\.isBrowsedByDefault).map(\.name).sorted()

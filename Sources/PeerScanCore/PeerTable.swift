@@ -11,6 +11,11 @@ import PeerScanModel
 /// instance unconfirmed, instances reported again are confirmed, and ``finishResync()`` removes only those that were
 /// not — so devices that were there all along never churn.
 ///
+/// An interface whose link goes down is treated the same way, for that interface alone: the daemon withdraws
+/// everything it learnt there (``DiscoveryEvent/interfaceWithdrawn(_:)``), the table keeps it, what is reported again
+/// once the link is back is confirmed, and ``finishWithdrawal(of:)`` removes the rest — so a cable pulled and put back
+/// is no churn either.
+///
 /// ## Settling
 /// mDNS reports one device in pieces: a service is one row per interface and IP protocol, each resolved on its own
 /// (milliseconds apart), and a withdrawn service goes row by row. So that one real event is one change, a table made
@@ -41,6 +46,11 @@ public struct PeerTable: Sendable {
     private var unconfirmed: Set<ServiceInstanceKey> = []
     /// The service types seen (an instance found or resolved, or the type's browser settled) since the resync began.
     private var typesSeenAgain: Set<String> = []
+    /// The interfaces withdrawn (their link went down) and not reported back yet, and the rows and address records
+    /// learnt on withdrawn interfaces that were not reported again since.
+    private var withdrawnInterfaces: Set<String> = []
+    private var withdrawnRows: Set<ServiceInstanceKey> = []
+    private var withdrawnAddressRecords: [String: Set<HostAddress>] = [:]
     private var resolutionCounter: UInt64 = 0
     private var changedHosts: Set<String> = []
 
@@ -87,10 +97,12 @@ public struct PeerTable: Sendable {
             rows[instance.key] = Row(instance: instance, hostName: host, resolution: resolutionCounter)
             keysByHost[host, default: []].insert(instance.key)
             unconfirmed.remove(instance.key)
+            withdrawnRows.remove(instance.key)
             if isResyncing { typesSeenAgain.insert(instance.key.type) }
             changedHosts.insert(host)
         case .serviceFound(let key):
             unconfirmed.remove(key)  // seen again: its resolution follows
+            withdrawnRows.remove(key)
             if rows[key] == nil && pendingRows.insert(key).inserted {
                 pendingRowsByName[key.name, default: 0] += 1
             }
@@ -99,13 +111,18 @@ public struct PeerTable: Sendable {
             if isResyncing { typesSeenAgain.insert(type) }
         case .serviceRemoved(let key):
             forgetPending(key)
-            remove(key)
+            if withdrawnInterfaces.contains(key.interface) && rows[key] != nil {
+                withdrawnRows.insert(key)  // withdrawn with its link: kept until the withdrawal is finished
+            } else {
+                remove(key)
+            }
         case .resolveFailed(let key):
             forgetPending(key)  // held devices are looked at again in the next take
         case .addressAdded(let record):
             let host = DeviceID.canonicalHostName(record.hostName)
             guard keysByHost[host] != nil else { return }  // a host no row points to is not followed
             unconfirmedAddressRecords[host]?.remove(record)
+            withdrawnAddressRecords[host]?.remove(record)
             if addressRecords[host, default: []].insert(record).inserted { changedHosts.insert(host) }
         case .addressRemoved(let record):
             let host = DeviceID.canonicalHostName(record.hostName)
@@ -119,6 +136,12 @@ public struct PeerTable: Sendable {
                 }
                 return
             }
+            if withdrawnInterfaces.contains(record.interface) {
+                if addressRecords[host]?.contains(record) == true {
+                    withdrawnAddressRecords[host, default: []].insert(record)
+                }
+                return
+            }
             unconfirmedAddressRecords[host]?.remove(record)
             guard addressRecords[host]?.remove(record) != nil else { return }
             changedHosts.insert(host)
@@ -128,13 +151,61 @@ public struct PeerTable: Sendable {
         case .addressesKnown(let hostName):
             let host = DeviceID.canonicalHostName(hostName)
             if hostsAwaitingAddresses.remove(host) != nil && keysByHost[host] != nil { changedHosts.insert(host) }
+        case .interfaceWithdrawn(let interface):
+            withdrawnInterfaces.insert(interface)
+            for key in rows.keys where key.interface == interface { withdrawnRows.insert(key) }
+            for (host, records) in addressRecords {
+                let withdrawn = records.filter { $0.interface == interface }
+                if !withdrawn.isEmpty { withdrawnAddressRecords[host, default: []].formUnion(withdrawn) }
+            }
+        case .interfaceReturned(let interface):
+            withdrawnInterfaces.remove(interface)  // from now on a removal there is a departure
         case .browsingSettled, .sourceState, .browsedInterfaces, .neighbourTable, .neighbourUpdated, .neighbourRemoved:
             break
         }
     }
 
+    /// Removes what was learnt on `interface` before it was withdrawn and not reported again since (see
+    /// ``DiscoveryEvent/interfaceWithdrawn(_:)``): once its link has been back long enough for the daemon to learn
+    /// the link again, or it stayed down that long.
+    ///
+    /// - Returns: How many devices lost something (a row or an address record).
+    /// - Complexity: O(w) for w rows and address records withdrawn on any interface.
+    @discardableResult
+    public mutating func finishWithdrawal(of interface: String) -> Int {
+        var touched: Set<String> = []
+        for key in withdrawnRows where key.interface == interface {
+            if let host = rows[key]?.hostName { touched.insert(host) }
+            remove(key)
+        }
+        for (host, records) in withdrawnAddressRecords {
+            let gone = records.filter { $0.interface == interface }
+            guard !gone.isEmpty else { continue }
+            withdrawnAddressRecords[host]?.subtract(gone)
+            if withdrawnAddressRecords[host]?.isEmpty == true { withdrawnAddressRecords[host] = nil }
+            guard addressRecords[host] != nil else { continue }
+            addressRecords[host]?.subtract(gone)
+            changedHosts.insert(host)
+            touched.insert(host)
+        }
+        return touched.count
+    }
+
+    /// The devices with a row or an address record learnt on `interface` (for the log).
+    /// - Complexity: O(r) for r rows.
+    public func deviceCount(on interface: String) -> Int {
+        Set(rows.values.lazy.filter { $0.instance.key.interface == interface }.map(\.hostName)).count
+    }
+
+    private mutating func forgetWithdrawals() {
+        withdrawnInterfaces = []
+        withdrawnRows = []
+        withdrawnAddressRecords = [:]
+    }
+
     /// Marks every instance unconfirmed; instances seen or resolved again before ``finishResync()`` are kept.
     public mutating func beginResync() {
+        forgetWithdrawals()  // the daemon that comes back reports every interface anew: the resync covers them
         unconfirmed = Set(rows.keys)
         for (host, records) in addressRecords { unconfirmedAddressRecords[host, default: []].formUnion(records) }
         typesSeenAgain = []
@@ -194,6 +265,7 @@ public struct PeerTable: Sendable {
         addressRecords = [:]
         unconfirmedAddressRecords = [:]
         isResyncingAddresses = false
+        forgetWithdrawals()
     }
 
     /// Whether nothing is settling: no row found is still unresolved and no device is held back.
@@ -313,11 +385,13 @@ public struct PeerTable: Sendable {
             servicesLosingRows[row.hostName, default: []].insert(key.service)
         }
         unconfirmed.remove(key)
+        withdrawnRows.remove(key)
         keysByHost[row.hostName]?.remove(key)
         if keysByHost[row.hostName]?.isEmpty == true {
             keysByHost[row.hostName] = nil
             addressRecords[row.hostName] = nil  // no longer followed
             unconfirmedAddressRecords[row.hostName] = nil
+            withdrawnAddressRecords[row.hostName] = nil
             hostsAwaitingAddresses.remove(row.hostName)
         }
         changedHosts.insert(row.hostName)

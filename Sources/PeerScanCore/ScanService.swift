@@ -29,7 +29,8 @@ public struct ScanService: Service {
     ///   - store: The store to feed; its scanning switch decides whether browsing starts.
     ///   - stateFile: Where the scanning switch is saved; `nil` to keep it in memory only.
     ///   - resyncGracePeriod: How long after the discovery daemon comes back devices not seen again are kept, if it
-    ///     does not report that it is done first.
+    ///     does not report that it is done first; likewise what was learnt on an interface whose link went down, after
+    ///     the link is back (or after it went down, if it stays down).
     ///   - settleWindow: The longest a device is held back while it settles (when the store settles).
     ///   - initialBrowseLimit: The longest the store waits for the initial browse to settle (for a store that waits);
     ///     `nil` for none.
@@ -130,6 +131,13 @@ public struct ScanService: Service {
         }
         if let generation = effects.resyncDeadline {
             submit(.resyncDeadline(generation: generation), after: resyncGracePeriod, in: &group)
+        }
+        for (interface, generation) in effects.withdrawalDeadlines {
+            submit(
+                .withdrawalDeadline(interface: interface, generation: generation),
+                after: resyncGracePeriod,
+                in: &group
+            )
         }
         if let window = effects.settleDeadline {
             submit(.settleDeadline(window: window), after: settleWindow, in: &group)

@@ -12,6 +12,9 @@ public enum StoreInput: Sendable {
     case setScanning(Bool, reply: (@Sendable (UInt64) -> Void)?)
     /// The grace period of resync `generation` is over: remove what was not seen again.
     case resyncDeadline(generation: Int)
+    /// The grace period of an interface's withdrawal (its `generation`) is over: remove what was learnt there and not
+    /// reported again (see ``DiscoveryEvent/interfaceWithdrawn(_:)``).
+    case withdrawalDeadline(interface: String, generation: Int)
     /// Settle window `window` is over: publish the devices held back in it as they are.
     case settleDeadline(window: Int)
     /// The time allowed for the initial browse is over: serve the snapshot as it is.
@@ -32,18 +35,23 @@ public struct StoreEffects: Sendable, Equatable {
     public var resyncDeadline: Int?
     /// Send ``StoreInput/settleDeadline(window:)`` with this window after the settle window's length.
     public var settleDeadline: Int?
+    /// Send ``StoreInput/withdrawalDeadline(interface:generation:)`` for each interface with its generation after the
+    /// grace period.
+    public var withdrawalDeadlines: [String: Int]
 
     /// No effects.
     public init(
         browsing: Bool? = nil,
         persistScanning: Bool? = nil,
         resyncDeadline: Int? = nil,
-        settleDeadline: Int? = nil
+        settleDeadline: Int? = nil,
+        withdrawalDeadlines: [String: Int] = [:]
     ) {
         self.browsing = browsing
         self.persistScanning = persistScanning
         self.resyncDeadline = resyncDeadline
         self.settleDeadline = settleDeadline
+        self.withdrawalDeadlines = withdrawalDeadlines
     }
 }
 
@@ -105,6 +113,9 @@ public actor SnapshotStore {
     private let now: @Sendable () -> Duration
     private let recordDevices: (@Sendable (DeviceRecords) -> Void)?
     private var resyncGeneration = 0
+    /// The interfaces withdrawn and not finished yet, with the generation of the deadline each waits for.
+    private var withdrawals: [String: Int] = [:]
+    private var withdrawalGeneration = 0
     private let logger: Logger
     private let subscribers = Subscribers()
     private let sourceStateKnown = OneShotSignal()
@@ -218,6 +229,14 @@ public actor SnapshotStore {
                     table.finishResync()
                 }
                 if generation == resyncGeneration && host.sourceState.isRunning { table.finishAddressResync() }
+            case .withdrawalDeadline(let interface, let generation):
+                guard withdrawals[interface] == generation else { break }
+                withdrawals[interface] = nil
+                let devices = table.finishWithdrawal(of: interface)
+                logger.info(
+                    "interface resync finished",
+                    metadata: ["interface": "\(interface)", "removed": "\(devices)"]
+                )
             }
         }
         if requestedScanning != wasScanning {
@@ -230,6 +249,7 @@ public actor SnapshotStore {
                 hasBrowsingSettledSinceScanningOn = false
             } else {
                 table.removeAll()
+                withdrawals = [:]
                 devices.removeAll()
                 neighbourHoldUntil = nil
             }
@@ -340,6 +360,7 @@ public actor SnapshotStore {
                 // Keep the devices through the outage; those not seen again are removed afterwards. A new outage
                 // during a resync starts it over: the daemon that comes back reports nothing about the old one.
                 table.beginResync()
+                withdrawals = [:]  // the resync covers the interfaces withdrawn before
                 resyncGeneration += 1
             }
             if state.isRunning && !host.sourceState.isRunning && table.isResyncing {
@@ -352,6 +373,20 @@ public actor SnapshotStore {
                 logger.info("interfaces changed", metadata: ["interfaces": "\(interfaces.joined(separator: ","))"])
                 host.interfaces = interfaces
             }
+        case .interfaceWithdrawn(let interface):
+            guard isScanning else { break }
+            table.apply(event)
+            logger.notice(
+                "interface withdrawn",
+                metadata: ["interface": "\(interface)", "devices": "\(table.deviceCount(on: interface))"]
+            )
+            armWithdrawalDeadline(interface, effects: &effects)
+        case .interfaceReturned(let interface):
+            guard isScanning else { break }
+            table.apply(event)
+            guard withdrawals[interface] != nil else { break }
+            logger.info("interface returned", metadata: ["interface": "\(interface)"])
+            armWithdrawalDeadline(interface, effects: &effects)  // the grace counts from the link's return
         case .browsingSettled:
             if host.sourceState.isRunning { hasBrowsingSettled = true }
             if host.sourceState.isRunning && isScanning { hasBrowsingSettledSinceScanningOn = true }
@@ -369,6 +404,13 @@ public actor SnapshotStore {
         case .neighbourRemoved(let neighbour):
             if isScanning { devices.removeNeighbour(neighbour, now: now()) }
         }
+    }
+
+    /// Asks for the deadline of an interface's withdrawal, replacing the one it waited for.
+    private func armWithdrawalDeadline(_ interface: String, effects: inout StoreEffects) {
+        withdrawalGeneration += 1
+        withdrawals[interface] = withdrawalGeneration
+        effects.withdrawalDeadlines[interface] = withdrawalGeneration
     }
 
     /// Whether a neighbour is on one of the interfaces scanned.

@@ -9,6 +9,10 @@ import PeerScanModel
 /// With no interface configured, Avahi browses every interface that is up and multicast-capable
 /// (``NetworkInterfaces/browsedByDefault(_:)``); the source reports that set whenever it changes (an interface goes
 /// up or down, checked every ``interfaceCheckInterval``), never because a device comes or goes.
+///
+/// When an interface goes down, avahi-daemon withdraws everything it learnt there, one removal at a time. The source
+/// tells those removals from departures (``InterfaceWithdrawals``), so that the store keeps the devices of a link
+/// that comes back.
 struct AvahiDiscoverySource: DiscoverySource {
     let browser: AvahiBrowser
     let events: AsyncStream<DiscoveryEvent>
@@ -16,6 +20,7 @@ struct AvahiDiscoverySource: DiscoverySource {
     private let configuredInterfaces: [String]
     private let interfaceCheckInterval: Duration
     private let currentInterfaces: @Sendable () -> [String]
+    private let isInterfaceUp: @Sendable (String) -> Bool
 
     /// Creates the source.
     ///
@@ -24,16 +29,19 @@ struct AvahiDiscoverySource: DiscoverySource {
     ///   - interfaces: The configured interfaces; empty for Avahi's default (every multicast-capable interface).
     ///   - interfaceCheckInterval: How often the default interfaces are checked.
     ///   - currentInterfaces: The interfaces browsed by default now.
+    ///   - isInterfaceUp: Whether an interface is up now (asked when Avahi removes something learnt on it).
     init(
         browser: AvahiBrowser,
         interfaces: [String],
         interfaceCheckInterval: Duration = .seconds(2),
-        currentInterfaces: @escaping @Sendable () -> [String] = { NetworkInterfaces.browsedByDefault() }
+        currentInterfaces: @escaping @Sendable () -> [String] = { NetworkInterfaces.browsedByDefault() },
+        isInterfaceUp: @escaping @Sendable (String) -> Bool = NetworkInterfaces.isUp
     ) {
         self.browser = browser
         self.configuredInterfaces = interfaces
         self.interfaceCheckInterval = interfaceCheckInterval
         self.currentInterfaces = currentInterfaces
+        self.isInterfaceUp = isInterfaceUp
         (events, continuation) = AsyncStream.makeStream()
     }
 
@@ -44,9 +52,11 @@ struct AvahiDiscoverySource: DiscoverySource {
     func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await browser.run() }
-            group.addTask { [continuation] in
+            group.addTask { [continuation, isInterfaceUp] in
+                var withdrawals = InterfaceWithdrawals(isUp: isInterfaceUp)
                 for await event in browser.events {
-                    if let event = Self.discoveryEvent(event) { continuation.yield(event) }
+                    guard let event = Self.discoveryEvent(event) else { continue }
+                    for event in withdrawals.events(for: event) { continuation.yield(event) }
                 }
             }
             if configuredInterfaces.isEmpty {
@@ -156,5 +166,50 @@ struct AvahiDiscoverySource: DiscoverySource {
             type: key.type,
             domain: key.domain
         )
+    }
+}
+
+/// Tells the removals avahi-daemon makes because an interface went down from departures.
+///
+/// Avahi withdraws an interface when its link goes down (or away): every service and address record learnt there is
+/// removed, as if each device had left. A removal on an interface that is not up any more is such a withdrawal:
+/// ``DiscoveryEvent/interfaceWithdrawn(_:)`` goes before the first, and the store keeps what was learnt there. The
+/// first thing reported on it again means the link is back (``DiscoveryEvent/interfaceReturned(_:)``). A connection
+/// to Avahi that is lost ends every withdrawal: the store resyncs everything then.
+struct InterfaceWithdrawals {
+    /// The interfaces withdrawn and not reported from since.
+    private(set) var withdrawn: Set<String> = []
+    let isUp: (String) -> Bool
+
+    /// The events to report for `event`: itself, after the withdrawal or return it reveals, if any.
+    mutating func events(for event: DiscoveryEvent) -> [DiscoveryEvent] {
+        switch event {
+        case .serviceRemoved(let key):
+            return withdrawal(on: key.interface) + [event]
+        case .addressRemoved(let record):
+            return withdrawal(on: record.interface) + [event]
+        case .serviceFound(let key):
+            return comingBack(on: key.interface) + [event]
+        case .serviceResolved(let instance):
+            return comingBack(on: instance.key.interface) + [event]
+        case .addressAdded(let record):
+            return comingBack(on: record.interface) + [event]
+        case .sourceState(let state, _) where !state.isRunning:
+            withdrawn = []
+            return [event]
+        default:
+            return [event]
+        }
+    }
+
+    private mutating func withdrawal(on interface: String) -> [DiscoveryEvent] {
+        guard !withdrawn.contains(interface), !isUp(interface) else { return [] }
+        withdrawn.insert(interface)
+        return [.interfaceWithdrawn(interface)]
+    }
+
+    private mutating func comingBack(on interface: String) -> [DiscoveryEvent] {
+        guard withdrawn.remove(interface) != nil else { return [] }
+        return [.interfaceReturned(interface)]
     }
 }

@@ -273,6 +273,74 @@ def test_avahi_restart_causes_no_churn_and_removes_what_left_meanwhile(lan, star
     assert entries_of(changes, ids["gamma.local"])["itemDeletes"] == 1
 
 
+def set_scanner_link(lan, up: bool) -> None:
+    """The scanner's link down or up, as a cable pulled and put back does. IPv6 addresses go with a link that goes
+    down (keep_addr_on_down=0): the scanner's is put back."""
+    lan.run_in_scanner(["ip", "link", "set", "lan0", "up" if up else "down"])
+    if up:
+        lan.run_in_scanner(["ip", "addr", "replace", f"{lan.scanner_ipv6}/64", "dev", "lan0", "nodad"])
+
+
+def wait_for_line(daemon, text: str, timeout: float = 30) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [line for line in list(daemon.stderr_lines) if text in line]
+        if found:
+            return found[-1]
+        time.sleep(0.1)
+    raise AssertionError(f"no '{text}' line within {timeout} s:\n" + "\n".join(daemon.stderr_lines[-30:]))
+
+
+def test_a_link_down_and_up_again_is_no_churn(lan, start_daemon):
+    """avahi-daemon withdraws everything it learnt on a link that goes down, as if every device had left. peerscand
+    keeps them (`interface withdrawn`), confirms what Avahi reports again once the link is back, and removes only
+    what it does not report within --resync-grace (`interface resync finished removed=0`): not one changeset touches
+    a device (the host item shows the interface going and coming back)."""
+    alpha, beta = two_peers(lan)
+    daemon = start_daemon("--resync-grace", "5")
+    wait_for_both(daemon, alpha, beta)
+    start = daemon.sequence
+    before = daemon.devices()
+
+    set_scanner_link(lan, up=False)
+    withdrawn = wait_for_line(daemon, "interface withdrawn")
+    assert "interface=lan0" in withdrawn and "devices=2" in withdrawn, withdrawn
+    time.sleep(3)
+    set_scanner_link(lan, up=True)
+    wait_for_line(daemon, "interface returned")
+    finished = wait_for_line(daemon, "interface resync finished", timeout=30)
+    assert "removed=0" in finished, finished
+    time.sleep(1)
+    changes = daemon.changes_since(start)
+    assert all(entries_of(changes, device_id) == {"itemInserts": 0, "itemDeletes": 0, "itemUpdates": 0,
+                                                  "itemMoves": 0} for device_id in before), changes
+    assert daemon.devices() == before
+    assert lan.avahi_browse(), "avahi-daemon learnt the link again"
+
+
+def test_a_link_that_stays_down_loses_its_devices_after_the_grace_and_finds_them_when_back(lan, start_daemon):
+    """A link down for longer than --resync-grace: its devices go (one changeset); when it is back they return with
+    their ids."""
+    alpha, beta = two_peers(lan)
+    daemon = start_daemon("--resync-grace", "3")
+    wait_for_both(daemon, alpha, beta)
+    ids = set(daemon.devices())
+    start = daemon.sequence
+
+    set_scanner_link(lan, up=False)
+    went = time.monotonic()
+    daemon.wait_for(lambda s: not applier.devices(s), timeout=20, what="devices removed")
+    waited = time.monotonic() - went
+    assert 2.5 < waited < 10, f"removed {waited:.1f} s after the link went down (grace 3 s)"
+    assert "removed=2" in wait_for_line(daemon, "interface resync finished")
+    removals = [c for c in daemon.changes_since(start) if c.get("itemDeletes")]
+    assert len(removals) == 1 and len(removals[0]["itemDeletes"]) == 2, "both in one changeset"
+
+    set_scanner_link(lan, up=True)
+    snapshot = wait_for_both(daemon, alpha, beta)
+    assert set(applier.devices(snapshot)) == ids, "the same ids"
+
+
 def test_device_ids_survive_a_daemon_restart(lan, start_daemon):
     alpha, beta = two_peers(lan)
     first = start_daemon()

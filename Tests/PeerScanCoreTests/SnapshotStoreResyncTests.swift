@@ -179,3 +179,67 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         #expect(await store.snapshot.devices.map(\.hostName) == ["nas.local"])
     }
 }
+
+// A link that goes down and comes back: Avahi withdraws everything learnt on it, the store keeps it, and only what is
+// not reported again within the grace period after the link is back goes.
+@Suite struct SnapshotStoreWithdrawalTests {
+    /// Avahi withdrawing eth0: both devices' rows removed, as when its link goes down.
+    private let withdrawal: [StoreInput] = [
+        .discovery(.interfaceWithdrawn("eth0")), .removed(television.key), .removed(nas.key),
+    ]
+
+    @Test func aWithdrawnInterfaceChangesNothingAndAsksForADeadline() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let outcome = try await applyBatch(withdrawal, to: store)
+        #expect(outcome.updates.isEmpty, "no changeset")
+        let generation = try #require(outcome.effects.withdrawalDeadlines["eth0"])
+        #expect(outcome.effects == StoreEffects(withdrawalDeadlines: ["eth0": generation]))
+        #expect(await store.deviceCount == 2)
+    }
+
+    @Test func theLinkBackAndItsDevicesReportedAgainIsNoChangeset() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let withdrawn = try #require(await store.apply(withdrawal).withdrawalDeadlines["eth0"])
+        let back = try await applyBatch(
+            [.discovery(.interfaceReturned("eth0")), .resolved(television), .resolved(nas)],
+            to: store
+        )
+        #expect(back.updates.isEmpty)
+        let returned = try #require(back.effects.withdrawalDeadlines["eth0"], "the grace counts from the return")
+        #expect(returned != withdrawn)
+        let early = try await applyBatch([.withdrawalDeadline(interface: "eth0", generation: withdrawn)], to: store)
+        #expect(early.updates.isEmpty, "the deadline of the withdrawal was replaced by the return's")
+        let done = try await applyBatch([.withdrawalDeadline(interface: "eth0", generation: returned)], to: store)
+        #expect(done.updates.isEmpty, "both were reported again")
+        #expect(await store.deviceCount == 2)
+    }
+
+    @Test func theDeadlineRemovesWhatWasNotReportedAgain() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        await store.apply(withdrawal)
+        let back = await store.apply([.discovery(.interfaceReturned("eth0")), .resolved(television)])
+        let generation = try #require(back.withdrawalDeadlines["eth0"])
+        let outcome = try await applyBatch([.withdrawalDeadline(interface: "eth0", generation: generation)], to: store)
+        var expected = ScanChangeset()
+        expected.itemDeletes = [
+            .init(id: DeviceID.make(hostName: "nas.local"), from: ItemIndexPath(section: 1, item: 0))
+        ]
+        #expect(outcome.changes == expected)
+    }
+
+    @Test func anOutageOfTheSourceReplacesTheWithdrawal() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let generation = try #require(await store.apply(withdrawal).withdrawalDeadlines["eth0"])
+        await store.apply([.source(.connecting)])
+        await store.apply([.source(.running), .resolved(television), .resolved(nas)])
+        let outcome = try await applyBatch([.withdrawalDeadline(interface: "eth0", generation: generation)], to: store)
+        #expect(outcome.updates.isEmpty, "the resync decides now")
+        #expect(await store.deviceCount == 2)
+    }
+
+    @Test func nothingIsWithdrawnWhileScanningIsOff() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        await store.apply([.setScanning(false)])
+        #expect(await store.apply(withdrawal).withdrawalDeadlines.isEmpty)
+    }
+}

@@ -161,3 +161,63 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
         await following.value
     }
 }
+
+// Avahi withdraws an interface whose link goes down, one removal at a time: told apart from departures by whether the
+// interface is still up.
+@Suite struct InterfaceWithdrawalsTests {
+    private let printerRow = ServiceInstanceKey(
+        interface: "lan0",
+        ipProtocol: .ipv4,
+        name: "P",
+        type: "_ipp._tcp",
+        domain: "local"
+    )
+    private let printerAddress = HostAddress(
+        hostName: "printer.local",
+        address: "10.0.0.9",
+        interface: "lan0",
+        ipProtocol: .ipv4
+    )
+
+    @Test func aRemovalOnAnInterfaceThatIsUpIsADeparture() {
+        var withdrawals = InterfaceWithdrawals(isUp: { _ in true })
+        #expect(withdrawals.events(for: .serviceRemoved(printerRow)) == [.serviceRemoved(printerRow)])
+        #expect(withdrawals.withdrawn.isEmpty)
+    }
+
+    @Test func theFirstRemovalOnAnInterfaceThatIsDownWithdrawsItOnce() {
+        var asked: [String] = []
+        var withdrawals = InterfaceWithdrawals(isUp: {
+            asked.append($0)
+            return false
+        })
+        #expect(
+            withdrawals.events(for: .addressRemoved(printerAddress))
+                == [.interfaceWithdrawn("lan0"), .addressRemoved(printerAddress)]
+        )
+        #expect(withdrawals.events(for: .serviceRemoved(printerRow)) == [.serviceRemoved(printerRow)])
+        #expect(asked == ["lan0"], "asked once: the interface is known to be withdrawn")
+    }
+
+    @Test(arguments: [
+        DiscoveryEvent.serviceFound(
+            ServiceInstanceKey(interface: "lan0", ipProtocol: .ipv6, name: "Q", type: "_ipp._tcp", domain: "local")
+        ),
+        .addressAdded(HostAddress(hostName: "q.local", address: "fd00::9", interface: "lan0", ipProtocol: .ipv6)),
+    ])
+    func theFirstReportOnAWithdrawnInterfaceMeansItIsBack(report: DiscoveryEvent) {
+        var withdrawals = InterfaceWithdrawals(isUp: { _ in false })
+        _ = withdrawals.events(for: .serviceRemoved(printerRow))
+        #expect(withdrawals.events(for: report) == [.interfaceReturned("lan0"), report])
+        #expect(withdrawals.events(for: report) == [report], "once")
+        #expect(withdrawals.withdrawn.isEmpty)
+    }
+
+    @Test func losingAvahiEndsEveryWithdrawal() {
+        var withdrawals = InterfaceWithdrawals(isUp: { _ in false })
+        _ = withdrawals.events(for: .serviceRemoved(printerRow))
+        let lost = DiscoveryEvent.sourceState(.failure(reason: "gone"), hostName: nil)
+        #expect(withdrawals.events(for: lost) == [lost])
+        #expect(withdrawals.withdrawn.isEmpty)
+    }
+}

@@ -1,0 +1,128 @@
+// The peer table through a link that goes down and comes back: what Avahi withdrew with the link is kept, what it
+// reports again is confirmed, and the rest goes when the withdrawal is finished.
+
+import PeerScanModel
+import Testing
+
+@testable import PeerScanCore
+
+private let tvOnEth0 = makeInstance("TV", host: "tv.local", interface: "eth0", addresses: ["10.0.0.7"])
+private let tvOnWlan0 = makeInstance("TV", host: "tv.local", interface: "wlan0", addresses: ["10.1.0.7"])
+private let nasOnEth0 = makeInstance("NAS", type: "_smb._tcp", host: "nas.local", addresses: ["10.0.0.8"])
+
+private func record(_ address: String, host: String = "tv.local", interface: String = "eth0") -> HostAddress {
+    HostAddress(hostName: host, address: address, interface: interface, ipProtocol: .ipv4)
+}
+
+/// A table with the TV (on eth0 and wlan0, an extra address record on eth0) and the NAS (eth0), reported.
+private func tableWithTwoDevices() -> PeerTable {
+    var table = PeerTable()
+    for instance in [tvOnEth0, tvOnWlan0, nasOnEth0] { table.apply(.serviceResolved(instance)) }
+    table.apply(.addressAdded(record("10.0.0.70")))
+    _ = table.takeChangedDevices()
+    return table
+}
+
+/// Avahi withdraws eth0 as it does when the link goes down: every row and address record learnt there, one by one.
+private func withdrawEth0(_ table: inout PeerTable) {
+    table.apply(.interfaceWithdrawn("eth0"))
+    table.apply(.addressRemoved(record("10.0.0.70")))
+    table.apply(.serviceRemoved(tvOnEth0.key))
+    table.apply(.serviceRemoved(nasOnEth0.key))
+}
+
+/// The host names reported by one take, with whether each still has a device.
+private func take(_ table: inout PeerTable) -> [String: Bool] {
+    Dictionary(uniqueKeysWithValues: table.takeChangedDevices().changes.map { ($0.hostName, $0.device != nil) })
+}
+
+@Suite struct PeerTableWithdrawalTests {
+    @Test func aWithdrawnInterfaceKeepsItsDevicesAsTheyWere() {
+        var table = tableWithTwoDevices()
+        let before = table.devices.sorted { $0.id.description < $1.id.description }
+        withdrawEth0(&table)
+        #expect(take(&table).isEmpty, "nothing changed")
+        #expect(table.devices.sorted { $0.id.description < $1.id.description } == before)
+    }
+
+    @Test func whatIsReportedAgainWhenTheLinkIsBackStaysAndTheRestGoesAtTheDeadline() throws {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        table.apply(.interfaceReturned("eth0"))
+        table.apply(.serviceFound(tvOnEth0.key))
+        table.apply(.serviceResolved(tvOnEth0))
+        table.apply(.addressAdded(record("10.0.0.70")))
+        #expect(take(&table) == ["tv.local": true], "reported again, and unchanged")
+        #expect(table.finishWithdrawal(of: "eth0") == 1, "the NAS was not reported again")
+        #expect(take(&table) == ["nas.local": false])
+        let tv = try #require(table.device(hostName: "tv.local"))
+        #expect(tv.addresses == ["10.0.0.7", "10.0.0.70", "10.1.0.7"])
+        #expect(tv.interfaces == ["eth0", "wlan0"])
+    }
+
+    @Test func aLinkThatStaysDownLosesWhatWasLearntThereAndOnlyThat() throws {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        #expect(table.finishWithdrawal(of: "eth0") == 2)
+        #expect(take(&table) == ["tv.local": true, "nas.local": false])
+        let tv = try #require(table.device(hostName: "tv.local"))
+        #expect(tv.interfaces == ["wlan0"], "still seen on wlan0")
+        #expect(tv.addresses == ["10.1.0.7"])
+    }
+
+    @Test func anAddressRecordNotReportedAgainGoesAtTheDeadline() throws {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        table.apply(.interfaceReturned("eth0"))
+        table.apply(.serviceResolved(tvOnEth0))
+        table.apply(.serviceResolved(nasOnEth0))
+        _ = take(&table)
+        table.finishWithdrawal(of: "eth0")
+        #expect(take(&table) == ["tv.local": true])
+        #expect(try #require(table.device(hostName: "tv.local")).addresses == ["10.0.0.7", "10.1.0.7"])
+    }
+
+    @Test func aRemovalAfterTheLinkIsBackIsADeparture() {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        table.apply(.interfaceReturned("eth0"))
+        table.apply(.serviceResolved(nasOnEth0))
+        _ = take(&table)
+        table.apply(.serviceRemoved(nasOnEth0.key))
+        #expect(take(&table) == ["nas.local": false])
+    }
+
+    @Test func removalsOnOtherInterfacesAreDepartures() {
+        var table = tableWithTwoDevices()
+        table.apply(.interfaceWithdrawn("eth0"))
+        table.apply(.serviceRemoved(tvOnWlan0.key))
+        #expect(take(&table) == ["tv.local": true])
+        #expect(table.device(hostName: "tv.local")?.interfaces == ["eth0"])
+    }
+
+    @Test func anOutageOfTheDaemonTakesOverTheWithdrawal() {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        table.beginResync()
+        table.apply(.serviceResolved(tvOnWlan0))
+        table.finishResync()
+        #expect(take(&table) == ["tv.local": true, "nas.local": false])
+        #expect(table.finishWithdrawal(of: "eth0") == 0, "nothing left to finish")
+    }
+
+    @Test func scanningOffForgetsTheWithdrawal() {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        table.removeAll()
+        table.apply(.serviceResolved(nasOnEth0))
+        table.apply(.serviceRemoved(nasOnEth0.key))
+        #expect(table.device(hostName: "nas.local") == nil, "eth0 is no longer withdrawn: a removal is final")
+    }
+
+    @Test func countsTheDevicesLearntOnAnInterface() {
+        let table = tableWithTwoDevices()
+        #expect(table.deviceCount(on: "eth0") == 2)
+        #expect(table.deviceCount(on: "wlan0") == 1)
+        #expect(table.deviceCount(on: "eth1") == 0)
+    }
+}
