@@ -26,12 +26,15 @@ public enum MQTTPayloads {
     ///
     /// The entity's `unique_id` is the scanner's node and the device id (`peerscan_<node>_<id>`), so that two
     /// scanners that see one device make two trackers; they share one Home Assistant device (its `identifiers` are
-    /// the device id alone, its `connections` the MAC addresses).
+    /// the device id alone, its `connections` the MAC addresses). Its `default_entity_id` (Home Assistant 2025.10
+    /// and later; `object_id` is ignored since 2026.4) is the same text made a valid entity id:
+    /// `device_tracker.peerscan_<node>_<id>` in lowercase letters, digits and single underscores.
     public static func homeAssistantConfig(_ device: Device, topics: MQTTTopics) -> [UInt8] {
+        let uniqueID = "peerscan_\(topics.node)_\(device.id)"
         let config = HomeAssistantTracker(
             name: nil,
-            uniqueID: "peerscan_\(topics.node)_\(device.id)",
-            objectID: "peerscan_\(topics.node)_\(device.id)",
+            uniqueID: uniqueID,
+            defaultEntityID: "device_tracker.\(entitySlug(uniqueID))",
             stateTopic: topics.device(device.id),
             valueTemplate: "{{ 'home' if value_json.online else 'not_home' }}",
             payloadHome: "home",
@@ -64,7 +67,7 @@ public enum MQTTPayloads {
     private struct HomeAssistantTracker: Encodable {
         var name: String?
         var uniqueID: String
-        var objectID: String
+        var defaultEntityID: String
         var stateTopic: String
         var valueTemplate: String
         var payloadHome: String
@@ -92,7 +95,7 @@ public enum MQTTPayloads {
             // `name: null`: the entity is named after its device.
             case name, device, origin
             case uniqueID = "unique_id"
-            case objectID = "object_id"
+            case defaultEntityID = "default_entity_id"
             case stateTopic = "state_topic"
             case valueTemplate = "value_template"
             case payloadHome = "payload_home"
@@ -108,7 +111,7 @@ public enum MQTTPayloads {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeNil(forKey: .name)
             try container.encode(uniqueID, forKey: .uniqueID)
-            try container.encode(objectID, forKey: .objectID)
+            try container.encode(defaultEntityID, forKey: .defaultEntityID)
             try container.encode(stateTopic, forKey: .stateTopic)
             try container.encode(valueTemplate, forKey: .valueTemplate)
             try container.encode(payloadHome, forKey: .payloadHome)
@@ -121,6 +124,21 @@ public enum MQTTPayloads {
             try container.encode(device, forKey: .device)
             try container.encode(origin, forKey: .origin)
         }
+    }
+
+    /// `text` as the object part of a Home Assistant entity id: lowercase ASCII letters and digits, every other run of
+    /// characters one underscore, none at either end (Home Assistant's `valid_entity_id`).
+    static func entitySlug(_ text: String) -> String {
+        var slug = ""
+        for character in text.lowercased() {
+            if character.isASCII && (character.isLetter || character.isNumber) {
+                slug.append(character)
+            } else if !slug.isEmpty && slug.last != "_" {
+                slug.append("_")
+            }
+        }
+        while slug.last == "_" { slug.removeLast() }
+        return slug.isEmpty ? "peerscan" : slug
     }
 
     private static func encode(_ value: some Encodable) -> [UInt8] {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -160,6 +161,7 @@ def test_home_assistant_discovery_configs_follow_the_devices(lan, start_daemon, 
     assert config["state_topic"] == config["json_attributes_topic"] == f"{PREFIX}/devices/{device_id}"
     assert config["availability_topic"] == f"{PREFIX}/status"
     assert config["unique_id"].endswith(device_id) and config["device"]["identifiers"] == [f"peerscan_{device_id}"]
+    assert config["default_entity_id"] == "device_tracker." + re.sub(r"[^a-z0-9]+", "_", config["unique_id"].lower())
     assert config["device"]["name"] == item["displayName"] == "Alpha"
     assert config["source_type"] == "router" and config["payload_home"] == "home"
     alpha.unregister("Alpha", "_http._tcp")

@@ -183,6 +183,9 @@ private func json(_ bytes: [UInt8]) throws -> [String: Any] {
         let topic = "homeassistant/device_tracker/scanner_example/\(printer.id)/config"
         let config = try json(try #require(broker.retained[topic]))
         #expect(config["unique_id"] as? String == "peerscan_scanner_example_\(printer.id)")
+        let slug = "peerscan_scanner_example_\(printer.id.description.replacingOccurrences(of: "-", with: "_"))"
+        #expect(config["default_entity_id"] as? String == "device_tracker.\(slug)")
+        #expect(config["object_id"] == nil, "ignored since Home Assistant 2026.4")
         #expect(config["state_topic"] as? String == "peerscan/test/devices/\(printer.id)")
         #expect(config["json_attributes_topic"] as? String == "peerscan/test/devices/\(printer.id)")
         #expect(config["availability_topic"] as? String == "peerscan/test/status")
@@ -318,5 +321,28 @@ private func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(topics.deviceID(inTopic: topics.device(id)) == id)
         #expect(topics.deviceID(inTopic: topics.discoveryConfig(id)) == id)
         #expect(topics.deviceID(inTopic: topics.status) == nil)
+    }
+}
+
+@Suite struct HomeAssistantEntityIDTests {
+    /// Home Assistant's `valid_entity_id` for the object part: lowercase letters, digits, single inner underscores.
+    private func isValidObjectID(_ text: String) -> Bool {
+        !text.isEmpty && !text.hasPrefix("_") && !text.hasSuffix("_") && !text.contains("__")
+            && text.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "_" }
+    }
+
+    @Test(arguments: [
+        (
+            "peerscan_scanner_E6FB4EA3-0000-5000-8000-00000000000A",
+            "peerscan_scanner_e6fb4ea3_0000_5000_8000_00000000000a"
+        ),
+        ("peerscan_my--host__x_1", "peerscan_my_host_x_1"),
+        ("-peerscan_café-", "peerscan_caf"),
+        ("---", "peerscan"),
+    ])
+    func aUniqueIDBecomesAValidEntityID(unique: String, expected: String) {
+        let slug = MQTTPayloads.entitySlug(unique)
+        #expect(slug == expected)
+        #expect(isValidObjectID(slug))
     }
 }
