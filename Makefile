@@ -167,7 +167,7 @@ sanitize-tsan sanitize-asan: sanitize-%: deps
 	$(SWIFT) build --build-tests --sanitize=$(SANITIZER_$*) --scratch-path .build-$*
 	$(SANITIZER_ENV_$*) $(SWIFT) test --skip-build --no-parallel --sanitize=$(SANITIZER_$*) --scratch-path .build-$*; \
 		$(call sanitizer_reports,$*)
-	$(SANITIZER_ENV_$*) PEERSCAND=$(CURDIR)/.build-$*/debug/peerscand \
+	$(SANITIZER_ENV_$*) PEERSCAND=$(CURDIR)/.build-$*/debug/peerscand PEERSCAN_SANITIZER=$(SANITIZER_$*) \
 		$(PYTHON) -m pytest -v -p no:cacheprovider $(SANITIZE_TESTS); \
 		$(call sanitizer_reports,$*)
 	@echo "sanitize-$*: no sanitizer report"

@@ -131,13 +131,13 @@ public struct LogfmtLogHandler: LogHandler {
 /// per logger) never interleave.
 private final class LineWriter: Sendable {
     private let descriptor: Int32
-    private static let lock = NIOLockedValueBox(())
+    private static let lock = NIOLock()
 
     init(descriptor: Int32) { self.descriptor = descriptor }
 
     func write(_ line: String) {
         let bytes = Array((line + "\n").utf8)
-        Self.lock.withLockedValue { _ in
+        Self.lock.withLock {
             var offset = 0
             while offset < bytes.count {
                 let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }

@@ -12,7 +12,7 @@ final class ReplyCache: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
-    private let encoding = NIOLockedValueBox(())
+    private let encoding = NIOLock()
 
     /// The snapshot reply for a sequence, encoded once: callers that ask while it is being encoded wait for it
     /// (a hundred clients connecting at once must not encode, and hold, a hundred copies).
@@ -21,7 +21,7 @@ final class ReplyCache: Sendable {
         kind: SnapshotKind,
         make: () throws -> VarlinkPreparedReply
     ) throws -> VarlinkPreparedReply {
-        try encoding.withLockedValue { _ in
+        try encoding.withLock {
             if let cached = state.withLockedValue({ $0.snapshotSequence == sequence ? $0.snapshots[kind] : nil }) {
                 return cached
             }

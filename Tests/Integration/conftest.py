@@ -29,6 +29,9 @@ import applier  # noqa: E402
 import varlinkclient  # noqa: E402
 
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
+# `thread` or `address` when peerscand is a sanitized build (make sanitize): the tests' resource and time goals, which
+# are those of a normal build, do not hold there.
+SANITIZER = os.environ.get("PEERSCAN_SANITIZER", "")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -784,8 +784,10 @@ def test_one_user_can_neither_exhaust_memory_nor_lock_out_root(lan, start_varlin
         flood.wait()
     assert listed.returncode == 0 and "alpha.local" in listed.stdout, listed.stderr
     print(f"flood: RSS {rss_mib:.1f} MiB, root's list {took:.3f} s")
-    assert rss_mib < 128, f"RSS {rss_mib:.0f} MiB under the flood"
-    assert took < 1.0, f"root's list took {took:.2f} s under the flood"
+    # The goals are the release's: under a sanitizer (make sanitize) memory and time grow several times.
+    if not __import__("conftest").SANITIZER:
+        assert rss_mib < 128, f"RSS {rss_mib:.0f} MiB under the flood"
+        assert took < 1.0, f"root's list took {took:.2f} s under the flood"
     limits = [line for line in daemon.stderr_lines if "client limit" in line]
     assert any("reason=connections-per-user" in line and "uid=65534" in line for line in limits), limits
     assert any("reason=queued-bytes" in line for line in limits), limits
