@@ -41,8 +41,10 @@ public struct PeerTable: Sendable {
     /// The address records of each host with rows: confirmed, and (during a resync) not reported again yet.
     private var addressRecords: [String: Set<HostAddress>] = [:]
     private var unconfirmedAddressRecords: [String: Set<HostAddress>] = [:]
-    /// Whether the address records are being resynced (from ``beginResync()`` to ``finishAddressResync()``).
-    private var isResyncingAddresses = false
+    /// The hosts whose address records are being resynced (from ``beginResync()`` until
+    /// ``finishAddressResync(final:)`` settles them), and the sources of records that have answered since it began.
+    private var hostsResyncingAddresses: Set<String> = []
+    private var answeredAddressSources: Set<AddressSource> = []
     private var unconfirmed: Set<ServiceInstanceKey> = []
     /// The service types seen (an instance found or resolved, or the type's browser settled) since the resync began.
     private var typesSeenAgain: Set<String> = []
@@ -94,6 +96,11 @@ public struct PeerTable: Sendable {
             let host = DeviceID.canonicalHostName(instance.hostName)
             if let old = rows[instance.key], old.hostName != host { remove(instance.key) }
             forgetPending(instance.key)
+            if hostsResyncingAddresses.contains(host) {
+                for address in instance.addresses {
+                    answeredAddressSources.insert(AddressSource(host, address, over: instance.key.ipProtocol))
+                }
+            }
             rows[instance.key] = Row(instance: instance, hostName: host, resolution: resolutionCounter)
             keysByHost[host, default: []].insert(instance.key)
             unconfirmed.remove(instance.key)
@@ -122,11 +129,14 @@ public struct PeerTable: Sendable {
             let host = DeviceID.canonicalHostName(record.hostName)
             guard keysByHost[host] != nil else { return }  // a host no row points to is not followed
             unconfirmedAddressRecords[host]?.remove(record)
+            if hostsResyncingAddresses.contains(host) {
+                answeredAddressSources.insert(AddressSource(host, record.address, over: record.ipProtocol))
+            }
             withdrawnAddressRecords[host]?.remove(record)
             if addressRecords[host, default: []].insert(record).inserted { changedHosts.insert(host) }
         case .addressRemoved(let record):
             let host = DeviceID.canonicalHostName(record.hostName)
-            if isResyncingAddresses {
+            if hostsResyncingAddresses.contains(host) {
                 // A daemon that came back rebuilds its cache, and a response that carries only some of a host's
                 // records flushes the others (mDNS's cache-flush bit) until they are asked for again, a second or
                 // two later. So a removal now is only "not confirmed": the record stays unless it is not reported
@@ -208,9 +218,10 @@ public struct PeerTable: Sendable {
         forgetWithdrawals()  // the daemon that comes back reports every interface anew: the resync covers them
         unconfirmed = Set(rows.keys)
         for (host, records) in addressRecords { unconfirmedAddressRecords[host, default: []].formUnion(records) }
+        hostsResyncingAddresses = Set(addressRecords.keys)
+        answeredAddressSources = []
         typesSeenAgain = []
         isResyncing = true
-        isResyncingAddresses = true
     }
 
     /// Removes the unconfirmed instances of the service types seen again since ``beginResync()``: their browsers
@@ -230,15 +241,32 @@ public struct PeerTable: Sendable {
     }
 
     /// Drops the address records not reported again since ``beginResync()``, and those removed meanwhile and not
-    /// reported again since. Later than the rows: a host's records are only followed again once one of its rows has
-    /// resolved again, against a daemon whose cache may be empty (and flushes records while it fills again).
-    public mutating func finishAddressResync() {
-        isResyncingAddresses = false
-        for (host, records) in unconfirmedAddressRecords where !records.isEmpty {
-            addressRecords[host]?.subtract(records)
-            changedHosts.insert(host)
+    /// reported again since — of the hosts that have answered again.
+    ///
+    /// Later than the rows: a host's records are only followed again once one of its rows has resolved again, against
+    /// a daemon whose cache may be empty (and flushes records while it fills again). And a daemon that comes back to
+    /// a large LAN asks every host again, which takes it a while (on the test LAN, 520 hosts: ~27 s until the last
+    /// answered): a record is dropped only once its host has answered again for that kind of record over that
+    /// protocol (a resolution or a record of the same address family, seen over the same IP protocol) — a record the
+    /// answer did not carry is gone. Records of hosts that have not answered yet stay unconfirmed for a later call.
+    ///
+    /// - Parameter final: Drop every unconfirmed record, answered or not (the last round).
+    /// - Returns: How many hosts still wait for an answer.
+    /// - Complexity: O(u) for u unconfirmed records.
+    @discardableResult
+    public mutating func finishAddressResync(final: Bool = true) -> Int {
+        for (host, records) in unconfirmedAddressRecords {
+            let gone = final ? records : records.filter { answeredAddressSources.contains(AddressSource($0)) }
+            if !gone.isEmpty {
+                addressRecords[host]?.subtract(gone)
+                changedHosts.insert(host)
+            }
+            let left = records.subtracting(gone)
+            unconfirmedAddressRecords[host] = left.isEmpty ? nil : left
         }
-        unconfirmedAddressRecords = [:]
+        hostsResyncingAddresses = Set(unconfirmedAddressRecords.keys)
+        if hostsResyncingAddresses.isEmpty { answeredAddressSources = [] }
+        return hostsResyncingAddresses.count
     }
 
     /// The source lost its daemon: the rows it found but had not resolved, and the address lookups it had started,
@@ -264,7 +292,8 @@ public struct PeerTable: Sendable {
         hostsAwaitingAddresses = []
         addressRecords = [:]
         unconfirmedAddressRecords = [:]
-        isResyncingAddresses = false
+        hostsResyncingAddresses = []
+        answeredAddressSources = []
         forgetWithdrawals()
     }
 
@@ -391,6 +420,7 @@ public struct PeerTable: Sendable {
             keysByHost[row.hostName] = nil
             addressRecords[row.hostName] = nil  // no longer followed
             unconfirmedAddressRecords[row.hostName] = nil
+            hostsResyncingAddresses.remove(row.hostName)
             withdrawnAddressRecords[row.hostName] = nil
             hostsAwaitingAddresses.remove(row.hostName)
         }
@@ -412,6 +442,24 @@ public struct PeerTable: Sendable {
         for service in services { counts[service.name, default: 0] += 1 }
         let best = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }
         return best?.key ?? String(hostName.split(separator: ".").first ?? Substring(hostName))
+    }
+}
+
+/// Where a host's address record comes from: the host, the kind of record (A or AAAA) and the IP protocol it was seen
+/// over. An answer of the host's over that protocol carries every record of that kind.
+private struct AddressSource: Hashable {
+    var hostName: String
+    var isIPv6: Bool
+    var ipProtocol: IPProtocol
+
+    init(_ hostName: String, _ address: String, over ipProtocol: IPProtocol) {
+        self.hostName = hostName
+        self.isIPv6 = address.contains(":")
+        self.ipProtocol = ipProtocol
+    }
+
+    init(_ record: HostAddress) {
+        self.init(DeviceID.canonicalHostName(record.hostName), record.address, over: record.ipProtocol)
     }
 }
 

@@ -113,6 +113,8 @@ public actor SnapshotStore {
     private let now: @Sendable () -> Duration
     private let recordDevices: (@Sendable (DeviceRecords) -> Void)?
     private var resyncGeneration = 0
+    /// The grace periods the address records of the current resync have had (see ``finishAddressResyncRound``).
+    private var addressResyncRounds = 0
     /// The interfaces withdrawn and not finished yet, with the generation of the deadline each waits for.
     private var withdrawals: [String: Int] = [:]
     private var withdrawalGeneration = 0
@@ -228,7 +230,9 @@ public actor SnapshotStore {
                     logger.info("avahi resync finished", metadata: ["reason": "grace-period"])
                     table.finishResync()
                 }
-                if generation == resyncGeneration && host.sourceState.isRunning { table.finishAddressResync() }
+                if generation == resyncGeneration && host.sourceState.isRunning {
+                    finishAddressResyncRound(effects: &effects)
+                }
             case .withdrawalDeadline(let interface, let generation):
                 guard withdrawals[interface] == generation else { break }
                 withdrawals[interface] = nil
@@ -362,6 +366,7 @@ public actor SnapshotStore {
                 table.beginResync()
                 withdrawals = [:]  // the resync covers the interfaces withdrawn before
                 resyncGeneration += 1
+                addressResyncRounds = 0
             }
             if state.isRunning && !host.sourceState.isRunning && table.isResyncing {
                 effects.resyncDeadline = resyncGeneration
@@ -403,6 +408,24 @@ public actor SnapshotStore {
             if isScanning && isScanned(neighbour) { devices.updateNeighbour(neighbour, now: now()) }
         case .neighbourRemoved(let neighbour):
             if isScanning { devices.removeNeighbour(neighbour, now: now()) }
+        }
+    }
+
+    /// The most grace periods a host that does not answer keeps its address records through after a resync.
+    static let maximumAddressResyncRounds = 6
+
+    /// A grace period of the address resync is over: the records of the hosts that answered again and did not report
+    /// them are dropped; hosts that have not answered yet get another grace period, up to
+    /// ``maximumAddressResyncRounds`` in all (a daemon that comes back to a large LAN takes a while to ask every host
+    /// again).
+    private func finishAddressResyncRound(effects: inout StoreEffects) {
+        addressResyncRounds += 1
+        let final = addressResyncRounds >= Self.maximumAddressResyncRounds
+        let waiting = table.finishAddressResync(final: final)
+        if waiting > 0 {
+            effects.resyncDeadline = resyncGeneration
+        } else if addressResyncRounds > 1 {
+            logger.info("avahi address resync finished", metadata: ["rounds": "\(addressResyncRounds)"])
         }
     }
 

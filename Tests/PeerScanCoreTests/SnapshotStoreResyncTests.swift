@@ -130,6 +130,25 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
     }
 
+    @Test func addressRecordsOfAHostThatDoesNotAnswerAreKeptForMoreRoundsUpToTheLast() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let record = HostAddress(hostName: "nas.local", address: "10.0.0.9", interface: "eth0", ipProtocol: .ipv4)
+        await store.apply([.discovery(.addressAdded(record))])
+        await store.apply([.source(.connecting)])
+        // The NAS's row is seen again (its service is there), but the NAS has not answered for its addresses yet.
+        let back = await store.apply([.source(.running), .resolved(television), .discovery(.serviceFound(nas.key))])
+        var generation = try #require(back.resyncDeadline)
+        for round in 1..<SnapshotStore.maximumAddressResyncRounds {
+            let outcome = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
+            #expect(outcome.updates.isEmpty, "round \(round): the NAS has not answered, its record stays")
+            generation = try #require(outcome.effects.resyncDeadline, "round \(round) asks for another")
+            #expect(await store.snapshot.device(hostName: "nas.local")?.addresses == ["10.0.0.8", "10.0.0.9"])
+        }
+        let last = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
+        #expect(last.effects.resyncDeadline == nil, "the last round")
+        #expect(await store.snapshot.device(hostName: "nas.local")?.addresses == ["10.0.0.8"])
+    }
+
     @Test func theDeadlineIsIgnoredWhileTheSourceIsDownAgain() async throws {
         let store = await makeRunningStoreWithTwoDevices()
         let generation = try await takeThroughAnOutageSeeingOnlyTheTelevisionAgain(store)
