@@ -659,7 +659,9 @@ class Stress:
 
     def attribute(self, d: dict, seen: dict[str, dict]) -> dict:
         """For a mismatch: which differing hosts avahi-daemon itself (avahi-browse -r, a fresh resolve) shows as
-        peerscand does (the LAN lost the packets: nothing peerscand could know) and which not (peerscand's fault)."""
+        peerscand does (the LAN lost the packets: nothing peerscand could know) and which not (peerscand's fault).
+        Services only: avahi-browse resolves one address per row, so a host that differs only in its addresses
+        always counts as shown alike — look at the diff's addresses before blaming the LAN."""
         try:
             rows = [r for r in self.lan.avahi_browse(timeout=180) if r.event == "=" and r.type.startswith("_stress")]
         except Exception as error:  # noqa: BLE001 — evidence only
