@@ -96,9 +96,11 @@ public struct PeerTable: Sendable {
             let host = DeviceID.canonicalHostName(instance.hostName)
             if let old = rows[instance.key], old.hostName != host { remove(instance.key) }
             forgetPending(instance.key)
-            if hostsResyncingAddresses.contains(host) {
+            if awaitsAnswer(host) {
                 for address in instance.addresses {
-                    answeredAddressSources.insert(AddressSource(host, address, over: instance.key.ipProtocol))
+                    answeredAddressSources.insert(
+                        AddressSource(host, address, over: instance.key.ipProtocol, on: instance.key.interface)
+                    )
                 }
             }
             rows[instance.key] = Row(instance: instance, hostName: host, resolution: resolutionCounter)
@@ -129,9 +131,7 @@ public struct PeerTable: Sendable {
             let host = DeviceID.canonicalHostName(record.hostName)
             guard keysByHost[host] != nil else { return }  // a host no row points to is not followed
             unconfirmedAddressRecords[host]?.remove(record)
-            if hostsResyncingAddresses.contains(host) {
-                answeredAddressSources.insert(AddressSource(host, record.address, over: record.ipProtocol))
-            }
+            if awaitsAnswer(host) { answeredAddressSources.insert(AddressSource(record)) }
             withdrawnAddressRecords[host]?.remove(record)
             if addressRecords[host, default: []].insert(record).inserted { changedHosts.insert(host) }
         case .addressRemoved(let record):
@@ -163,6 +163,7 @@ public struct PeerTable: Sendable {
             if hostsAwaitingAddresses.remove(host) != nil && keysByHost[host] != nil { changedHosts.insert(host) }
         case .interfaceWithdrawn(let interface):
             withdrawnInterfaces.insert(interface)
+            answeredAddressSources = answeredAddressSources.filter { $0.interface != interface }
             for key in rows.keys where key.interface == interface { withdrawnRows.insert(key) }
             for (host, records) in addressRecords {
                 let withdrawn = records.filter { $0.interface == interface }
@@ -179,17 +180,27 @@ public struct PeerTable: Sendable {
     /// ``DiscoveryEvent/interfaceWithdrawn(_:)``): once its link has been back long enough for the daemon to learn
     /// the link again, or it stayed down that long.
     ///
-    /// - Returns: How many devices lost something (a row or an address record).
+    /// The rows not seen again go. An address record goes once its host has answered again over the interface (for
+    /// that kind of record, over that protocol; see ``finishAddressResync(final:)``, which the same rule serves): the
+    /// daemon asks every host of a large link again after it is back, which takes it a while.
+    ///
+    /// - Parameter final: Drop every withdrawn record of the interface, answered or not (the last round, or a link
+    ///   that is still down).
+    /// - Returns: How many devices lost something (a row or an address record), and how many hosts of the interface
+    ///   still wait for an answer.
     /// - Complexity: O(w) for w rows and address records withdrawn on any interface.
     @discardableResult
-    public mutating func finishWithdrawal(of interface: String) -> Int {
+    public mutating func finishWithdrawal(of interface: String, final: Bool = true) -> (devices: Int, waiting: Int) {
         var touched: Set<String> = []
+        var waiting = 0
         for key in withdrawnRows where key.interface == interface {
             if let host = rows[key]?.hostName { touched.insert(host) }
             remove(key)
         }
         for (host, records) in withdrawnAddressRecords {
-            let gone = records.filter { $0.interface == interface }
+            let withdrawn = records.filter { $0.interface == interface }
+            let gone = final ? withdrawn : withdrawn.filter { answeredAddressSources.contains(AddressSource($0)) }
+            if gone.count < withdrawn.count { waiting += 1 }
             guard !gone.isEmpty else { continue }
             withdrawnAddressRecords[host]?.subtract(gone)
             if withdrawnAddressRecords[host]?.isEmpty == true { withdrawnAddressRecords[host] = nil }
@@ -198,10 +209,20 @@ public struct PeerTable: Sendable {
             changedHosts.insert(host)
             touched.insert(host)
         }
-        return touched.count
+        forgetAnswersIfNoneAwaited()
+        return (touched.count, waiting)
     }
 
-    /// The devices with a row or an address record learnt on `interface` (for the log).
+    /// Whether an answer of the host's settles records of it: its records are resynced or withdrawn.
+    private func awaitsAnswer(_ host: String) -> Bool {
+        hostsResyncingAddresses.contains(host) || withdrawnAddressRecords[host] != nil
+    }
+
+    private mutating func forgetAnswersIfNoneAwaited() {
+        if hostsResyncingAddresses.isEmpty && withdrawnAddressRecords.isEmpty { answeredAddressSources = [] }
+    }
+
+    /// The devices with a row learnt on `interface` (for the log).
     /// - Complexity: O(r) for r rows.
     public func deviceCount(on interface: String) -> Int {
         Set(rows.values.lazy.filter { $0.instance.key.interface == interface }.map(\.hostName)).count
@@ -265,7 +286,7 @@ public struct PeerTable: Sendable {
             unconfirmedAddressRecords[host] = left.isEmpty ? nil : left
         }
         hostsResyncingAddresses = Set(unconfirmedAddressRecords.keys)
-        if hostsResyncingAddresses.isEmpty { answeredAddressSources = [] }
+        forgetAnswersIfNoneAwaited()
         return hostsResyncingAddresses.count
     }
 
@@ -445,21 +466,28 @@ public struct PeerTable: Sendable {
     }
 }
 
-/// Where a host's address record comes from: the host, the kind of record (A or AAAA) and the IP protocol it was seen
-/// over. An answer of the host's over that protocol carries every record of that kind.
+/// Where a host's address record comes from: the host, the kind of record (A or AAAA), the IP protocol and the
+/// interface it was seen over. An answer of the host's there carries every record of that kind.
 private struct AddressSource: Hashable {
     var hostName: String
     var isIPv6: Bool
     var ipProtocol: IPProtocol
+    var interface: String
 
-    init(_ hostName: String, _ address: String, over ipProtocol: IPProtocol) {
+    init(_ hostName: String, _ address: String, over ipProtocol: IPProtocol, on interface: String) {
         self.hostName = hostName
         self.isIPv6 = address.contains(":")
         self.ipProtocol = ipProtocol
+        self.interface = interface
     }
 
     init(_ record: HostAddress) {
-        self.init(DeviceID.canonicalHostName(record.hostName), record.address, over: record.ipProtocol)
+        self.init(
+            DeviceID.canonicalHostName(record.hostName),
+            record.address,
+            over: record.ipProtocol,
+            on: record.interface
+        )
     }
 }
 

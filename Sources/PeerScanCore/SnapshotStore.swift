@@ -115,9 +115,17 @@ public actor SnapshotStore {
     private var resyncGeneration = 0
     /// The grace periods the address records of the current resync have had (see ``finishAddressResyncRound``).
     private var addressResyncRounds = 0
-    /// The interfaces withdrawn and not finished yet, with the generation of the deadline each waits for.
-    private var withdrawals: [String: Int] = [:]
+    /// The interfaces withdrawn and not finished yet: the deadline each waits for, whether its link is back, the
+    /// rounds it has had and the devices it removed so far.
+    private var withdrawals: [String: Withdrawal] = [:]
     private var withdrawalGeneration = 0
+
+    private struct Withdrawal {
+        var generation: Int
+        var hasReturned = false
+        var rounds = 0
+        var removed = 0
+    }
     private let logger: Logger
     private let subscribers = Subscribers()
     private let sourceStateKnown = OneShotSignal()
@@ -234,13 +242,25 @@ public actor SnapshotStore {
                     finishAddressResyncRound(effects: &effects)
                 }
             case .withdrawalDeadline(let interface, let generation):
-                guard withdrawals[interface] == generation else { break }
-                withdrawals[interface] = nil
-                let devices = table.finishWithdrawal(of: interface)
-                logger.info(
-                    "interface resync finished",
-                    metadata: ["interface": "\(interface)", "removed": "\(devices)"]
-                )
+                guard var withdrawal = withdrawals[interface], withdrawal.generation == generation else { break }
+                withdrawal.rounds += 1
+                // A link still down gets nothing back; one that is back gets rounds for its hosts to answer again.
+                let final = !withdrawal.hasReturned || withdrawal.rounds >= Self.maximumAddressResyncRounds
+                let (devices, waiting) = table.finishWithdrawal(of: interface, final: final)
+                withdrawal.removed += devices
+                withdrawals[interface] = withdrawal
+                if waiting > 0 {
+                    armWithdrawalDeadline(interface, effects: &effects)
+                } else {
+                    withdrawals[interface] = nil
+                    logger.info(
+                        "interface resync finished",
+                        metadata: [
+                            "interface": "\(interface)", "removed": "\(withdrawal.removed)",
+                            "rounds": "\(withdrawal.rounds)",
+                        ]
+                    )
+                }
             }
         }
         if requestedScanning != wasScanning {
@@ -385,12 +405,14 @@ public actor SnapshotStore {
                 "interface withdrawn",
                 metadata: ["interface": "\(interface)", "devices": "\(table.deviceCount(on: interface))"]
             )
+            withdrawals[interface] = Withdrawal(generation: 0)
             armWithdrawalDeadline(interface, effects: &effects)
         case .interfaceReturned(let interface):
             guard isScanning else { break }
             table.apply(event)
-            guard withdrawals[interface] != nil else { break }
+            guard withdrawals[interface] != nil, withdrawals[interface]?.hasReturned == false else { break }
             logger.info("interface returned", metadata: ["interface": "\(interface)"])
+            withdrawals[interface]?.hasReturned = true
             armWithdrawalDeadline(interface, effects: &effects)  // the grace counts from the link's return
         case .browsingSettled:
             if host.sourceState.isRunning { hasBrowsingSettled = true }
@@ -432,7 +454,7 @@ public actor SnapshotStore {
     /// Asks for the deadline of an interface's withdrawal, replacing the one it waited for.
     private func armWithdrawalDeadline(_ interface: String, effects: inout StoreEffects) {
         withdrawalGeneration += 1
-        withdrawals[interface] = withdrawalGeneration
+        withdrawals[interface]?.generation = withdrawalGeneration
         effects.withdrawalDeadlines[interface] = withdrawalGeneration
     }
 

@@ -1,4 +1,5 @@
 import AvahiBrowser
+import NIOConcurrencyHelpers
 import NetworkInterfaces
 import PeerScanCore
 import PeerScanModel
@@ -52,11 +53,24 @@ struct AvahiDiscoverySource: DiscoverySource {
     func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await browser.run() }
-            group.addTask { [continuation, isInterfaceUp] in
-                var withdrawals = InterfaceWithdrawals(isUp: isInterfaceUp)
+            // Shared by the translation and the link check below; each yields while it holds the lock, so the events
+            // stay in the order the withdrawals were decided in.
+            let withdrawals = NIOLockedValueBox(InterfaceWithdrawals(isUp: isInterfaceUp))
+            group.addTask { [continuation] in
                 for await event in browser.events {
                     guard let event = Self.discoveryEvent(event) else { continue }
-                    for event in withdrawals.events(for: event) { continuation.yield(event) }
+                    withdrawals.withLockedValue { withdrawals in
+                        for event in withdrawals.events(for: event) { continuation.yield(event) }
+                    }
+                }
+            }
+            group.addTask { [continuation, interfaceCheckInterval] in
+                // A withdrawn link that is up again is back, whether or not Avahi has reported from it yet (on a large
+                // LAN it takes a while): the grace for what was learnt there counts from now.
+                while (try? await Task.sleep(for: interfaceCheckInterval / 2)) != nil {
+                    withdrawals.withLockedValue { withdrawals in
+                        for event in withdrawals.linksBackUp() { continuation.yield(event) }
+                    }
                 }
             }
             if configuredInterfaces.isEmpty {
@@ -174,12 +188,13 @@ struct AvahiDiscoverySource: DiscoverySource {
 /// Avahi withdraws an interface when its link goes down (or away): every service and address record learnt there is
 /// removed, as if each device had left. A removal on an interface that is not up any more is such a withdrawal:
 /// ``DiscoveryEvent/interfaceWithdrawn(_:)`` goes before the first, and the store keeps what was learnt there. The
-/// first thing reported on it again means the link is back (``DiscoveryEvent/interfaceReturned(_:)``). A connection
-/// to Avahi that is lost ends every withdrawal: the store resyncs everything then.
-struct InterfaceWithdrawals {
+/// first thing reported on it again, or the interface found up again (``linksBackUp()``), means the link is back
+/// (``DiscoveryEvent/interfaceReturned(_:)``). A connection to Avahi that is lost ends every withdrawal: the store
+/// resyncs everything then.
+struct InterfaceWithdrawals: Sendable {
     /// The interfaces withdrawn and not reported from since.
     private(set) var withdrawn: Set<String> = []
-    let isUp: (String) -> Bool
+    let isUp: @Sendable (String) -> Bool
 
     /// The events to report for `event`: itself, after the withdrawal or return it reveals, if any.
     mutating func events(for event: DiscoveryEvent) -> [DiscoveryEvent] {
@@ -200,6 +215,11 @@ struct InterfaceWithdrawals {
         default:
             return [event]
         }
+    }
+
+    /// The returns of the withdrawn interfaces that are up again.
+    mutating func linksBackUp() -> [DiscoveryEvent] {
+        withdrawn.filter(isUp).sorted().flatMap { comingBack(on: $0) }
     }
 
     private mutating func withdrawal(on interface: String) -> [DiscoveryEvent] {

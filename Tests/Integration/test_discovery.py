@@ -275,10 +275,10 @@ def test_avahi_restart_causes_no_churn_and_removes_what_left_meanwhile(lan, star
 
 def set_scanner_link(lan, up: bool) -> None:
     """The scanner's link down or up, as a cable pulled and put back does. IPv6 addresses go with a link that goes
-    down (keep_addr_on_down=0): the scanner's is put back."""
-    lan.run_in_scanner(["ip", "link", "set", "lan0", "up" if up else "down"])
+    down (keep_addr_on_down=0): the scanner's is put back before the link comes up, as a configured address is."""
     if up:
         lan.run_in_scanner(["ip", "addr", "replace", f"{lan.scanner_ipv6}/64", "dev", "lan0", "nodad"])
+    lan.run_in_scanner(["ip", "link", "set", "lan0", "up" if up else "down"])
 
 
 def wait_for_line(daemon, text: str, timeout: float = 30) -> str:

@@ -53,7 +53,7 @@ private func take(_ table: inout PeerTable) -> [String: Bool] {
         table.apply(.serviceResolved(tvOnEth0))
         table.apply(.addressAdded(record("10.0.0.70")))
         #expect(take(&table) == ["tv.local": true], "reported again, and unchanged")
-        #expect(table.finishWithdrawal(of: "eth0") == 1, "the NAS was not reported again")
+        #expect(table.finishWithdrawal(of: "eth0").devices == 1, "the NAS was not reported again")
         #expect(take(&table) == ["nas.local": false])
         let tv = try #require(table.device(hostName: "tv.local"))
         #expect(tv.addresses == ["10.0.0.7", "10.0.0.70", "10.1.0.7"])
@@ -63,7 +63,7 @@ private func take(_ table: inout PeerTable) -> [String: Bool] {
     @Test func aLinkThatStaysDownLosesWhatWasLearntThereAndOnlyThat() throws {
         var table = tableWithTwoDevices()
         withdrawEth0(&table)
-        #expect(table.finishWithdrawal(of: "eth0") == 2)
+        #expect(table.finishWithdrawal(of: "eth0").devices == 2)
         #expect(take(&table) == ["tv.local": true, "nas.local": false])
         let tv = try #require(table.device(hostName: "tv.local"))
         #expect(tv.interfaces == ["wlan0"], "still seen on wlan0")
@@ -80,6 +80,29 @@ private func take(_ table: inout PeerTable) -> [String: Bool] {
         table.finishWithdrawal(of: "eth0")
         #expect(take(&table) == ["tv.local": true])
         #expect(try #require(table.device(hostName: "tv.local")).addresses == ["10.0.0.7", "10.1.0.7"])
+    }
+
+    @Test func aRecordOfAHostThatHasNotAnsweredSinceTheReturnWaitsForTheLastRound() throws {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        table.apply(.interfaceReturned("eth0"))
+        table.apply(.serviceFound(tvOnEth0.key))
+        table.apply(.serviceFound(nasOnEth0.key))
+        _ = take(&table)
+        #expect(table.finishWithdrawal(of: "eth0", final: false) == (devices: 0, waiting: 1), "the TV's record waits")
+        #expect(try #require(table.device(hostName: "tv.local")).addresses == ["10.0.0.7", "10.0.0.70", "10.1.0.7"])
+        table.apply(.serviceResolved(tvOnEth0))  // the TV answers over eth0 (its A records), without 10.0.0.70
+        #expect(table.finishWithdrawal(of: "eth0", final: false) == (devices: 1, waiting: 0))
+        #expect(try #require(table.device(hostName: "tv.local")).addresses == ["10.0.0.7", "10.1.0.7"])
+    }
+
+    @Test func anAnswerOnAnotherInterfaceSettlesNothingWithdrawn() throws {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        table.apply(.interfaceReturned("eth0"))
+        table.apply(.serviceResolved(tvOnWlan0))  // the TV answers over wlan0 only
+        #expect(table.finishWithdrawal(of: "eth0", final: false).waiting == 1)
+        #expect(try #require(table.device(hostName: "tv.local")).addresses.contains("10.0.0.70"))
     }
 
     @Test func aRemovalAfterTheLinkIsBackIsADeparture() {
@@ -107,7 +130,7 @@ private func take(_ table: inout PeerTable) -> [String: Bool] {
         table.apply(.serviceResolved(tvOnWlan0))
         table.finishResync()
         #expect(take(&table) == ["tv.local": true, "nas.local": false])
-        #expect(table.finishWithdrawal(of: "eth0") == 0, "nothing left to finish")
+        #expect(table.finishWithdrawal(of: "eth0").devices == 0, "nothing left to finish")
     }
 
     @Test func scanningOffForgetsTheWithdrawal() {

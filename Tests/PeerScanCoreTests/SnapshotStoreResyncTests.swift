@@ -246,6 +246,36 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         #expect(outcome.changes == expected)
     }
 
+    @Test func aLinkThatIsBackGivesItsHostsRoundsToAnswerAndOneStillDownNone() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let record = HostAddress(hostName: "tv.local", address: "10.0.0.70", interface: "eth0", ipProtocol: .ipv4)
+        await store.apply([.discovery(.addressAdded(record))])
+
+        // Still down at the deadline: what was learnt there goes at once, records and all.
+        let down = try #require(await store.apply(withdrawal).withdrawalDeadlines["eth0"])
+        let gone = await store.apply([.withdrawalDeadline(interface: "eth0", generation: down)])
+        #expect(gone.withdrawalDeadlines.isEmpty)
+        #expect(await store.deviceCount == 0)
+
+        // Back: the rows are found again, the TV has not answered for its addresses yet: rounds, up to the last.
+        await store.apply([.resolved(television), .resolved(nas), .discovery(.addressAdded(record))])
+        await store.apply(withdrawal)
+        let back = await store.apply([
+            .discovery(.interfaceReturned("eth0")), .discovery(.serviceFound(television.key)),
+            .discovery(.serviceFound(nas.key)),
+        ])
+        var generation = try #require(back.withdrawalDeadlines["eth0"])
+        for round in 1..<SnapshotStore.maximumAddressResyncRounds {
+            let outcome = try await applyBatch([.withdrawalDeadline(interface: "eth0", generation: generation)], to: store)
+            #expect(outcome.updates.isEmpty, "round \(round)")
+            generation = try #require(outcome.effects.withdrawalDeadlines["eth0"], "round \(round) asks for another")
+        }
+        let last = try await applyBatch([.withdrawalDeadline(interface: "eth0", generation: generation)], to: store)
+        #expect(last.effects.withdrawalDeadlines.isEmpty)
+        #expect(await store.snapshot.device(hostName: "tv.local")?.addresses == ["10.0.0.7"])
+        #expect(await store.deviceCount == 2)
+    }
+
     @Test func anOutageOfTheSourceReplacesTheWithdrawal() async throws {
         let store = await makeRunningStoreWithTwoDevices()
         let generation = try #require(await store.apply(withdrawal).withdrawalDeadlines["eth0"])

@@ -186,9 +186,9 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
     }
 
     @Test func theFirstRemovalOnAnInterfaceThatIsDownWithdrawsItOnce() {
-        var asked: [String] = []
-        var withdrawals = InterfaceWithdrawals(isUp: {
-            asked.append($0)
+        let asked = NIOLockedValueBox<[String]>([])
+        var withdrawals = InterfaceWithdrawals(isUp: { name in
+            asked.withLockedValue { $0.append(name) }
             return false
         })
         #expect(
@@ -196,7 +196,19 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
                 == [.interfaceWithdrawn("lan0"), .addressRemoved(printerAddress)]
         )
         #expect(withdrawals.events(for: .serviceRemoved(printerRow)) == [.serviceRemoved(printerRow)])
-        #expect(asked == ["lan0"], "asked once: the interface is known to be withdrawn")
+        #expect(asked.withLockedValue { $0 } == ["lan0"], "asked once: the interface is known to be withdrawn")
+    }
+
+    @Test func aWithdrawnLinkFoundUpAgainIsBackBeforeAvahiReportsFromIt() {
+        let up = NIOLockedValueBox(false)
+        var withdrawals = InterfaceWithdrawals(isUp: { _ in up.withLockedValue { $0 } })
+        _ = withdrawals.events(for: .serviceRemoved(printerRow))
+        #expect(withdrawals.linksBackUp().isEmpty, "still down")
+        up.withLockedValue { $0 = true }
+        #expect(withdrawals.linksBackUp() == [.interfaceReturned("lan0")])
+        #expect(withdrawals.linksBackUp().isEmpty, "once")
+        let found = DiscoveryEvent.serviceFound(printerRow)
+        #expect(withdrawals.events(for: found) == [found], "no second return when Avahi reports from it")
     }
 
     @Test(arguments: [

@@ -212,11 +212,13 @@ def test_scanner_veth_down_and_up(stress: Stress) -> None:
     subprocess.run(["ip", "-n", lan.scanner_ns, "link", "set", "lan0", "down"], check=True)
     wait_until(lambda: stress.daemon.count("interface withdrawn") > withdrawn_before, 30, "the withdrawal logged")
     time.sleep(5)
-    came_back = time.monotonic()
-    subprocess.run(["ip", "-n", lan.scanner_ns, "link", "set", "lan0", "up"], check=True)
-    # IPv6 addresses are flushed when a link goes down (keep_addr_on_down=0): put the scanner's back.
+    # IPv6 addresses are flushed when a link goes down (keep_addr_on_down=0): the scanner's is put back before the
+    # link comes up, as a configured address is. (Put back just after, it changed avahi-daemon's IPv6 address while
+    # it probed its host name, and avahi-daemon took its own announcements for a conflict: scanner-2 … scanner-13.)
     subprocess.run(["ip", "-n", lan.scanner_ns, "addr", "replace", f"{lan.scanner_ipv6}/64", "dev", "lan0", "nodad"],
                    check=True)
+    came_back = time.monotonic()
+    subprocess.run(["ip", "-n", lan.scanner_ns, "link", "set", "lan0", "up"], check=True)
     wait_until(lambda: stress.daemon.count("interface resync finished") > finished_before, 120,
                "the withdrawal finished")
     finished = time.monotonic() - came_back
