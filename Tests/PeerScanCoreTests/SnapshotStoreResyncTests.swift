@@ -266,7 +266,8 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         ])
         var generation = try #require(back.withdrawalDeadlines["eth0"])
         for round in 1..<SnapshotStore.maximumAddressResyncRounds {
-            let outcome = try await applyBatch([.withdrawalDeadline(interface: "eth0", generation: generation)], to: store)
+            let deadline = StoreInput.withdrawalDeadline(interface: "eth0", generation: generation)
+            let outcome = try await applyBatch([deadline], to: store)
             #expect(outcome.updates.isEmpty, "round \(round)")
             generation = try #require(outcome.effects.withdrawalDeadlines["eth0"], "round \(round) asks for another")
         }
