@@ -53,6 +53,8 @@ public struct PeerTable: Sendable {
     private var withdrawnInterfaces: Set<String> = []
     private var withdrawnRows: Set<ServiceInstanceKey> = []
     private var withdrawnAddressRecords: [String: Set<HostAddress>] = [:]
+    /// How many withdrawn rows and records were reported again on each interface since its last round.
+    private var withdrawalActivity: [String: Int] = [:]
     private var resolutionCounter: UInt64 = 0
     private var changedHosts: Set<String> = []
 
@@ -106,12 +108,12 @@ public struct PeerTable: Sendable {
             rows[instance.key] = Row(instance: instance, hostName: host, resolution: resolutionCounter)
             keysByHost[host, default: []].insert(instance.key)
             unconfirmed.remove(instance.key)
-            withdrawnRows.remove(instance.key)
+            confirmWithdrawn(instance.key)
             if isResyncing { typesSeenAgain.insert(instance.key.type) }
             changedHosts.insert(host)
         case .serviceFound(let key):
             unconfirmed.remove(key)  // seen again: its resolution follows
-            withdrawnRows.remove(key)
+            confirmWithdrawn(key)
             if rows[key] == nil && pendingRows.insert(key).inserted {
                 pendingRowsByName[key.name, default: 0] += 1
             }
@@ -132,7 +134,9 @@ public struct PeerTable: Sendable {
             guard keysByHost[host] != nil else { return }  // a host no row points to is not followed
             unconfirmedAddressRecords[host]?.remove(record)
             if awaitsAnswer(host) { answeredAddressSources.insert(AddressSource(record)) }
-            withdrawnAddressRecords[host]?.remove(record)
+            if withdrawnAddressRecords[host]?.remove(record) != nil {
+                withdrawalActivity[record.interface, default: 0] += 1
+            }
             if addressRecords[host, default: []].insert(record).inserted { changedHosts.insert(host) }
         case .addressRemoved(let record):
             let host = DeviceID.canonicalHostName(record.hostName)
@@ -180,17 +184,25 @@ public struct PeerTable: Sendable {
     /// ``DiscoveryEvent/interfaceWithdrawn(_:)``): once its link has been back long enough for the daemon to learn
     /// the link again, or it stayed down that long.
     ///
-    /// The rows not seen again go. An address record goes once its host has answered again over the interface (for
-    /// that kind of record, over that protocol; see ``finishAddressResync(final:)``, which the same rule serves): the
-    /// daemon asks every host of a large link again after it is back, which takes it a while.
+    /// A daemon learns a large link again slowly (on the test LAN, 2,200 services: about a minute, at the pace it
+    /// takes resolvers), so a round in which anything withdrawn was reported again removes nothing: the link is still
+    /// coming back. Once a round passes quietly, the rows not seen again go, and an address record goes once its host
+    /// has answered again over the interface (for that kind of record, over that protocol; see
+    /// ``finishAddressResync(final:)``, which the same rule serves).
     ///
-    /// - Parameter final: Drop every withdrawn record of the interface, answered or not (the last round, or a link
-    ///   that is still down).
-    /// - Returns: How many devices lost something (a row or an address record), and how many hosts of the interface
-    ///   still wait for an answer.
+    /// - Parameter final: Drop everything withdrawn on the interface and not reported again, answered or not, busy or
+    ///   not (the last round, or a link that is still down).
+    /// - Returns: How many devices lost something (a row or an address record), and how many rows and hosts of the
+    ///   interface still wait (another round is due while it is not 0).
     /// - Complexity: O(w) for w rows and address records withdrawn on any interface.
     @discardableResult
     public mutating func finishWithdrawal(of interface: String, final: Bool = true) -> (devices: Int, waiting: Int) {
+        let wasBusy = (withdrawalActivity.removeValue(forKey: interface) ?? 0) > 0
+        if wasBusy && !final {
+            let rowsLeft = withdrawnRows.count { $0.interface == interface }
+            let hostsLeft = withdrawnAddressRecords.values.count { $0.contains { $0.interface == interface } }
+            return (0, rowsLeft + hostsLeft)
+        }
         var touched: Set<String> = []
         var waiting = 0
         for key in withdrawnRows where key.interface == interface {
@@ -213,6 +225,11 @@ public struct PeerTable: Sendable {
         return (touched.count, waiting)
     }
 
+    /// A row withdrawn with its interface is reported again.
+    private mutating func confirmWithdrawn(_ key: ServiceInstanceKey) {
+        if withdrawnRows.remove(key) != nil { withdrawalActivity[key.interface, default: 0] += 1 }
+    }
+
     /// Whether an answer of the host's settles records of it: its records are resynced or withdrawn.
     private func awaitsAnswer(_ host: String) -> Bool {
         hostsResyncingAddresses.contains(host) || withdrawnAddressRecords[host] != nil
@@ -232,6 +249,7 @@ public struct PeerTable: Sendable {
         withdrawnInterfaces = []
         withdrawnRows = []
         withdrawnAddressRecords = [:]
+        withdrawalActivity = [:]
     }
 
     /// Marks every instance unconfirmed; instances seen or resolved again before ``finishResync()`` are kept.

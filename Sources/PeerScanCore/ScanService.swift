@@ -139,6 +139,9 @@ public struct ScanService: Service {
                 in: &group
             )
         }
+        if let delay = effects.checkAfter {
+            submit(.presenceCheck, after: delay, in: &group)
+        }
         if let window = effects.settleDeadline {
             submit(.settleDeadline(window: window), after: settleWindow, in: &group)
         }

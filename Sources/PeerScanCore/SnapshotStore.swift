@@ -38,6 +38,9 @@ public struct StoreEffects: Sendable, Equatable {
     /// Send ``StoreInput/withdrawalDeadline(interface:generation:)`` for each interface with its generation after the
     /// grace period.
     public var withdrawalDeadlines: [String: Int]
+    /// Send ``StoreInput/presenceCheck`` after this long: what the store waits for (the initial browse's quiet
+    /// period) may be over by then.
+    public var checkAfter: Duration?
 
     /// No effects.
     public init(
@@ -45,13 +48,15 @@ public struct StoreEffects: Sendable, Equatable {
         persistScanning: Bool? = nil,
         resyncDeadline: Int? = nil,
         settleDeadline: Int? = nil,
-        withdrawalDeadlines: [String: Int] = [:]
+        withdrawalDeadlines: [String: Int] = [:],
+        checkAfter: Duration? = nil
     ) {
         self.browsing = browsing
         self.persistScanning = persistScanning
         self.resyncDeadline = resyncDeadline
         self.settleDeadline = settleDeadline
         self.withdrawalDeadlines = withdrawalDeadlines
+        self.checkAfter = checkAfter
     }
 }
 
@@ -132,6 +137,10 @@ public actor SnapshotStore {
     private let initialBrowseSettled = OneShotSignal()
     private var isInitialBrowseSettled: Bool
     private var hasBrowsingSettled = false
+    /// How long nothing new must have been found before the initial browse counts as settled, and when something
+    /// last was.
+    private let initialBrowseQuietPeriod: Duration
+    private var lastFoundDuringInitialBrowse: Duration?
     private var initialBrowseSettledReason: String?
     /// After scanning is switched on, neighbour-only devices wait until Avahi has reported what it knows (or this
     /// time), so that an mDNS host claims its MAC address before a MAC-only device is published for it.
@@ -151,6 +160,9 @@ public actor SnapshotStore {
     ///     to settle (the source reported all it knows while running, every row found is resolved, no device is
     ///     held back), or for ``StoreInput/initialBrowseDeadline``; otherwise, and while scanning is off, it
     ///     returns at once.
+    ///   - initialBrowseQuietPeriod: How long nothing new must have been found (a row, a resolution, an address)
+    ///     before the initial browse counts as settled: a large LAN is reported for a good while after the source
+    ///     said it reported all it knows (the owner checks again when the store asks, ``StoreEffects/checkAfter``).
     ///   - presence: When devices that stopped answering go offline and are forgotten (see ``DeviceTable``); by
     ///     default at once.
     ///   - vendorOf: The organization behind a MAC address.
@@ -164,6 +176,7 @@ public actor SnapshotStore {
         interfaces: [String],
         settles: Bool = false,
         waitsForInitialBrowse: Bool = false,
+        initialBrowseQuietPeriod: Duration = .zero,
         presence: DeviceTable.Presence = .immediate,
         vendorOf: @escaping @Sendable (String) -> String? = { _ in nil },
         identities: DeviceIdentities = DeviceIdentities(),
@@ -178,6 +191,7 @@ public actor SnapshotStore {
         self.recordDevices = recordDevices
         self.devices.holdsNeighbourOnlyDevices = waitsForInitialBrowse && isScanning
         self.isInitialBrowseSettled = !waitsForInitialBrowse || !isScanning
+        self.initialBrowseQuietPeriod = initialBrowseQuietPeriod
         if isInitialBrowseSettled { initialBrowseSettled.fire() }
         self.host = HostStatus(interfaces: interfaces)
         self.logger = logger
@@ -282,8 +296,14 @@ public actor SnapshotStore {
         if !isInitialBrowseSettled && !isScanning { settleInitialBrowse(reason: "scanning-off") }
         publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
         if !isInitialBrowseSettled && hasBrowsingSettled && table.isSettled {
-            settleInitialBrowse(reason: "all-for-now")
-            publish(makeSnapshot(windowExpired: nil, effects: &effects))  // the neighbour-only devices held till now
+            let quietFor = lastFoundDuringInitialBrowse.map { now() - $0 } ?? initialBrowseQuietPeriod
+            if quietFor >= initialBrowseQuietPeriod {
+                settleInitialBrowse(reason: "all-for-now")
+                // The neighbour-only devices held till now.
+                publish(makeSnapshot(windowExpired: nil, effects: &effects))
+            } else {
+                effects.checkAfter = initialBrowseQuietPeriod - quietFor
+            }
         }
         announceInitialBrowseSettled()
         for reply in replies { reply(sequence) }
@@ -423,7 +443,14 @@ public actor SnapshotStore {
             }
         case .serviceFound, .serviceResolved, .serviceRemoved, .resolveFailed, .typeSettled, .addressAdded,
             .addressRemoved, .followingAddresses, .addressesKnown:
-            if isScanning { table.apply(event) }
+            guard isScanning else { break }
+            table.apply(event)
+            switch event {
+            case .serviceFound, .serviceResolved, .addressAdded:
+                if !isInitialBrowseSettled { lastFoundDuringInitialBrowse = now() }
+            default:
+                break
+            }
         case .neighbourTable(let all):
             if isScanning { devices.replaceNeighbours(all.filter(isScanned), now: now()) }
         case .neighbourUpdated(let neighbour):

@@ -105,6 +105,17 @@ private func take(_ table: inout PeerTable) -> [String: Bool] {
         #expect(try #require(table.device(hostName: "tv.local")).addresses.contains("10.0.0.70"))
     }
 
+    @Test func aRoundInWhichSomethingCameBackRemovesNothing() {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        table.apply(.interfaceReturned("eth0"))
+        table.apply(.serviceFound(tvOnEth0.key))  // the daemon is learning the link again
+        #expect(table.finishWithdrawal(of: "eth0", final: false) == (devices: 0, waiting: 2), "the NAS and a record")
+        #expect(table.device(hostName: "nas.local") != nil)
+        #expect(table.finishWithdrawal(of: "eth0", final: false).devices == 1, "a quiet round: the NAS goes")
+        #expect(take(&table)["nas.local"] == false)
+    }
+
     @Test func aRemovalAfterTheLinkIsBackIsADeparture() {
         var table = tableWithTwoDevices()
         withdrawEth0(&table)

@@ -1,6 +1,7 @@
 // A fresh daemon holds its first snapshot until the initial browse has settled, so that no client sees a snapshot
 // that lacks devices merely not rediscovered yet.
 
+import NIOConcurrencyHelpers
 import PeerScanModel
 import TestSupport
 import Testing
@@ -34,6 +35,38 @@ private func makeWaitingStore(isScanning: Bool = true) -> SnapshotStore {
         #expect(await store.hasInitialBrowseSettled)
         await waiting.value
         #expect(await store.snapshot.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "fd00::7"])
+    }
+
+    // A large LAN goes on being reported long after the source said it reported all it knows: the initial browse
+    // settles only once nothing new was found for the quiet period.
+    @Test func settlesOnlyOnceNothingNewWasFoundForTheQuietPeriod() async {
+        let now = NIOLockedValueBox(Duration.seconds(100))
+        let store = SnapshotStore(
+            isScanning: true,
+            interfaces: [],
+            waitsForInitialBrowse: true,
+            initialBrowseQuietPeriod: .seconds(1),
+            now: { now.withLockedValue { $0 } },
+            logger: .silent
+        )
+        let tv = makeInstance("TV", host: "tv.local", addresses: ["10.0.0.7"])
+        let nas = makeInstance("NAS", type: "_smb._tcp", host: "nas.local", addresses: ["10.0.0.8"])
+        let first = await store.apply([.source(.running), .resolved(tv), .discovery(.browsingSettled)])
+        #expect(await !store.hasInitialBrowseSettled, "the TV was found just now")
+        #expect(first.checkAfter == .seconds(1))
+        now.withLockedValue { $0 += .milliseconds(600) }
+        let second = await store.apply([.resolved(nas)])
+        #expect(await !store.hasInitialBrowseSettled, "the NAS was found just now")
+        #expect(second.checkAfter == .seconds(1))
+        now.withLockedValue { $0 += .milliseconds(700) }
+        let early = await store.apply([.presenceCheck])
+        #expect(await !store.hasInitialBrowseSettled)
+        #expect(early.checkAfter == .milliseconds(300))
+        now.withLockedValue { $0 += .milliseconds(300) }
+        let settled = await store.apply([.presenceCheck])
+        #expect(await store.hasInitialBrowseSettled)
+        #expect(settled.checkAfter == nil)
+        #expect(await store.deviceCount == 2)
     }
 
     @Test func theTimeLimitSettlesItWhateverIsMissing() async {
