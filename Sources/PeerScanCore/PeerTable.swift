@@ -53,7 +53,7 @@ public struct PeerTable: Sendable {
     private var withdrawnInterfaces: Set<String> = []
     private var withdrawnRows: Set<ServiceInstanceKey> = []
     private var withdrawnAddressRecords: [String: Set<HostAddress>] = [:]
-    /// How many withdrawn rows and records were reported again on each interface since its last round.
+    /// How many rows and records were withdrawn, or reported again, on each interface since its last round.
     private var withdrawalActivity: [String: Int] = [:]
     private var resolutionCounter: UInt64 = 0
     private var changedHosts: Set<String> = []
@@ -124,6 +124,7 @@ public struct PeerTable: Sendable {
             forgetPending(key)
             if withdrawnInterfaces.contains(key.interface) && rows[key] != nil {
                 withdrawnRows.insert(key)  // withdrawn with its link: kept until the withdrawal is finished
+                withdrawalActivity[key.interface, default: 0] += 1  // the daemon is still withdrawing it
             } else {
                 remove(key)
             }
@@ -153,6 +154,7 @@ public struct PeerTable: Sendable {
             if withdrawnInterfaces.contains(record.interface) {
                 if addressRecords[host]?.contains(record) == true {
                     withdrawnAddressRecords[host, default: []].insert(record)
+                    withdrawalActivity[record.interface, default: 0] += 1
                 }
                 return
             }
@@ -184,9 +186,9 @@ public struct PeerTable: Sendable {
     /// ``DiscoveryEvent/interfaceWithdrawn(_:)``): once its link has been back long enough for the daemon to learn
     /// the link again, or it stayed down that long.
     ///
-    /// A daemon learns a large link again slowly (on the test LAN, 2,200 services: about a minute, at the pace it
-    /// takes resolvers), so a round in which anything withdrawn was reported again removes nothing: the link is still
-    /// coming back. Once a round passes quietly, the rows not seen again go, and an address record goes once its host
+    /// A daemon withdraws a large link, and learns it again, slowly (on the test LAN, 2,200 services: about a minute,
+    /// at the pace it frees and takes resolvers), so a round in which anything was withdrawn, or reported again,
+    /// removes nothing: the link is still going or coming back. Once a round passes quietly, the rows not seen again go, and an address record goes once its host
     /// has answered again over the interface (for that kind of record, over that protocol; see
     /// ``finishAddressResync(final:)``, which the same rule serves).
     ///

@@ -259,7 +259,7 @@ public actor SnapshotStore {
                 guard var withdrawal = withdrawals[interface], withdrawal.generation == generation else { break }
                 withdrawal.rounds += 1
                 // A link still down gets nothing back; one that is back gets rounds for its hosts to answer again.
-                let final = !withdrawal.hasReturned || withdrawal.rounds >= Self.maximumAddressResyncRounds
+                let final = !withdrawal.hasReturned || withdrawal.rounds >= Self.maximumWithdrawalRounds
                 let (devices, waiting) = table.finishWithdrawal(of: interface, final: final)
                 withdrawal.removed += devices
                 withdrawals[interface] = withdrawal
@@ -462,6 +462,9 @@ public actor SnapshotStore {
 
     /// The most grace periods a host that does not answer keeps its address records through after a resync.
     static let maximumAddressResyncRounds = 6
+    /// The most grace periods a withdrawn link that is back is given while it is still being learnt again (a link
+    /// that flaps on and on must not keep what it had forever).
+    static let maximumWithdrawalRounds = 12
 
     /// A grace period of the address resync is over: the records of the hosts that answered again and did not report
     /// them are dropped; hosts that have not answered yet get another grace period, up to

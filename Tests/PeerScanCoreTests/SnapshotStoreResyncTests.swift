@@ -269,7 +269,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
             .discovery(.serviceFound(nas.key)),
         ])
         var generation = try #require(back.withdrawalDeadlines["eth0"])
-        for round in 1..<SnapshotStore.maximumAddressResyncRounds {
+        for round in 1..<SnapshotStore.maximumWithdrawalRounds {
             let deadline = StoreInput.withdrawalDeadline(interface: "eth0", generation: generation)
             let outcome = try await applyBatch([deadline], to: store)
             #expect(outcome.updates.isEmpty, "round \(round)")

@@ -669,10 +669,9 @@ class Stress:
                 "ipv6_dropped": counters6.get("Udp6RcvbufErrors", 0)}
 
     def attribute(self, d: dict, seen: dict[str, dict]) -> dict:
-        """For a mismatch: which differing hosts avahi-daemon itself (avahi-browse -r, a fresh resolve) shows as
-        peerscand does (the LAN lost the packets: nothing peerscand could know) and which not (peerscand's fault).
-        Services only: avahi-browse resolves one address per row, so a host that differs only in its addresses
-        always counts as shown alike — look at the diff's addresses before blaming the LAN."""
+        """For a mismatch: which differing hosts avahi-daemon itself shows as peerscand does (the LAN lost the
+        packets: nothing peerscand could know) and which not (peerscand's fault). Services from avahi-browse -r (a
+        fresh resolve); addresses from avahi-daemon's own cache (its SIGUSR1 dump), per host."""
         try:
             rows = [r for r in self.lan.avahi_browse(timeout=180) if r.event == "=" and r.type.startswith("_stress")]
         except Exception as error:  # noqa: BLE001 — evidence only
@@ -686,14 +685,44 @@ class Stress:
                       if r.event == "+" and r.type.startswith("_stress")}
         except Exception:  # noqa: BLE001 — evidence only
             listed = set()
-        agree, disagree = [], []
+        cached = self.avahi_cached_addresses()
+        agree, disagree, addresses = [], [], {}
         for host in d["missing"] + d["unexpected"] + list(d["different"]):
             mine = {tuple(s) for s in seen[host]["services"]} if host in seen else set()
             listed_here = {(n, t) for n, t in listed if n == f"S{host.split('.')[0][1:]}"}
-            (agree if avahi.get(host, set()) == mine or listed_here == {(s[0], s[1]) for s in mine}
-             else disagree).append(host)
+            same_services = avahi.get(host, set()) == mine or listed_here == {(s[0], s[1]) for s in mine}
+            same_addresses = host not in seen or sorted(cached.get(host, set())) == seen[host]["addresses"]
+            (agree if same_services and same_addresses else disagree).append(host)
+            if host in d["different"] and len(addresses) < 20:
+                addresses[host] = {"expected": d["different"][host]["expected"]["addresses"],
+                                   "peerscand": seen[host]["addresses"], "avahi_cache": sorted(cached.get(host, []))}
         return {"hosts_as_avahi_shows_them": len(agree), "hosts_avahi_shows_otherwise": disagree[:20],
-                "udp": self.udp_drops()}
+                "addresses": addresses, "udp": self.udp_drops()}
+
+    def avahi_cached_addresses(self) -> dict[str, set[str]]:
+        """avahi-daemon's cached A and AAAA records, by host name, from the cache dump it writes to its log on
+        SIGUSR1."""
+        log = self.lan.tmpdir / "avahi.log"
+        start = log.stat().st_size if log.exists() else 0
+        try:
+            os.kill(self.lan.avahi_pid, signal.SIGUSR1)
+        except (OSError, TypeError):
+            return {}
+        time.sleep(2)
+        with open(log, errors="replace") as f:
+            f.seek(start)
+            text = f.read()
+        out: dict[str, set[str]] = {}
+        in_cache = False
+        for line in text.splitlines():
+            if line.startswith(";;; CACHE DUMP FOLLOWS"):
+                in_cache = True
+            elif line.startswith(";;;"):
+                in_cache = line.startswith(";;; CACHE")
+            elif in_cache and "\tIN\tA" in line:
+                name, _, record = line.split("\t", 2)
+                out.setdefault(name, set()).add(record.split(" ")[1].split(";")[0].strip())
+        return out
 
     def check_clients(self, what: str) -> dict:
         """Every client's replayed state equals GetSnapshot at its sequence; no client saw a broken stream."""
