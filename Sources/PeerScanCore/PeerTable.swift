@@ -42,9 +42,8 @@ public struct PeerTable: Sendable {
     private var addressRecords: [String: Set<HostAddress>] = [:]
     private var unconfirmedAddressRecords: [String: Set<HostAddress>] = [:]
     /// The hosts whose address records are being resynced (from ``beginResync()`` until
-    /// ``finishAddressResync(final:)`` settles them), and the sources of records that have answered since it began.
+    /// ``finishAddressResync(final:)`` settles them).
     private var hostsResyncingAddresses: Set<String> = []
-    private var answeredAddressSources: Set<AddressSource> = []
     private var unconfirmed: Set<ServiceInstanceKey> = []
     /// The service types seen (an instance found or resolved, or the type's browser settled) since the resync began.
     private var typesSeenAgain: Set<String> = []
@@ -53,8 +52,10 @@ public struct PeerTable: Sendable {
     private var withdrawnInterfaces: Set<String> = []
     private var withdrawnRows: Set<ServiceInstanceKey> = []
     private var withdrawnAddressRecords: [String: Set<HostAddress>] = [:]
-    /// How many rows and records were withdrawn, or reported again, on each interface since its last round.
+    /// How many rows and records were withdrawn, or reported again, on each interface since its last round; and how
+    /// many were reported again since it was withdrawn.
     private var withdrawalActivity: [String: Int] = [:]
+    private var withdrawalReconfirmations: [String: Int] = [:]
     private var resolutionCounter: UInt64 = 0
     private var changedHosts: Set<String> = []
 
@@ -98,13 +99,6 @@ public struct PeerTable: Sendable {
             let host = DeviceID.canonicalHostName(instance.hostName)
             if let old = rows[instance.key], old.hostName != host { remove(instance.key) }
             forgetPending(instance.key)
-            if awaitsAnswer(host) {
-                for address in instance.addresses {
-                    answeredAddressSources.insert(
-                        AddressSource(host, address, over: instance.key.ipProtocol, on: instance.key.interface)
-                    )
-                }
-            }
             rows[instance.key] = Row(instance: instance, hostName: host, resolution: resolutionCounter)
             keysByHost[host, default: []].insert(instance.key)
             unconfirmed.remove(instance.key)
@@ -133,10 +127,13 @@ public struct PeerTable: Sendable {
         case .addressAdded(let record):
             let host = DeviceID.canonicalHostName(record.hostName)
             guard keysByHost[host] != nil else { return }  // a host no row points to is not followed
-            unconfirmedAddressRecords[host]?.remove(record)
-            if awaitsAnswer(host) { answeredAddressSources.insert(AddressSource(record)) }
+            if unconfirmedAddressRecords[host]?.remove(record) != nil, unconfirmedAddressRecords[host]?.isEmpty == true
+            {
+                unconfirmedAddressRecords[host] = nil
+            }
             if withdrawnAddressRecords[host]?.remove(record) != nil {
-                withdrawalActivity[record.interface, default: 0] += 1
+                if withdrawnAddressRecords[host]?.isEmpty == true { withdrawnAddressRecords[host] = nil }
+                noteReconfirmation(on: record.interface)
             }
             if addressRecords[host, default: []].insert(record).inserted { changedHosts.insert(host) }
         case .addressRemoved(let record):
@@ -169,7 +166,7 @@ public struct PeerTable: Sendable {
             if hostsAwaitingAddresses.remove(host) != nil && keysByHost[host] != nil { changedHosts.insert(host) }
         case .interfaceWithdrawn(let interface):
             withdrawnInterfaces.insert(interface)
-            answeredAddressSources = answeredAddressSources.filter { $0.interface != interface }
+            withdrawalReconfirmations[interface] = 0
             for key in rows.keys where key.interface == interface { withdrawnRows.insert(key) }
             for (host, records) in addressRecords {
                 let withdrawn = records.filter { $0.interface == interface }
@@ -187,58 +184,56 @@ public struct PeerTable: Sendable {
     /// the link again, or it stayed down that long.
     ///
     /// A daemon withdraws a large link, and learns it again, slowly (on the test LAN, 2,200 services: about a minute,
-    /// at the pace it frees and takes resolvers), so a round in which anything was withdrawn, or reported again,
-    /// removes nothing: the link is still going or coming back. Once a round passes quietly, the rows not seen again go, and an address record goes once its host
-    /// has answered again over the interface (for that kind of record, over that protocol; see
-    /// ``finishAddressResync(final:)``, which the same rule serves).
+    /// at the pace it frees and takes resolvers over D-Bus). So the rows not seen again go only once the daemon has
+    /// reported from the link again and then a whole round passed in which nothing was withdrawn or reported again.
+    /// The address records not reported again go only in the last round: a host's records come back piecemeal (an
+    /// answer carrying one of its addresses is no sign the others are gone).
     ///
-    /// - Parameter final: Drop everything withdrawn on the interface and not reported again, answered or not, busy or
-    ///   not (the last round, or a link that is still down).
+    /// - Parameter final: Drop everything withdrawn on the interface and not reported again (the last round, or a
+    ///   link that is still down).
     /// - Returns: How many devices lost something (a row or an address record), and how many rows and hosts of the
     ///   interface still wait (another round is due while it is not 0).
     /// - Complexity: O(w) for w rows and address records withdrawn on any interface.
     @discardableResult
     public mutating func finishWithdrawal(of interface: String, final: Bool = true) -> (devices: Int, waiting: Int) {
         let wasBusy = (withdrawalActivity.removeValue(forKey: interface) ?? 0) > 0
-        if wasBusy && !final {
-            let rowsLeft = withdrawnRows.count { $0.interface == interface }
-            let hostsLeft = withdrawnAddressRecords.values.count { $0.contains { $0.interface == interface } }
-            return (0, rowsLeft + hostsLeft)
-        }
+        let isBack = (withdrawalReconfirmations[interface] ?? 0) > 0
         var touched: Set<String> = []
         var waiting = 0
-        for key in withdrawnRows where key.interface == interface {
-            if let host = rows[key]?.hostName { touched.insert(host) }
-            remove(key)
+        if final || (isBack && !wasBusy) {
+            for key in withdrawnRows where key.interface == interface {
+                if let host = rows[key]?.hostName { touched.insert(host) }
+                remove(key)
+            }
+        } else {
+            waiting += withdrawnRows.count { $0.interface == interface }
         }
         for (host, records) in withdrawnAddressRecords {
             let withdrawn = records.filter { $0.interface == interface }
-            let gone = final ? withdrawn : withdrawn.filter { answeredAddressSources.contains(AddressSource($0)) }
-            if gone.count < withdrawn.count { waiting += 1 }
-            guard !gone.isEmpty else { continue }
-            withdrawnAddressRecords[host]?.subtract(gone)
+            guard !withdrawn.isEmpty else { continue }
+            guard final else {
+                waiting += 1
+                continue
+            }
+            withdrawnAddressRecords[host]?.subtract(withdrawn)
             if withdrawnAddressRecords[host]?.isEmpty == true { withdrawnAddressRecords[host] = nil }
             guard addressRecords[host] != nil else { continue }
-            addressRecords[host]?.subtract(gone)
+            addressRecords[host]?.subtract(withdrawn)
             changedHosts.insert(host)
             touched.insert(host)
         }
-        forgetAnswersIfNoneAwaited()
+        if waiting == 0 { withdrawalReconfirmations[interface] = nil }
         return (touched.count, waiting)
     }
 
     /// A row withdrawn with its interface is reported again.
     private mutating func confirmWithdrawn(_ key: ServiceInstanceKey) {
-        if withdrawnRows.remove(key) != nil { withdrawalActivity[key.interface, default: 0] += 1 }
+        if withdrawnRows.remove(key) != nil { noteReconfirmation(on: key.interface) }
     }
 
-    /// Whether an answer of the host's settles records of it: its records are resynced or withdrawn.
-    private func awaitsAnswer(_ host: String) -> Bool {
-        hostsResyncingAddresses.contains(host) || withdrawnAddressRecords[host] != nil
-    }
-
-    private mutating func forgetAnswersIfNoneAwaited() {
-        if hostsResyncingAddresses.isEmpty && withdrawnAddressRecords.isEmpty { answeredAddressSources = [] }
+    private mutating func noteReconfirmation(on interface: String) {
+        withdrawalActivity[interface, default: 0] += 1
+        withdrawalReconfirmations[interface, default: 0] += 1
     }
 
     /// The devices with a row learnt on `interface` (for the log).
@@ -252,6 +247,7 @@ public struct PeerTable: Sendable {
         withdrawnRows = []
         withdrawnAddressRecords = [:]
         withdrawalActivity = [:]
+        withdrawalReconfirmations = [:]
     }
 
     /// Marks every instance unconfirmed; instances seen or resolved again before ``finishResync()`` are kept.
@@ -260,7 +256,6 @@ public struct PeerTable: Sendable {
         unconfirmed = Set(rows.keys)
         for (host, records) in addressRecords { unconfirmedAddressRecords[host, default: []].formUnion(records) }
         hostsResyncingAddresses = Set(addressRecords.keys)
-        answeredAddressSources = []
         typesSeenAgain = []
         isResyncing = true
     }
@@ -282,32 +277,31 @@ public struct PeerTable: Sendable {
     }
 
     /// Drops the address records not reported again since ``beginResync()``, and those removed meanwhile and not
-    /// reported again since — of the hosts that have answered again.
+    /// reported again since — in the last round.
     ///
     /// Later than the rows: a host's records are only followed again once one of its rows has resolved again, against
     /// a daemon whose cache may be empty (and flushes records while it fills again). And a daemon that comes back to
     /// a large LAN asks every host again, which takes it a while (on the test LAN, 520 hosts: ~27 s until the last
-    /// answered): a record is dropped only once its host has answered again for that kind of record over that
-    /// protocol (a resolution or a record of the same address family, seen over the same IP protocol) — a record the
-    /// answer did not carry is gone. Records of hosts that have not answered yet stay unconfirmed for a later call.
+    /// answered, some hosts over 40 s), and a host's records come back piecemeal (an answer carrying one of its
+    /// addresses is no sign that the others are gone: dropping them then, they came back seconds later). So the
+    /// earlier rounds only tell whether any record still waits; the last one drops what never came back.
     ///
-    /// - Parameter final: Drop every unconfirmed record, answered or not (the last round).
-    /// - Returns: How many hosts still wait for an answer.
+    /// - Parameter final: Drop every record not reported again (the last round).
+    /// - Returns: How many hosts still wait for records to be reported again.
     /// - Complexity: O(u) for u unconfirmed records.
     @discardableResult
     public mutating func finishAddressResync(final: Bool = true) -> Int {
-        for (host, records) in unconfirmedAddressRecords {
-            let gone = final ? records : records.filter { answeredAddressSources.contains(AddressSource($0)) }
-            if !gone.isEmpty {
-                addressRecords[host]?.subtract(gone)
-                changedHosts.insert(host)
-            }
-            let left = records.subtracting(gone)
-            unconfirmedAddressRecords[host] = left.isEmpty ? nil : left
+        guard final else {
+            if unconfirmedAddressRecords.isEmpty { hostsResyncingAddresses = [] }
+            return unconfirmedAddressRecords.count
         }
-        hostsResyncingAddresses = Set(unconfirmedAddressRecords.keys)
-        forgetAnswersIfNoneAwaited()
-        return hostsResyncingAddresses.count
+        for (host, records) in unconfirmedAddressRecords where !records.isEmpty {
+            addressRecords[host]?.subtract(records)
+            changedHosts.insert(host)
+        }
+        unconfirmedAddressRecords = [:]
+        hostsResyncingAddresses = []
+        return 0
     }
 
     /// The source lost its daemon: the rows it found but had not resolved, and the address lookups it had started,
@@ -334,7 +328,6 @@ public struct PeerTable: Sendable {
         addressRecords = [:]
         unconfirmedAddressRecords = [:]
         hostsResyncingAddresses = []
-        answeredAddressSources = []
         forgetWithdrawals()
     }
 
@@ -483,31 +476,6 @@ public struct PeerTable: Sendable {
         for service in services { counts[service.name, default: 0] += 1 }
         let best = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }
         return best?.key ?? String(hostName.split(separator: ".").first ?? Substring(hostName))
-    }
-}
-
-/// Where a host's address record comes from: the host, the kind of record (A or AAAA), the IP protocol and the
-/// interface it was seen over. An answer of the host's there carries every record of that kind.
-private struct AddressSource: Hashable {
-    var hostName: String
-    var isIPv6: Bool
-    var ipProtocol: IPProtocol
-    var interface: String
-
-    init(_ hostName: String, _ address: String, over ipProtocol: IPProtocol, on interface: String) {
-        self.hostName = hostName
-        self.isIPv6 = address.contains(":")
-        self.ipProtocol = ipProtocol
-        self.interface = interface
-    }
-
-    init(_ record: HostAddress) {
-        self.init(
-            DeviceID.canonicalHostName(record.hostName),
-            record.address,
-            over: record.ipProtocol,
-            on: record.interface
-        )
     }
 }
 

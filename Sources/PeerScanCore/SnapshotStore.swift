@@ -460,16 +460,15 @@ public actor SnapshotStore {
         }
     }
 
-    /// The most grace periods a host that does not answer keeps its address records through after a resync.
+    /// The grace periods address records not reported again are kept through after a resync.
     static let maximumAddressResyncRounds = 6
     /// The most grace periods a withdrawn link that is back is given while it is still being learnt again (a link
     /// that flaps on and on must not keep what it had forever).
     static let maximumWithdrawalRounds = 12
 
-    /// A grace period of the address resync is over: the records of the hosts that answered again and did not report
-    /// them are dropped; hosts that have not answered yet get another grace period, up to
-    /// ``maximumAddressResyncRounds`` in all (a daemon that comes back to a large LAN takes a while to ask every host
-    /// again).
+    /// A grace period of the address resync is over: while records are still not reported again, another one, up to
+    /// ``maximumAddressResyncRounds`` in all, after which they are dropped (a daemon that comes back to a large LAN
+    /// takes a while to ask every host again).
     private func finishAddressResyncRound(effects: inout StoreEffects) {
         addressResyncRounds += 1
         let final = addressResyncRounds >= Self.maximumAddressResyncRounds

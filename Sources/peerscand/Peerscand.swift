@@ -80,9 +80,8 @@ struct Peerscand: AsyncParsableCommand {
             "Seconds to keep devices not seen again after avahi-daemon restarts, unless Avahi reports it is done first.",
             discussion: """
                 Addresses Avahi withdraws in that time (it flushes records while it refills its cache) are kept \
-                unless they are not reported again by its end; a host that has not answered again by then keeps its \
-                addresses for up to five more periods (a restarted avahi-daemon takes a while to ask every host of \
-                a large LAN again). Likewise for an interface whose link goes down (Avahi \
+                unless they are not reported again within six periods (a restarted avahi-daemon takes a while to ask \
+                every host of a large LAN again, and their records come back piecemeal). Likewise for an interface whose link goes down (Avahi \
                 withdraws everything learnt there): what was learnt on it is kept for this long after the link is \
                 back, or after it went down if it stays down, and only what Avahi does not report again goes.
                 """

@@ -245,6 +245,7 @@ def test_state_directory_full(stress: Stress) -> None:
     (snapshot = truth, clients consistent), logs `registry write failed` once (at most once a minute, per the
     README), and once there is room again logs `registry writes resumed` and writes every present device."""
     filler = stress.state / "filler"
+    filled = time.monotonic()
     fill_file_system(filler)
     try:
         stop, thread, _ = churn_in_background(stress)
@@ -255,7 +256,8 @@ def test_state_directory_full(stress: Stress) -> None:
         # The write-ahead log reuses its pages once checkpointed: a batch that does not grow the files still fits, so
         # a full disk shows only once the database or its log must grow (then: one line, at most once a minute).
         failed = stress.daemon.count("registry write failed")
-        assert failed <= 1, f"'registry write failed' logged {failed} times (at most once a minute)"
+        allowed = 1 + int((time.monotonic() - filled) // 60)
+        assert failed <= allowed, f"'registry write failed' logged {failed} times (at most once a minute: {allowed})"
     finally:
         filler.unlink()
     took = 0.0
