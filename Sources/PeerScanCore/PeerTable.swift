@@ -50,6 +50,8 @@ public struct PeerTable: Sendable {
     /// The interfaces withdrawn (their link went down) and not reported back yet, and the rows and address records
     /// learnt on withdrawn interfaces that were not reported again since.
     private var withdrawnInterfaces: Set<String> = []
+    /// The interfaces withdrawn whose withdrawal is not finished yet (still down, or back and being learnt again).
+    private var resyncingInterfaces: Set<String> = []
     private var withdrawnRows: Set<ServiceInstanceKey> = []
     private var withdrawnAddressRecords: [String: Set<HostAddress>] = [:]
     /// How many rows and records were withdrawn, or reported again, on each interface since its last round; and how
@@ -148,7 +150,9 @@ public struct PeerTable: Sendable {
                 }
                 return
             }
-            if withdrawnInterfaces.contains(record.interface) {
+            if resyncingInterfaces.contains(record.interface) {
+                // Withdrawn with its link, or flushed while the daemon fills its cache of the returned link again
+                // (as after a restart): kept until the withdrawal is finished.
                 if addressRecords[host]?.contains(record) == true {
                     withdrawnAddressRecords[host, default: []].insert(record)
                     withdrawalActivity[record.interface, default: 0] += 1
@@ -166,6 +170,7 @@ public struct PeerTable: Sendable {
             if hostsAwaitingAddresses.remove(host) != nil && keysByHost[host] != nil { changedHosts.insert(host) }
         case .interfaceWithdrawn(let interface):
             withdrawnInterfaces.insert(interface)
+            resyncingInterfaces.insert(interface)
             withdrawalReconfirmations[interface] = 0
             for key in rows.keys where key.interface == interface { withdrawnRows.insert(key) }
             for (host, records) in addressRecords {
@@ -222,7 +227,10 @@ public struct PeerTable: Sendable {
             changedHosts.insert(host)
             touched.insert(host)
         }
-        if waiting == 0 { withdrawalReconfirmations[interface] = nil }
+        if waiting == 0 {
+            withdrawalReconfirmations[interface] = nil
+            resyncingInterfaces.remove(interface)
+        }
         return (touched.count, waiting)
     }
 
@@ -244,6 +252,7 @@ public struct PeerTable: Sendable {
 
     private mutating func forgetWithdrawals() {
         withdrawnInterfaces = []
+        resyncingInterfaces = []
         withdrawnRows = []
         withdrawnAddressRecords = [:]
         withdrawalActivity = [:]

@@ -129,6 +129,7 @@ public actor SnapshotStore {
         var generation: Int
         var hasReturned = false
         var rounds = 0
+        var roundsSinceReturn = 0
         var removed = 0
     }
     private let logger: Logger
@@ -258,8 +259,15 @@ public actor SnapshotStore {
             case .withdrawalDeadline(let interface, let generation):
                 guard var withdrawal = withdrawals[interface], withdrawal.generation == generation else { break }
                 withdrawal.rounds += 1
-                // A link still down gets nothing back; one that is back gets rounds for its hosts to answer again.
+                // A link still down gets nothing back; one that is back gets rounds to be learnt again, two at least
+                // (the daemon flushes records while it fills its cache of the link again, as after a restart).
                 let final = !withdrawal.hasReturned || withdrawal.rounds >= Self.maximumWithdrawalRounds
+                if withdrawal.hasReturned { withdrawal.roundsSinceReturn += 1 }
+                if !final && withdrawal.roundsSinceReturn < 2 {
+                    withdrawals[interface] = withdrawal
+                    armWithdrawalDeadline(interface, effects: &effects)
+                    break
+                }
                 let (devices, waiting) = table.finishWithdrawal(of: interface, final: final)
                 withdrawal.removed += devices
                 withdrawals[interface] = withdrawal

@@ -117,6 +117,23 @@ private func take(_ table: inout PeerTable) -> [String: Bool] {
         #expect(take(&table)["nas.local"] == false)
     }
 
+    @Test func aRecordFlushedWhileTheLinkIsLearntAgainIsKeptUntilTheWithdrawalIsFinished() throws {
+        var table = tableWithTwoDevices()
+        withdrawEth0(&table)
+        table.apply(.interfaceReturned("eth0"))
+        table.apply(.serviceResolved(tvOnEth0))
+        table.apply(.serviceResolved(nasOnEth0))
+        table.apply(.addressAdded(record("10.0.0.70")))
+        _ = take(&table)
+        table.apply(.addressRemoved(record("10.0.0.70")))  // flushed: a response carried the TV's other record only
+        #expect(take(&table).isEmpty)
+        table.apply(.addressAdded(record("10.0.0.70")))  // asked for again
+        #expect(table.finishWithdrawal(of: "eth0", final: false).waiting == 0)
+        #expect(try #require(table.device(hostName: "tv.local")).addresses.contains("10.0.0.70"))
+        table.apply(.addressRemoved(record("10.0.0.70")))
+        #expect(take(&table) == ["tv.local": true], "the withdrawal is over: a removal is a removal again")
+    }
+
     @Test func aRemovalAfterTheLinkIsBackIsADeparture() {
         var table = tableWithTwoDevices()
         withdrawEth0(&table)
