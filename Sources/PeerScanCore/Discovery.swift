@@ -26,8 +26,9 @@ public enum DiscoveryEvent: Sendable, Equatable {
     case browsedInterfaces([String])
     /// The daemon withdrew everything it had learnt on this interface because the interface went down (Avahi does so
     /// when a link goes down or away). What it reported there is kept and confirmed when it is reported again once
-    /// the link is back; the rest goes at the withdrawal's deadline (``PeerTable/finishWithdrawal(of:)``). Removals
-    /// on the interface from now on until ``interfaceReturned(_:)`` are part of the withdrawal, not departures.
+    /// the link is back; the rest goes at the withdrawal's deadline (``PeerTable/finishWithdrawal(of:final:)``).
+    /// Removals on the interface from now on until ``interfaceReturned(_:)`` are part of the withdrawal, not
+    /// departures.
     case interfaceWithdrawn(String)
     /// The daemon reports from an interface it had withdrawn again: its link is back.
     case interfaceReturned(String)

@@ -13,8 +13,8 @@ import PeerScanModel
 ///
 /// An interface whose link goes down is treated the same way, for that interface alone: the daemon withdraws
 /// everything it learnt there (``DiscoveryEvent/interfaceWithdrawn(_:)``), the table keeps it, what is reported again
-/// once the link is back is confirmed, and ``finishWithdrawal(of:)`` removes the rest — so a cable pulled and put back
-/// is no churn either.
+/// once the link is back is confirmed, and ``finishWithdrawal(of:final:)`` removes the rest — so a cable pulled and
+/// put back is no churn either.
 ///
 /// ## Settling
 /// mDNS reports one device in pieces: a service is one row per interface and IP protocol, each resolved on its own
