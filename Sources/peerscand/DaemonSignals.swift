@@ -7,11 +7,18 @@ import UnixSignals
 /// and tests); SIGHUP, which asks daemons to reload, is logged and ignored — peerscand has no configuration file to
 /// read again — so that it never ends the daemon (its default action would, uncleanly).
 struct DaemonSignals: Service {
+    /// Trapped by ``trap()`` before the service group starts: one that arrives while the services are starting (the
+    /// socket may already answer) is handled, not the default action that would end the daemon.
+    let signals: UnixSignalsSequence
     let scanner: ScanService
     let logger: Logger
 
+    /// The signals this service handles, trapped from now on.
+    static func trap() async -> UnixSignalsSequence {
+        await UnixSignalsSequence(trapping: .sigusr1, .sigusr2, .sighup)
+    }
+
     func run() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sigusr1, .sigusr2, .sighup)
         for await signal in signals.cancelOnGracefulShutdown() {
             if signal == .sighup {
                 logger.info("sighup ignored", metadata: ["reason": "nothing to reload: options are read at start"])

@@ -339,7 +339,9 @@ struct Peerscand: AsyncParsableCommand {
         )
         // Started in this order, shut down in the reverse one: the server stops taking calls first, then the scanner
         // applies what is pending and ends the subscriptions, then --dump writes its final line.
-        var services: [any Service] = [systemd, DaemonSignals(scanner: scanner, logger: logger)]
+        var services: [any Service] = [
+            systemd, DaemonSignals(signals: await DaemonSignals.trap(), scanner: scanner, logger: logger),
+        ]
         if dump { services.append(DumpService(store: store)) }
         if let (configuration, settings) = mqttSettings {
             services.append(MQTTService(store: store, configuration: configuration, settings: settings, logger: logger))

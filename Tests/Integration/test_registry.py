@@ -38,6 +38,14 @@ def registry_rows(path: Path, sql: str) -> list[tuple]:
         return db.execute(sql).fetchall()
 
 
+def device_count(path: Path) -> int:
+    """The devices a registry holds so far; 0 while its schema is not there yet or it is locked."""
+    try:
+        return registry_rows(path, "SELECT count(*) FROM device")[0][0]
+    except sqlite3.Error:
+        return 0
+
+
 def test_a_mac_only_device_that_starts_announcing_mdns_keeps_its_id_across_restarts(lan, start_daemon, tmp_path):
     peer = lan.add_peer("alpha")  # its responder publishes nothing yet: a silent host
     mac = link_mac(peer.namespace)
@@ -243,7 +251,12 @@ def test_kill_9_during_heavy_writes_leaves_a_consistent_database(lan, start_daem
         writer = subprocess.Popen([BENCH, "registry-churn", "--devices", "1000", "--rate", "0", "--flush-interval",
                                    "0", "--seconds", "60", "--database", str(database)],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(2.5 + round)
+        # Once every device is written (a sanitized build takes several seconds for that), go on churning a while.
+        deadline = time.monotonic() + 60
+        while not (database.exists() and device_count(database) == 1000):
+            assert writer.poll() is None and time.monotonic() < deadline, "the writer did not write 1,000 devices"
+            time.sleep(0.1)
+        time.sleep(1 + round)
         writer.send_signal(signal.SIGKILL)
         writer.wait()
         assert registry_rows(database, "PRAGMA integrity_check") == [("ok",)]

@@ -609,7 +609,9 @@ def test_a_client_that_does_not_read_is_resynced_and_holds_up_nobody(lan, start_
             break
     assert extra is not None, f"the daemon kept writing to a client that does not read ({buffered} bytes queued)"
     rss_after = daemon.rss_kib
-    assert rss_after < rss_before + 64 * 1024, (rss_before, rss_after)
+    # A release goal: under AddressSanitizer freed memory waits in its quarantine (256 MiB) before reuse.
+    if not __import__("conftest").SANITIZER:
+        assert rss_after < rss_before + 64 * 1024, (rss_before, rss_after)
 
     # The good client kept up: every sequence, no resync.
     good.wait_sequence(last)
@@ -721,6 +723,24 @@ def test_sighup_is_logged_and_ignored(lan, start_varlink_daemon, socket_path):
     assert daemon.process.poll() is None and answers(socket_path)
     assert daemon.stop() == 0
     assert any(" stopped" in line for line in daemon.stderr_lines[-3:])
+
+
+def test_signals_are_trapped_before_the_socket_exists(lan, start_varlink_daemon, socket_path):
+    """A SIGHUP or SIGUSR1 sent the moment the socket appears (before every service has started) is handled, not
+    the default action that ends the process: under AddressSanitizer one arrived before the trap and killed it."""
+    daemon = start_varlink_daemon(wait=False)
+    deadline = time.monotonic() + 60
+    while not os.path.lexists(socket_path):
+        assert time.monotonic() < deadline and daemon.process.poll() is None, "\n".join(daemon.stderr_lines[-10:])
+        time.sleep(0.001)
+    daemon.signal(signal.SIGHUP)
+    daemon.signal(signal.SIGUSR1)
+    daemon.wait_for(lambda s: len(s["sections"]) == 1, what="scanning off")
+    while not any("sighup ignored" in line for line in daemon.stderr_lines):
+        assert time.monotonic() < deadline and daemon.process.poll() is None, "\n".join(daemon.stderr_lines[-10:])
+        time.sleep(0.05)
+    assert daemon.process.poll() is None and answers(socket_path)
+    assert daemon.stop() == 0
 
 
 def test_clients_that_hang_up_with_replies_pending_are_no_client_error(lan, start_varlink_daemon, socket_path):
