@@ -54,10 +54,10 @@ public struct PeerTable: Sendable {
     private var resyncingInterfaces: Set<String> = []
     private var withdrawnRows: Set<ServiceInstanceKey> = []
     private var withdrawnAddressRecords: [String: Set<HostAddress>] = [:]
-    /// How many rows and records were withdrawn, or reported again, on each interface since its last round; and how
-    /// many were reported again since it was withdrawn.
-    private var withdrawalActivity: [String: Int] = [:]
-    private var withdrawalReconfirmations: [String: Int] = [:]
+    /// The withdrawn interfaces on which a row or record was withdrawn, or reported again, since their last round; and
+    /// those on which one was reported again since they were withdrawn.
+    private var interfacesActiveThisRound: Set<String> = []
+    private var interfacesReportedAgain: Set<String> = []
     private var resolutionCounter: UInt64 = 0
     private var changedHosts: Set<String> = []
 
@@ -120,7 +120,7 @@ public struct PeerTable: Sendable {
             forgetPending(key)
             if withdrawnInterfaces.contains(key.interface) && rows[key] != nil {
                 withdrawnRows.insert(key)  // withdrawn with its link: kept until the withdrawal is finished
-                withdrawalActivity[key.interface, default: 0] += 1  // the daemon is still withdrawing it
+                interfacesActiveThisRound.insert(key.interface)  // the daemon is still withdrawing it
             } else {
                 remove(key)
             }
@@ -129,14 +129,8 @@ public struct PeerTable: Sendable {
         case .addressAdded(let record):
             let host = DeviceID.canonicalHostName(record.hostName)
             guard keysByHost[host] != nil else { return }  // a host no row points to is not followed
-            if unconfirmedAddressRecords[host]?.remove(record) != nil, unconfirmedAddressRecords[host]?.isEmpty == true
-            {
-                unconfirmedAddressRecords[host] = nil
-            }
-            if withdrawnAddressRecords[host]?.remove(record) != nil {
-                if withdrawnAddressRecords[host]?.isEmpty == true { withdrawnAddressRecords[host] = nil }
-                noteReconfirmation(on: record.interface)
-            }
+            unconfirmedAddressRecords.remove(record, fromSetAt: host)
+            if withdrawnAddressRecords.remove(record, fromSetAt: host) { noteReconfirmation(on: record.interface) }
             if addressRecords[host, default: []].insert(record).inserted { changedHosts.insert(host) }
         case .addressRemoved(let record):
             let host = DeviceID.canonicalHostName(record.hostName)
@@ -155,11 +149,11 @@ public struct PeerTable: Sendable {
                 // (as after a restart): kept until the withdrawal is finished.
                 if addressRecords[host]?.contains(record) == true {
                     withdrawnAddressRecords[host, default: []].insert(record)
-                    withdrawalActivity[record.interface, default: 0] += 1
+                    interfacesActiveThisRound.insert(record.interface)
                 }
                 return
             }
-            unconfirmedAddressRecords[host]?.remove(record)
+            unconfirmedAddressRecords.remove(record, fromSetAt: host)
             guard addressRecords[host]?.remove(record) != nil else { return }
             changedHosts.insert(host)
             if settles && reportedHosts.contains(host) { hostsLosingAddresses.insert(host) }
@@ -171,7 +165,7 @@ public struct PeerTable: Sendable {
         case .interfaceWithdrawn(let interface):
             withdrawnInterfaces.insert(interface)
             resyncingInterfaces.insert(interface)
-            withdrawalReconfirmations[interface] = 0
+            interfacesReportedAgain.remove(interface)
             for key in rows.keys where key.interface == interface { withdrawnRows.insert(key) }
             for (host, records) in addressRecords {
                 let withdrawn = records.filter { $0.interface == interface }
@@ -201,8 +195,8 @@ public struct PeerTable: Sendable {
     /// - Complexity: O(w) for w rows and address records withdrawn on any interface.
     @discardableResult
     public mutating func finishWithdrawal(of interface: String, final: Bool = true) -> (devices: Int, waiting: Int) {
-        let wasBusy = (withdrawalActivity.removeValue(forKey: interface) ?? 0) > 0
-        let isBack = (withdrawalReconfirmations[interface] ?? 0) > 0
+        let wasBusy = interfacesActiveThisRound.remove(interface) != nil
+        let isBack = interfacesReportedAgain.contains(interface)
         var touched: Set<String> = []
         var waiting = 0
         if final || (isBack && !wasBusy) {
@@ -228,7 +222,7 @@ public struct PeerTable: Sendable {
             touched.insert(host)
         }
         if waiting == 0 {
-            withdrawalReconfirmations[interface] = nil
+            interfacesReportedAgain.remove(interface)
             resyncingInterfaces.remove(interface)
         }
         return (touched.count, waiting)
@@ -240,8 +234,8 @@ public struct PeerTable: Sendable {
     }
 
     private mutating func noteReconfirmation(on interface: String) {
-        withdrawalActivity[interface, default: 0] += 1
-        withdrawalReconfirmations[interface, default: 0] += 1
+        interfacesActiveThisRound.insert(interface)
+        interfacesReportedAgain.insert(interface)
     }
 
     /// The devices with a row learnt on `interface` (for the log).
@@ -255,8 +249,8 @@ public struct PeerTable: Sendable {
         resyncingInterfaces = []
         withdrawnRows = []
         withdrawnAddressRecords = [:]
-        withdrawalActivity = [:]
-        withdrawalReconfirmations = [:]
+        interfacesActiveThisRound = []
+        interfacesReportedAgain = []
     }
 
     /// Marks every instance unconfirmed; instances seen or resolved again before ``finishResync()`` are kept.
@@ -485,6 +479,18 @@ public struct PeerTable: Sendable {
         for service in services { counts[service.name, default: 0] += 1 }
         let best = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }
         return best?.key ?? String(hostName.split(separator: ".").first ?? Substring(hostName))
+    }
+}
+
+extension Dictionary {
+    /// Removes `member` from the set at `key`, and the key once its set is empty (an empty set is no entry).
+    ///
+    /// - Returns: Whether `member` was there.
+    @discardableResult
+    fileprivate mutating func remove<Member>(_ member: Member, fromSetAt key: Key) -> Bool where Value == Set<Member> {
+        guard self[key]?.remove(member) != nil else { return false }
+        if self[key]?.isEmpty == true { self[key] = nil }
+        return true
     }
 }
 

@@ -127,10 +127,13 @@ public actor SnapshotStore {
 
     private struct Withdrawal {
         var generation: Int
-        var hasReturned = false
         var rounds = 0
-        var roundsSinceReturn = 0
+        /// The rounds it had had when its link came back; nil while the link is down.
+        var roundsAtReturn: Int?
         var removed = 0
+
+        var hasReturned: Bool { roundsAtReturn != nil }
+        var roundsSinceReturn: Int { roundsAtReturn.map { rounds - $0 } ?? 0 }
     }
     private let logger: Logger
     private let subscribers = Subscribers()
@@ -262,7 +265,6 @@ public actor SnapshotStore {
                 // A link still down gets nothing back; one that is back gets rounds to be learnt again, two at least
                 // (the daemon flushes records while it fills its cache of the link again, as after a restart).
                 let final = !withdrawal.hasReturned || withdrawal.rounds >= Self.maximumWithdrawalRounds
-                if withdrawal.hasReturned { withdrawal.roundsSinceReturn += 1 }
                 if !final && withdrawal.roundsSinceReturn < 2 {
                     withdrawals[interface] = withdrawal
                     armWithdrawalDeadline(interface, effects: &effects)
@@ -438,9 +440,9 @@ public actor SnapshotStore {
         case .interfaceReturned(let interface):
             guard isScanning else { break }
             table.apply(event)
-            guard withdrawals[interface] != nil, withdrawals[interface]?.hasReturned == false else { break }
+            guard let withdrawal = withdrawals[interface], !withdrawal.hasReturned else { break }
             logger.info("interface returned", metadata: ["interface": "\(interface)"])
-            withdrawals[interface]?.hasReturned = true
+            withdrawals[interface]?.roundsAtReturn = withdrawal.rounds
             armWithdrawalDeadline(interface, effects: &effects)  // the grace counts from the link's return
         case .browsingSettled:
             if host.sourceState.isRunning { hasBrowsingSettled = true }
