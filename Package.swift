@@ -5,6 +5,7 @@
 // socket -> client). Modules depend downward only; only AvahiBrowser imports CAvahi.
 //   Diffable          snapshots of sections and items, and their minimal-move differences; no dependencies
 //   AsyncPrimitives   a draining queue and a one-shot signal; generic (its lock: NIOConcurrencyHelpers)
+//   MonitoringLog     the catalogue of log messages, levels and keys (the monitoring contract) and how they are logged
 //   CAvahi            the system library libavahi-client (pkg-config avahi-client)
 //   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
 //   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types and definition
@@ -71,6 +72,10 @@ let package = Package(
         ),
         .testTarget(name: "AsyncPrimitivesTests", dependencies: ["AsyncPrimitives", "TestSupport"]),
 
+        // MARK: MonitoringLog — the catalogue of log messages (the monitoring contract). Only swift-log.
+        .target(name: "MonitoringLog", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "MonitoringLogTests", dependencies: ["MonitoringLog"]),
+
         // MARK: Avahi — the C client library and its one Swift wrapper.
         .systemLibrary(
             name: "CAvahi",
@@ -101,6 +106,7 @@ let package = Package(
             dependencies: [
                 "AsyncPrimitives",
                 "Diffable",
+                "MonitoringLog",
                 "PeerScanModel",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,6 +119,7 @@ let package = Package(
             dependencies: [
                 "AsyncPrimitives",
                 "Diffable",
+                "MonitoringLog",
                 "PeerScanCore",
                 "PeerScanModel",
                 "SeededRandom",

@@ -122,3 +122,32 @@ public final class DrainingQueue<Element: Sendable>: Sendable {
     /// Whether the consumer is waiting for news (for tests that must know the wait began).
     var hasWaitingConsumer: Bool { state.withLockedValue { $0.waiter != nil } }
 }
+
+extension DrainingQueue: AsyncSequence {
+    /// Iterates the elements one at a time, in order, until the queue is finished and drained (or the iterating task
+    /// is cancelled).
+    ///
+    /// For a queue without a limit. On a queue with one, a drop ends the iteration, as if the queue were finished: the
+    /// consumer must start over (``nextBatch()`` tells how many were dropped).
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let queue: DrainingQueue
+        var buffered: [Element] = []
+        var position = 0
+        var hasEnded = false
+
+        public mutating func next() async -> Element? {
+            while position == buffered.count {
+                guard !hasEnded, let batch = await queue.nextBatch(), batch.dropped == 0 else {
+                    hasEnded = true
+                    return nil
+                }
+                buffered = batch.elements
+                position = 0
+            }
+            defer { position += 1 }
+            return buffered[position]
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: self) }
+}

@@ -1,20 +1,46 @@
-import Logging
+import MonitoringLog
 import PeerScanModel
 
 extension Device {
-    /// The fields of a device as log metadata: `id`, `name`, `host`, `mac`, `vendor`, `address` (the first one),
-    /// `addresses`, `services` (types). A field the device lacks is left out.
-    public var logMetadata: Logger.Metadata {
-        var metadata: Logger.Metadata = [
+    /// The fields of a device as log metadata (``LogMessage/deviceKeys``): `id`, `name`, `host`, `mac`, `vendor`,
+    /// `address` (the first one), `addresses`, `services` (types). A field the device lacks is left out.
+    public var logFields: [String: String] {
+        var metadata = [
             "id": "\(id)",
-            "addresses": "\(addresses.joined(separator: ","))",
+            "addresses": addresses.joined(separator: ","),
         ]
-        if let displayName { metadata["name"] = "\(displayName)" }
-        if let hostName { metadata["host"] = "\(hostName)" }
-        if !macAddresses.isEmpty { metadata["mac"] = "\(macAddresses.joined(separator: ","))" }
-        if let vendor { metadata["vendor"] = "\(vendor)" }
-        if let first = addresses.first { metadata["address"] = "\(first)" }
-        if !services.isEmpty { metadata["services"] = "\(Set(services.map(\.type)).sorted().joined(separator: ","))" }
+        if let displayName { metadata["name"] = displayName }
+        if let hostName { metadata["host"] = hostName }
+        if !macAddresses.isEmpty { metadata["mac"] = macAddresses.joined(separator: ",") }
+        if let vendor { metadata["vendor"] = vendor }
+        if let first = addresses.first { metadata["address"] = first }
+        if !services.isEmpty { metadata["services"] = Set(services.map(\.type)).sorted().joined(separator: ",") }
         return metadata
+    }
+}
+
+extension DeviceTable.Event {
+    /// The event's log line.
+    var logEntry: LogEntry {
+        switch self {
+        case .appeared(let device):
+            return LogEntry(.newDevice, device.logFields)
+        case .returned(let device):
+            return LogEntry(.deviceOnline, device.logFields.merging(["reason": "returned"]) { $1 })
+        case .online(let device):
+            return LogEntry(.deviceOnline, device.logFields.merging(["reason": "answered"]) { $1 })
+        case .offline(let device):
+            return LogEntry(.deviceOffline, device.logFields)
+        case .forgotten(let device):
+            return LogEntry(.deviceRemoved, device.logFields)
+        case .merged(let device, let into):
+            return LogEntry(.deviceMerged, device.logFields.merging(["into": "\(into)"]) { $1 })
+        case .addressConflict(let address, let mac, let previous):
+            return LogEntry(.addressConflict, ["address": address, "mac": mac, "mac.previous": previous])
+        case .macChanged(let address, let mac, let previous, let device):
+            var metadata = ["address": address, "mac": mac, "mac.previous": previous]
+            if let device { metadata["id"] = "\(device)" }
+            return LogEntry(.macChanged, metadata)
+        }
     }
 }

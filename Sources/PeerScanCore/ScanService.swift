@@ -1,13 +1,14 @@
 import AsyncPrimitives
 import Logging
+import MonitoringLog
 import PeerScanModel
 import ServiceLifecycle
 
 /// The scanner: runs a discovery source and feeds its events, and commands, to the store — one batch at a time.
 ///
 /// Everything pending is applied together (see ``DrainingQueue``), so a burst of mDNS events becomes one changeset.
-/// The service carries out the store's effects: it starts and stops browsing, saves the scanning switch, and arms
-/// the resync grace timer.
+/// The service carries out the store's effects: it starts and stops browsing, saves the scanning switch, arms the
+/// store's timers (on the store's clock) and writes the store's log lines.
 public struct ScanService: Service {
     /// The store the service feeds.
     public let store: SnapshotStore
@@ -18,7 +19,6 @@ public struct ScanService: Service {
     private let settleWindow: Duration
     private let initialBrowseLimit: Duration?
     private let presenceInterval: Duration?
-    private let clock: any Clock<Duration>
     private let logger: Logger
 
     /// Creates the service.
@@ -36,8 +36,9 @@ public struct ScanService: Service {
     ///     `nil` for none.
     ///   - presenceInterval: How often the store checks whether devices that stopped answering are offline or
     ///     forgotten now; `nil` never (devices then go at once: the store's presence must be immediate).
-    ///   - clock: The clock the grace period, settle windows and presence checks are timed on.
-    ///   - logger: The logger.
+    ///   - logger: Where the store's log lines go.
+    ///
+    /// The grace period, settle windows and presence checks are timed on the store's clock.
     public init(
         source: any DiscoverySource,
         otherSources: [any DiscoverySource] = [],
@@ -47,10 +48,8 @@ public struct ScanService: Service {
         settleWindow: Duration = .milliseconds(100),
         initialBrowseLimit: Duration? = nil,
         presenceInterval: Duration? = nil,
-        clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger
     ) {
-        self.clock = clock
         self.sources = [source] + otherSources
         self.presenceInterval = presenceInterval
         self.store = store
@@ -98,7 +97,7 @@ public struct ScanService: Service {
             }
             if let initialBrowseLimit { submit(.initialBrowseDeadline, after: initialBrowseLimit, in: &group) }
             if let presenceInterval {
-                group.addTask { [inputs, clock] in
+                group.addTask { [inputs, clock = store.scanClock] in
                     while (try? await clock.sleep(for: presenceInterval)) != nil {
                         guard inputs.push(.presenceCheck) else { return }
                     }
@@ -118,6 +117,7 @@ public struct ScanService: Service {
     }
 
     private func perform(_ effects: StoreEffects, in group: inout ThrowingDiscardingTaskGroup<any Error>) {
+        for entry in effects.logs { logger.log(entry) }
         if let browsing = effects.browsing {
             for source in sources { source.setBrowsing(browsing) }
         }
@@ -126,7 +126,7 @@ public struct ScanService: Service {
                 try stateFile.save(isScanning)
             } catch {
                 // The switch still works in memory; only its survival across a restart is lost.
-                logger.error("state save failed", metadata: ["error": "\(error)"])
+                logger.log(.stateSaveFailed, ["error": "\(error)"])
             }
         }
         if let generation = effects.resyncDeadline {
@@ -154,7 +154,7 @@ public struct ScanService: Service {
         after delay: Duration,
         in group: inout ThrowingDiscardingTaskGroup<any Error>
     ) {
-        group.addTask { [inputs, clock] in
+        group.addTask { [inputs, clock = store.scanClock] in
             guard (try? await clock.sleep(for: delay)) != nil else { return }
             inputs.push(input)
         }

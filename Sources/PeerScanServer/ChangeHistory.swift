@@ -7,10 +7,10 @@ import VarlinkServer
 /// The recent changesets, each encoded once as its Monitor reply: sent on by every client that follows the stream,
 /// and replayed to a client that resumes after a reconnection (`Monitor` with `epoch` and `since`).
 ///
-/// It observes the store (``SnapshotStore/observe(_:)``), so it has every update up to the store's sequence as soon
-/// as the store publishes it. It keeps at most ``countLimit`` changesets and ``byteLimit`` bytes of them (a few huge
+/// The store records every update in it as it publishes it (``SnapshotStore``'s `recordUpdate`), so it has every
+/// update up to the store's sequence as soon as the store publishes it. It keeps at most ``countLimit`` changesets and ``byteLimit`` bytes of them (a few huge
 /// changesets, e.g. scanning switched off with thousands of devices, must not pin memory), always at least the newest.
-final class ChangeHistory: Sendable {
+public final class ChangeHistory: Sendable {
     /// One recorded changeset.
     struct Entry: Sendable {
         /// The sequence the changeset leads to.
@@ -29,7 +29,8 @@ final class ChangeHistory: Sendable {
     let countLimit: Int
     /// The most bytes of encoded replies kept.
     let byteLimit: Int
-    private let epoch: String
+    /// The daemon run whose changesets it holds.
+    public let epoch: String
     private let state = NIOLockedValueBox(State())
 
     /// Creates an empty history.
@@ -38,7 +39,7 @@ final class ChangeHistory: Sendable {
     ///   - epoch: The daemon's epoch, part of every reply.
     ///   - countLimit: The most changesets kept.
     ///   - byteLimit: The most bytes of encoded replies kept.
-    init(epoch: String, countLimit: Int = 1024, byteLimit: Int = 16 << 20) {
+    public init(epoch: String, countLimit: Int = 1024, byteLimit: Int = 16 << 20) {
         self.epoch = epoch
         self.countLimit = countLimit
         self.byteLimit = byteLimit
@@ -47,7 +48,7 @@ final class ChangeHistory: Sendable {
     /// Encodes an update's reply and keeps it, dropping the oldest beyond the limits.
     ///
     /// - Complexity: O(n) in the size of the changeset (its encoding); amortized O(1) otherwise.
-    func record(_ update: StoreUpdate) {
+    public func record(_ update: StoreUpdate) {
         let entry = Entry(sequence: update.sequence, reply: Self.reply(for: update, epoch: epoch))
         state.withLockedValue { state in
             if let last = state.entries.last, last.sequence + 1 != entry.sequence {

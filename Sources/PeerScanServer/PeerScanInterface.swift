@@ -50,24 +50,24 @@ public struct PeerScanInterface: VarlinkInterface {
     /// - Parameters:
     ///   - store: Where snapshots and changesets come from.
     ///   - epoch: This run of the daemon (a new value every start).
+    ///   - history: The recent changesets clients resume from; the store must record every update in it
+    ///     (``SnapshotStore``'s `recordUpdate`), with this `epoch`.
     ///   - controlGroup: The group whose members may call SetScanning (root always may); `nil` for root only.
     ///   - clientQueueLimit: How many changesets are queued for a Monitor client before it is resynced.
-    ///   - historyLimit: How many recent changesets are kept for clients that resume (at most 16 MiB of them).
     ///   - memory: What the daemon remembers of devices; `nil` for none (GetDevice finds nothing).
     ///   - setScanning: Switches scanning and returns the sequence at which the switch is in the snapshot.
     public init(
         store: SnapshotStore,
         epoch: String,
+        history: ChangeHistory,
         controlGroup: String?,
         clientQueueLimit: Int = 256,
-        historyLimit: Int = 1024,
         memory: DeviceMemory? = nil,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) {
         self.memory = memory
         self.store = store
-        self.history = ChangeHistory(epoch: epoch, countLimit: historyLimit)
-        store.observe { [history] update in history.record(update) }
+        self.history = history
         self.epoch = epoch
         self.controlGroup = controlGroup
         self.clientQueueLimit = clientQueueLimit

@@ -171,12 +171,12 @@ public final class ManualClock: Clock, Sendable {
 }
 
 /// Every element of `stream` until it ends; `nil` if it has not ended within `limit`.
-public func collect<Element: Sendable>(
-    _ stream: AsyncStream<Element>,
+public func collect<Stream: AsyncSequence & Sendable>(
+    _ stream: Stream,
     within limit: Duration = .seconds(10)
-) async -> [Element]? {
+) async -> [Stream.Element]? where Stream.Element: Sendable, Stream.Failure == Never {
     await withTimeLimit(limit) {
-        var elements: [Element] = []
+        var elements: [Stream.Element] = []
         for await element in stream { elements.append(element) }
         return elements
     }

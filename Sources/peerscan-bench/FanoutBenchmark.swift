@@ -82,12 +82,16 @@ struct FanoutBenchmark: AsyncParsableCommand {
     private func measure(stalled: Int) async throws -> Result {
         var logger = Logger(label: "peerscan-bench")
         logger.logLevel = .error
-        let store = SnapshotStore(isScanning: true, interfaces: ["bench0"], logger: logger)
-        await store.apply((0..<devices).map { .discovery(.serviceResolved(Self.instance(device: $0, value: 0))) })
+        let history = ChangeHistory(epoch: "bench")
+        let store = SnapshotStore(isScanning: true, interfaces: ["bench0"], recordUpdate: { history.record($0) })
+        await store.apply(
+            (0..<devices).map { StoreInput.discovery(.serviceResolved(Self.instance(device: $0, value: 0))) }
+        )
         let path = "/tmp/peerscan-bench-\(getpid()).sock"
         let interface = PeerScanInterface(
             store: store,
             epoch: "bench",
+            history: history,
             controlGroup: nil,
             clientQueueLimit: clientQueue,
             setScanning: { _ in 0 }

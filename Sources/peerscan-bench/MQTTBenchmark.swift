@@ -50,8 +50,7 @@ struct MQTTBenchmark: AsyncParsableCommand {
         let store = SnapshotStore(
             isScanning: true,
             interfaces: ["lan0"],
-            presence: .init(offlineAfter: .zero, forgetAfter: .seconds(86400)),
-            logger: silent
+            presence: .init(offlineAfter: .zero, forgetAfter: .seconds(86400))
         )
         var addresses = Array(0..<devices)
         await store.apply([.discovery(.neighbourTable((0..<devices).map { neighbour($0, address: $0) }))])

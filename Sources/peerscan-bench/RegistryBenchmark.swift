@@ -44,9 +44,8 @@ struct RegistryChurnBenchmark: AsyncParsableCommand {
         let logger = Logger(label: "peerscan-bench")
         let registry = DeviceRegistry(path: path, forgetAfter: .seconds(7 * 86400), logger: logger)
         let presence = DeviceTable.Presence(offlineAfter: .zero, forgetAfter: .seconds(7 * 86400))
-        let silent = Logger(label: "peerscan-bench") { _ in SwiftLogNoOpLogHandler() }
         let recordTimes = Samples()
-        let plain = SnapshotStore(isScanning: true, interfaces: ["lan0"], presence: presence, logger: silent)
+        let plain = SnapshotStore(isScanning: true, interfaces: ["lan0"], presence: presence)
         let recorded = SnapshotStore(
             isScanning: true,
             interfaces: ["lan0"],
@@ -57,8 +56,7 @@ struct RegistryChurnBenchmark: AsyncParsableCommand {
                 let began = ContinuousClock.now
                 registry.record(records)
                 recordTimes.append(Measurement.milliseconds(ContinuousClock.now - began))
-            },
-            logger: silent
+            }
         )
         func neighbour(_ index: Int, address: Int, answering: Bool) -> Neighbour {
             Neighbour(

@@ -13,10 +13,12 @@ final class NeighbourDiscoverySource: DiscoverySource {
     let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let browsing = NIOLockedValueBox(false)
+    private let clock: ScanClock
     private let logger: Logger
 
-    init(monitor: NeighbourMonitor, logger: Logger) {
+    init(monitor: NeighbourMonitor, clock: ScanClock, logger: Logger) {
         self.monitor = monitor
+        self.clock = clock
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream()
     }
@@ -47,11 +49,15 @@ final class NeighbourDiscoverySource: DiscoverySource {
                     guard browsing.withLockedValue({ $0 }) else { continue }
                     switch event {
                     case .table(let entries):
-                        continuation.yield(.neighbourTable(entries.compactMap { Self.neighbour($0) }))
+                        continuation.yield(.neighbourTable(entries.compactMap { Self.neighbour($0, now: clock.now()) }))
                     case .updated(let entry):
-                        if let neighbour = Self.neighbour(entry) { continuation.yield(.neighbourUpdated(neighbour)) }
+                        if let neighbour = Self.neighbour(entry, now: clock.now()) {
+                            continuation.yield(.neighbourUpdated(neighbour))
+                        }
                     case .removed(let entry):
-                        if let neighbour = Self.neighbour(entry) { continuation.yield(.neighbourRemoved(neighbour)) }
+                        if let neighbour = Self.neighbour(entry, now: clock.now()) {
+                            continuation.yield(.neighbourRemoved(neighbour))
+                        }
                     }
                 }
             }
@@ -66,14 +72,14 @@ final class NeighbourDiscoverySource: DiscoverySource {
         }
         guard enabled && !wasBrowsing else { return }
         do {
-            continuation.yield(.neighbourTable(try monitor.dump().compactMap { Self.neighbour($0) }))
+            continuation.yield(.neighbourTable(try monitor.dump().compactMap { Self.neighbour($0, now: clock.now()) }))
         } catch {
             logger.error("neighbour table read failed", metadata: ["error": "\(error)"])
         }
     }
 
     /// An entry in PeerScanCore's terms, or `nil` for one the kernel never resolves.
-    static func neighbour(_ entry: NeighbourEntry, now: Duration = MonotonicClock.now()) -> Neighbour? {
+    static func neighbour(_ entry: NeighbourEntry, now: Duration) -> Neighbour? {
         let state: Neighbour.State
         switch entry.state {
         case .incomplete: state = .incomplete

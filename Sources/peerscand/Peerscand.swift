@@ -269,6 +269,9 @@ struct Peerscand: AsyncParsableCommand {
             forgetAfter: forgetDuration,
             logger: logger
         )
+        let clock = ScanClock.continuous
+        let epoch = UUID().uuidString.lowercased()
+        let history = ChangeHistory(epoch: epoch)
         let store = SnapshotStore(
             isScanning: isScanning,
             interfaces: source.interfaces,
@@ -281,12 +284,14 @@ struct Peerscand: AsyncParsableCommand {
             ),
             vendorOf: { vendors.vendor(for: $0) },
             identities: registry.identities,
+            clock: clock,
             recordDevices: { registry.record($0) },
-            logger: logger
+            recordUpdate: { history.record($0) }
         )
         let scanner = ScanService(
             source: source,
-            otherSources: neighbours.map { [NeighbourDiscoverySource(monitor: $0, logger: logger)] } ?? [],
+            otherSources: neighbours.map { [NeighbourDiscoverySource(monitor: $0, clock: clock, logger: logger)] }
+                ?? [],
             store: store,
             stateFile: stateFile,
             resyncGracePeriod: .milliseconds(Int(resyncGrace * 1000)),
@@ -297,7 +302,8 @@ struct Peerscand: AsyncParsableCommand {
         )
         let interface = PeerScanInterface(
             store: store,
-            epoch: UUID().uuidString.lowercased(),
+            epoch: epoch,
+            history: history,
             controlGroup: controlGroupName,
             clientQueueLimit: clientQueue,
             memory: DeviceMemory(

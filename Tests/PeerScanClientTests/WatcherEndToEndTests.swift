@@ -28,11 +28,11 @@ struct WatcherEndToEndTests {
             output: output,
             backoff: Backoff(initial: .milliseconds(5), maximum: .milliseconds(20))
         )
-        let store = SnapshotStore(isScanning: true, interfaces: ["lan0"], logger: Logger.silent)
+        let (store, history) = makeStore(epoch: "e1")
         await store.apply([.discovery(.sourceState(.running, hostName: "scanner.local"))])
         await store.apply([resolved("Alpha", host: "alpha.local", address: "10.0.0.1")])
 
-        var server = try await FakeDaemon.start(path: path, store: store, epoch: "e1")
+        var server = try await FakeDaemon.start(path: path, store: store, history: history)
         let watching = Task { try await watcher.run() }
 
         try await output.waitFor("Alpha  online  alpha.local  -    -       10.0.0.1   _ssh._tcp")
@@ -43,7 +43,7 @@ struct WatcherEndToEndTests {
         await server.stop()
         try await output.waitFor { $0.text.hasPrefix("peerscanctl: lost the connection to peerscand") }
         await store.apply([removed("Alpha")])
-        server = try await FakeDaemon.start(path: path, store: store, epoch: "e1")
+        server = try await FakeDaemon.start(path: path, store: store, history: history)
         try await output.waitFor(
             "peerscanctl: reconnected to peerscand on \(path); resuming after sequence 3",
             stream: .standardError
@@ -52,13 +52,13 @@ struct WatcherEndToEndTests {
 
         // peerscand restarts: a new epoch and store, in which Bravo changed and Charlie is new.
         await server.stop()
-        let restarted = SnapshotStore(isScanning: true, interfaces: ["lan0"], logger: Logger.silent)
+        let (restarted, restartedHistory) = makeStore(epoch: "e2")
         await restarted.apply([
             .discovery(.sourceState(.running, hostName: "scanner.local")),
             resolved("Bravo", host: "bravo.local", address: "10.0.0.22"),
             resolved("Charlie", host: "charlie.local", address: "10.0.0.3"),
         ])
-        server = try await FakeDaemon.start(path: path, store: restarted, epoch: "e2")
+        server = try await FakeDaemon.start(path: path, store: restarted, history: restartedHistory)
         try await output.waitFor(
             "peerscanctl: peerscand restarted: resynced from a new snapshot; what changed meanwhile:",
             stream: .standardError
@@ -94,9 +94,9 @@ struct WatcherEndToEndTests {
     @Test("list and scanning against the real interface")
     func oneShotCalls() async throws {
         let path = "/tmp/peerscanctl-test-\(getpid())-\(UUID().uuidString.prefix(8)).sock"
-        let store = SnapshotStore(isScanning: true, interfaces: ["lan0"], logger: Logger.silent)
+        let (store, history) = makeStore(epoch: "e1")
         await store.apply([resolved("Alpha", host: "alpha.local", address: "10.0.0.1")])
-        let server = try await FakeDaemon.start(path: path, store: store, epoch: "e1")
+        let server = try await FakeDaemon.start(path: path, store: store, history: history)
 
         let received = try await PeerScanConnection.withConnection(to: path) { try await $0.snapshot() }
         #expect(received.reply.epoch == "e1")
@@ -158,16 +158,22 @@ func removed(_ name: String) -> StoreInput {
     )
 }
 
+/// A store of the daemon's run `epoch`, recording its updates in the history clients resume from.
+func makeStore(epoch: String) -> (SnapshotStore, ChangeHistory) {
+    let history = ChangeHistory(epoch: epoch)
+    return (SnapshotStore(isScanning: true, interfaces: ["lan0"], recordUpdate: { history.record($0) }), history)
+}
+
 /// io.peerscan served from a store on a socket, as peerscand serves it.
 struct FakeDaemon {
     let task: Task<Void, any Error>
 
-    static func start(path: String, store: SnapshotStore, epoch: String) async throws -> FakeDaemon {
+    static func start(path: String, store: SnapshotStore, history: ChangeHistory) async throws -> FakeDaemon {
         let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
         let server = VarlinkServer(
             listener: .path(path, permissions: 0o600),
             interfaces: [
-                PeerScanInterface(store: store, epoch: epoch, controlGroup: nil) { enabled in
+                PeerScanInterface(store: store, epoch: history.epoch, history: history, controlGroup: nil) { enabled in
                     await store.apply([.setScanning(enabled, reply: nil)])
                     return await store.current().sequence
                 }

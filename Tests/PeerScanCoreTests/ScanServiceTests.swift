@@ -17,7 +17,6 @@ private func withRunningService(
     stateFile: ScanningStateFile? = nil,
     resyncGracePeriod: Duration = .seconds(10),
     settleWindow: Duration = .milliseconds(250),
-    clock: ManualClock = ManualClock(),
     logger: Logger = Logger.silent,
     _ body: (ScanService, FakeDiscoverySource) async throws -> Void
 ) async throws {
@@ -28,7 +27,6 @@ private func withRunningService(
         stateFile: stateFile,
         resyncGracePeriod: resyncGracePeriod,
         settleWindow: settleWindow,
-        clock: clock,
         logger: logger
     )
     let running = Task { try await service.run() }
@@ -125,9 +123,9 @@ private func waitUntilApplied(
     }
 
     @Test func theGraceTimerRemovesDevicesNotSeenAgainWhenBrowsingNeverSettles() async throws {
-        let store = makeStore()
         let clock = ManualClock()
-        try await withRunningService(store: store, resyncGracePeriod: .seconds(10), clock: clock) { _, source in
+        let store = SnapshotStore(isScanning: true, interfaces: [], clock: ScanClock(clock))
+        try await withRunningService(store: store, resyncGracePeriod: .seconds(10)) { _, source in
             source.send(
                 .serviceResolved(makeInstance("TV", host: "tv.local")),
                 .serviceResolved(makeInstance("NAS", host: "nas.local"))
@@ -150,9 +148,9 @@ private func waitUntilApplied(
     }
 
     @Test func aDeviceWaitingOnARowIsPublishedOnceWhole() async throws {
-        let store = SnapshotStore(isScanning: true, interfaces: [], settles: true, logger: Logger.silent)
         let clock = ManualClock()
-        try await withRunningService(store: store, settleWindow: .milliseconds(250), clock: clock) { _, source in
+        let store = SnapshotStore(isScanning: true, interfaces: [], settles: true, clock: ScanClock(clock))
+        try await withRunningService(store: store, settleWindow: .milliseconds(250)) { _, source in
             let tvV4 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, addresses: ["10.0.0.7"])
             let tvV6 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addresses: ["fd00::7"])
             source.send(.serviceFound(tvV4.key), .serviceFound(tvV6.key), .serviceResolved(tvV6))
@@ -166,9 +164,9 @@ private func waitUntilApplied(
     }
 
     @Test func aDeviceWaitingOnARowThatNeverResolvesIsPublishedWhenItsSettleWindowEnds() async throws {
-        let store = SnapshotStore(isScanning: true, interfaces: [], settles: true, logger: Logger.silent)
         let clock = ManualClock()
-        try await withRunningService(store: store, settleWindow: .milliseconds(250), clock: clock) { _, source in
+        let store = SnapshotStore(isScanning: true, interfaces: [], settles: true, clock: ScanClock(clock))
+        try await withRunningService(store: store, settleWindow: .milliseconds(250)) { _, source in
             let radio = makeInstance("Radio", host: "radio.local", ipProtocol: .ipv6, addresses: ["fd00::8"])
             source.send(.serviceFound(makeInstanceKey("Radio", ipProtocol: .ipv4)), .serviceResolved(radio))
             #expect(await eventually { clock.sleeperCount == 1 })
@@ -199,15 +197,14 @@ private func waitUntilApplied(
 
     // The grace timer is a child task of run(): shutting down while it is armed must not make run() throw.
     @Test func gracefulShutdownWhileTheGraceTimerIsArmedEndsRunWithoutError() async throws {
-        let store = makeStore()
-        let source = FakeDiscoverySource()
         let clock = ManualClock()
+        let store = SnapshotStore(isScanning: true, interfaces: [], clock: ScanClock(clock))
+        let source = FakeDiscoverySource()
         let service = ScanService(
             source: source,
             store: store,
             stateFile: nil,
             resyncGracePeriod: .seconds(10),
-            clock: clock,
             logger: Logger.silent
         )
         let group = ServiceGroup(services: [service], logger: Logger.silent)

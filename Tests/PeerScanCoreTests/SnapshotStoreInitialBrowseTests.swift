@@ -13,8 +13,7 @@ private func makeWaitingStore(isScanning: Bool = true) -> SnapshotStore {
         isScanning: isScanning,
         interfaces: [],
         settles: true,
-        waitsForInitialBrowse: true,
-        logger: .silent
+        waitsForInitialBrowse: true
     )
 }
 
@@ -40,29 +39,28 @@ private func makeWaitingStore(isScanning: Bool = true) -> SnapshotStore {
     // A large LAN goes on being reported long after the source said it reported all it knows: the initial browse
     // settles only once nothing new was found for the quiet period.
     @Test func settlesOnlyOnceNothingNewWasFoundForTheQuietPeriod() async {
-        let now = NIOLockedValueBox(Duration.seconds(100))
+        let clock = ManualClock()
         let store = SnapshotStore(
             isScanning: true,
             interfaces: [],
             waitsForInitialBrowse: true,
             initialBrowseQuietPeriod: .seconds(1),
-            now: { now.withLockedValue { $0 } },
-            logger: .silent
+            clock: ScanClock(clock)
         )
         let tv = makeInstance("TV", host: "tv.local", addresses: ["10.0.0.7"])
         let nas = makeInstance("NAS", type: "_smb._tcp", host: "nas.local", addresses: ["10.0.0.8"])
         let first = await store.apply([.source(.running), .resolved(tv), .discovery(.browsingSettled)])
         #expect(await !store.hasInitialBrowseSettled, "the TV was found just now")
         #expect(first.checkAfter == .seconds(1))
-        now.withLockedValue { $0 += .milliseconds(600) }
+        clock.advance(by: .milliseconds(600))
         let second = await store.apply([.resolved(nas)])
         #expect(await !store.hasInitialBrowseSettled, "the NAS was found just now")
         #expect(second.checkAfter == .seconds(1))
-        now.withLockedValue { $0 += .milliseconds(700) }
+        clock.advance(by: .milliseconds(700))
         let early = await store.apply([.presenceCheck])
         #expect(await !store.hasInitialBrowseSettled)
         #expect(early.checkAfter == .milliseconds(300))
-        now.withLockedValue { $0 += .milliseconds(300) }
+        clock.advance(by: .milliseconds(300))
         let settled = await store.apply([.presenceCheck])
         #expect(await store.hasInitialBrowseSettled)
         #expect(settled.checkAfter == nil)

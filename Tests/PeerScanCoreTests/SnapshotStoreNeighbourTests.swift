@@ -6,13 +6,15 @@ import Testing
 
 @testable import PeerScanCore
 
-/// A clock the test moves by hand.
+/// A clock the test sets by hand, to the time since its start.
 final class TestTime: Sendable {
-    private let value = NIOLockedValueBox<Duration>(.zero)
+    private let clock = ManualClock()
     var now: Duration {
-        get { value.withLockedValue { $0 } }
-        set { value.withLockedValue { $0 = newValue } }
+        get { clock.now.offset }
+        set { clock.advance(by: newValue - clock.now.offset) }
     }
+    /// The store's clock, on this one.
+    var scanClock: ScanClock { ScanClock(clock) }
 }
 
 private func neighbourInput(
@@ -38,8 +40,7 @@ private func neighbourInput(
             interfaces: ["eth0"],
             presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
             vendorOf: { $0.hasPrefix("00:00:0c") ? "Cisco Systems, Inc" : nil },
-            now: { [time] in time.now },
-            logger: Logger.silent
+            clock: time.scanClock
         )
     }
 
@@ -105,8 +106,7 @@ private func neighbourInput(
             interfaces: ["eth0"],
             waitsForInitialBrowse: true,
             presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
-            now: { .zero },
-            logger: Logger.silent
+            clock: ScanClock(ManualClock())
         )
         let update = Neighbour(
             address: "10.0.0.7",
@@ -141,8 +141,7 @@ private func neighbourInput(
             isScanning: false,
             interfaces: ["eth0"],
             presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
-            now: { [time] in time.now },
-            logger: Logger.silent
+            clock: time.scanClock
         )
         let entry = Neighbour(
             address: "10.0.0.8",

@@ -2,6 +2,7 @@
 // left untouched, and the others go when the source has settled or the grace period is over.
 
 import Diffable
+import MonitoringLog
 import PeerScanModel
 import Testing
 
@@ -38,7 +39,10 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         let devices = await store.snapshot.devices
         let outcome = try await applyBatch([.source(.connecting)], to: store)
         #expect(outcome.changes == hostUpdate(HostStatus(sourceState: .connecting)))
-        #expect(outcome.effects == StoreEffects())
+        #expect(
+            outcome.effects == StoreEffects(logs: [LogEntry(.avahiState, ["state": "connecting", "reason": ""])]),
+            "no timer while the daemon is away"
+        )
         #expect(await store.snapshot.devices == devices)
         #expect(await store.hostStatus.sourceState == .connecting)
     }
@@ -138,7 +142,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         // The NAS's row is seen again (its service is there), but the NAS has not answered for its addresses yet.
         let back = await store.apply([.source(.running), .resolved(television), .discovery(.serviceFound(nas.key))])
         var generation = try #require(back.resyncDeadline)
-        for round in 1..<SnapshotStore.maximumAddressResyncRounds {
+        for round in 1..<ResyncSchedule.maximumAddressResyncRounds {
             let outcome = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
             #expect(outcome.updates.isEmpty, "round \(round): the NAS has not answered, its record stays")
             generation = try #require(outcome.effects.resyncDeadline, "round \(round) asks for another")
@@ -212,7 +216,13 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         let outcome = try await applyBatch(withdrawal, to: store)
         #expect(outcome.updates.isEmpty, "no changeset")
         let generation = try #require(outcome.effects.withdrawalDeadlines["eth0"])
-        #expect(outcome.effects == StoreEffects(withdrawalDeadlines: ["eth0": generation]))
+        #expect(
+            outcome.effects
+                == StoreEffects(
+                    withdrawalDeadlines: ["eth0": generation],
+                    logs: [LogEntry(.interfaceWithdrawn, ["interface": "eth0", "devices": "2"])]
+                )
+        )
         #expect(await store.deviceCount == 2)
     }
 
@@ -248,7 +258,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
             if outcome.updates.isEmpty {
                 generation = try #require(outcome.effects.withdrawalDeadlines["eth0"], "another round")
             }
-        } while outcome.updates.isEmpty && rounds < SnapshotStore.maximumWithdrawalRounds
+        } while outcome.updates.isEmpty && rounds < ResyncSchedule.maximumWithdrawalRounds
         #expect(rounds == 3, "the first two after the return wait, and the TV came back in the first")
         var expected = ScanChangeset()
         expected.itemDeletes = [
@@ -276,7 +286,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
             .discovery(.serviceFound(nas.key)),
         ])
         var generation = try #require(back.withdrawalDeadlines["eth0"])
-        for round in 1..<SnapshotStore.maximumWithdrawalRounds {
+        for round in 1..<ResyncSchedule.maximumWithdrawalRounds {
             let deadline = StoreInput.withdrawalDeadline(interface: "eth0", generation: generation)
             let outcome = try await applyBatch([deadline], to: store)
             #expect(outcome.updates.isEmpty, "round \(round)")

@@ -2,6 +2,7 @@
 // and the scanning switch.
 
 import Diffable
+import MonitoringLog
 import PeerScanModel
 import TestSupport
 import Testing
@@ -236,7 +237,14 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         let store = await makeStoreWithThreeDevices()
         let devices = await store.snapshot.devices
         let outcome = try await applyBatch([.setScanning(false)], to: store)
-        #expect(outcome.effects == StoreEffects(browsing: false, persistScanning: false))
+        #expect(
+            outcome.effects
+                == StoreEffects(
+                    browsing: false,
+                    persistScanning: false,
+                    logs: [LogEntry(.scanningSwitched, ["enabled": "false"])]
+                )
+        )
         var expected = ScanChangeset()
         expected.sectionDeletes = [.init(id: .networks, from: 1)]
         expected.itemDeletes = devices.enumerated().map { index, device in
@@ -266,7 +274,14 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         await store.apply([.setScanning(false)])
 
         let outcome = try await applyBatch([.setScanning(true)], to: store)
-        #expect(outcome.effects == StoreEffects(browsing: true, persistScanning: true))
+        #expect(
+            outcome.effects
+                == StoreEffects(
+                    browsing: true,
+                    persistScanning: true,
+                    logs: [LogEntry(.scanningSwitched, ["enabled": "true"])]
+                )
+        )
         var expected = ScanChangeset()
         expected.sectionInserts = [.init(id: .networks, at: 1)]
         expected.itemUpdates = [.init(item: .scanning(enabled: true), at: ItemIndexPath(section: 0, item: 0))]

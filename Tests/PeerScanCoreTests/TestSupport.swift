@@ -79,7 +79,7 @@ extension StoreInput {
 
 /// A store that logs nothing.
 func makeStore(isScanning: Bool = true, interfaces: [String] = []) -> SnapshotStore {
-    SnapshotStore(isScanning: isScanning, interfaces: interfaces, logger: Logger.silent)
+    SnapshotStore(isScanning: isScanning, interfaces: interfaces)
 }
 
 extension Snapshot where SectionID == ScanSection, Item == ScanItem {

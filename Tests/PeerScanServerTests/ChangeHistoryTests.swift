@@ -83,10 +83,9 @@ private func sequences(_ entries: [ChangeHistory.Entry]?) -> [UInt64]? { entries
         #expect(held.frame == encodedAgain.frame)
     }
 
-    @Test func observingAStoreRecordsEveryUpdateBeforeItsSequenceIsVisible() async throws {
-        let store = SnapshotStore(isScanning: true, interfaces: [], logger: .silent)
+    @Test func aStoreRecordsEveryUpdateBeforeItsSequenceIsVisible() async throws {
         let history = ChangeHistory(epoch: "e")
-        store.observe { history.record($0) }
+        let store = SnapshotStore(isScanning: true, interfaces: [], recordUpdate: { history.record($0) })
         for enabled in [false, true, false] { await store.apply([.setScanning(enabled, reply: nil)]) }
         let sequence = await store.sequence
         #expect(sequence == 3)

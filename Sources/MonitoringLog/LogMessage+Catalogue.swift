@@ -1,0 +1,201 @@
+import Logging
+
+// The catalogue: every message peerscand logs, by subsystem. docs/operations.md's log table lists the same messages,
+// levels and keys (a unit test compares them). Metadata keys are dotted; a device line carries ``deviceKeys``.
+
+extension LogMessage {
+    /// The keys of a device's fields on a device line: `id`, `name`, `host`, `mac`, `vendor`, `address` (the first
+    /// one), `addresses`, `services` (types).
+    public static let deviceKeys = ["id", "name", "host", "mac", "vendor", "address", "addresses", "services"]
+
+    // MARK: Devices
+
+    /// A device seen for the first time (since it was last forgotten).
+    public static let newDevice = LogMessage("new device", .notice, keys: deviceKeys)
+    /// A device answers again, or one known from before is back.
+    public static let deviceOnline = LogMessage("device online", .info, keys: deviceKeys + ["reason"])
+    /// A device stopped answering `--offline-after` ago.
+    public static let deviceOffline = LogMessage("device offline", .info, keys: deviceKeys)
+    /// A device forgotten (`--forget-after`, or by a client).
+    public static let deviceRemoved = LogMessage("device removed", .info, keys: deviceKeys)
+    /// A device's fields changed (not its presence).
+    public static let deviceChanged = LogMessage("device changed", .info, keys: deviceKeys + ["fields"])
+    /// A MAC-only device turned out to be an mDNS host's.
+    public static let deviceMerged = LogMessage("device merged", .info, keys: deviceKeys + ["into"])
+    /// Two MAC addresses claim one address within the conflict window.
+    public static let addressConflict = LogMessage(
+        "address conflict",
+        .warning,
+        keys: ["address", "mac", "mac.previous"]
+    )
+    /// A known address answers from another MAC address (the previous one had gone quiet).
+    public static let macChanged = LogMessage("mac changed", .notice, keys: ["address", "mac", "mac.previous", "id"])
+
+    // MARK: Scanning and the snapshot
+
+    /// Scanning switched on or off (a client, a signal).
+    public static let scanningSwitched = LogMessage("scanning switched", .info, keys: ["enabled"])
+    /// The first browse after start settled: clients get their first snapshot.
+    public static let initialBrowseSettled = LogMessage("initial browse settled", .info, keys: ["reason", "devices"])
+    /// The browsed interfaces changed.
+    public static let interfacesChanged = LogMessage("interfaces changed", .info, keys: ["interfaces"])
+    /// The snapshot could not be edited (a bug): the last good state is kept.
+    public static let snapshotEditFailed = LogMessage("snapshot edit failed", .error, keys: ["error"])
+    /// The scanning switch could not be read at start.
+    public static let stateLoadFailed = LogMessage("state load failed", .error, keys: ["error", "scanning"])
+    /// The scanning switch could not be saved.
+    public static let stateSaveFailed = LogMessage("state save failed", .error, keys: ["error"])
+
+    // MARK: Avahi
+
+    /// The connection to avahi-daemon changed state.
+    public static let avahiState = LogMessage("avahi state", .notice, keys: ["state", "reason"])
+    /// The resync after an Avahi restart finished.
+    public static let avahiResyncFinished = LogMessage("avahi resync finished", .info, keys: ["reason"])
+    /// The address records' resync after an Avahi restart finished after more than one round.
+    public static let avahiAddressResyncFinished = LogMessage("avahi address resync finished", .info, keys: ["rounds"])
+    /// Avahi withdrew what it learnt on an interface whose link went down.
+    public static let interfaceWithdrawn = LogMessage("interface withdrawn", .notice, keys: ["interface", "devices"])
+    /// A withdrawn interface's link is back.
+    public static let interfaceReturned = LogMessage("interface returned", .info, keys: ["interface"])
+    /// A withdrawn interface's resync finished.
+    public static let interfaceResyncFinished = LogMessage(
+        "interface resync finished",
+        .info,
+        keys: ["interface", "removed", "rounds"]
+    )
+    /// Avahi refused a resolver or record browser (its per-client object limit, say).
+    public static let avahiResolverRefused = LogMessage(
+        "avahi resolver refused",
+        .warning,
+        keys: ["avahi.service", "avahi.error", "avahi.refused"]
+    )
+    /// Later refusals, counted on the first one's line.
+    public static let avahiResolverRefusedAgain = LogMessage(
+        "avahi resolver refused",
+        .debug,
+        keys: ["avahi.service", "avahi.error", "avahi.refused"]
+    )
+    /// A service type browser failed.
+    public static let avahiBrowserFailed = LogMessage("avahi browser failed", .warning, keys: ["avahi.error"])
+    public static let avahiBrowserStopped = LogMessage("avahi browser stopped", .debug)
+    public static let avahiBrowsing = LogMessage("avahi browsing", .debug, keys: ["avahi.enabled"])
+    public static let avahiUnavailable = LogMessage("avahi unavailable", .debug, keys: ["avahi.error"])
+    public static let avahiServerState = LogMessage("avahi server state", .debug, keys: ["avahi.state", "avahi.host"])
+    public static let avahiReconnect = LogMessage("avahi reconnect", .debug, keys: ["avahi.delay"])
+    public static let avahiServiceRemoved = LogMessage("avahi service removed", .debug, keys: ["avahi.service"])
+    public static let avahiServiceResolved = LogMessage("avahi service resolved", .debug, keys: ["avahi.service"])
+    public static let avahiResolveFailed = LogMessage(
+        "avahi resolve failed",
+        .debug,
+        keys: ["avahi.service", "avahi.error"]
+    )
+    public static let avahiAddressRecord = LogMessage(
+        "avahi address",
+        .debug,
+        keys: ["avahi.address", "avahi.new"]
+    )
+
+    // MARK: Neighbour table and probing
+
+    /// The kernel's neighbour table cannot be followed (retried with a backoff).
+    public static let neighbourTableUnavailable = LogMessage(
+        "neighbour table unavailable",
+        .error,
+        keys: ["error", "retry"]
+    )
+    /// The neighbour table could not be read when scanning was switched on.
+    public static let neighbourTableReadFailed = LogMessage("neighbour table read failed", .error, keys: ["error"])
+    /// The kernel dropped neighbour notifications (ENOBUFS): the table is read again.
+    public static let neighbourTableOverrun = LogMessage("neighbour table overrun", .notice, keys: ["error"])
+    /// Probing could not start.
+    public static let probingUnavailable = LogMessage("probing unavailable", .error, keys: ["error"])
+    /// Probing started.
+    public static let probing = LogMessage(
+        "probing",
+        .info,
+        keys: ["interval", "interfaces", "addresses", "reverify", "ipv6"]
+    )
+    /// Forced re-probes are not permitted (no CAP_NET_ADMIN): re-verification falls back to datagrams.
+    public static let neighbourReprobeNotPermitted = LogMessage(
+        "neighbour re-probe not permitted",
+        .info,
+        keys: ["error", "fallback"]
+    )
+    public static let probeRound = LogMessage("probe round", .debug, keys: ["swept", "failures", "known", "forced"])
+
+    // MARK: Registry and vendors
+
+    public static let registryUnusable = LogMessage("registry unusable", .error, keys: ["path", "error"])
+    public static let registryMovedAside = LogMessage("registry moved aside", .error, keys: ["path", "path.moved"])
+    public static let registryWriteFailed = LogMessage(
+        "registry write failed",
+        .error,
+        keys: ["path", "error", "serving", "devices.pending"]
+    )
+    public static let registryWritesResumed = LogMessage("registry writes resumed", .notice, keys: ["path"])
+    public static let registryLoaded = LogMessage("registry loaded", .info, keys: ["path", "devices", "forgotten"])
+    public static let registryForgetting = LogMessage("registry forgetting", .info, keys: ["devices"])
+    public static let vendorDatabaseUnusable = LogMessage("vendor registry unusable", .warning, keys: ["error"])
+
+    // MARK: Clients (Varlink)
+
+    public static let clientConnected = LogMessage("client connected", .info)
+    public static let clientDisconnected = LogMessage("client disconnected", .info, keys: ["reason"])
+    public static let clientDisconnectedAtShutdown = LogMessage("client disconnected", .debug, keys: ["reason"])
+    public static let clientError = LogMessage("client error", .notice, keys: ["error"])
+    public static let clientLimit = LogMessage("client limit", .notice, keys: ["reason", "limit", "suppressed"])
+    public static let clientDenied = LogMessage("client denied", .notice, keys: ["method"])
+    public static let clientSetScanning = LogMessage("client set scanning", .info, keys: ["enabled"])
+    public static let clientForgotDevice = LogMessage("client forgot device", .notice, keys: ["id"])
+    public static let clientResumed = LogMessage("client resumed", .info, keys: ["since", "changesets"])
+    public static let clientResync = LogMessage("client resync", .info, keys: ["reason"])
+    public static let clientResyncOverflow = LogMessage("client resync", .notice, keys: ["reason", "dropped"])
+    public static let callRefused = LogMessage("call refused", .debug, keys: ["method", "reason"])
+    public static let callFailed = LogMessage("call failed", .debug, keys: ["method", "error"])
+
+    // MARK: MQTT
+
+    public static let mqttUnusable = LogMessage("mqtt unusable", .critical, keys: ["error"])
+    public static let mqttConnecting = LogMessage("mqtt connecting", .info, keys: ["broker", "prefix"])
+    public static let mqttConnected = LogMessage("mqtt connected", .notice, keys: ["protocol"])
+    public static let mqttDisconnected = LogMessage("mqtt disconnected", .warning, keys: ["reason"])
+    public static let mqttConnectionFailed = LogMessage(
+        "mqtt connection failed",
+        .warning,
+        keys: ["reason", "retrying"]
+    )
+    public static let mqttConnectionRetryFailed = LogMessage("mqtt connection failed", .debug, keys: ["reason"])
+    public static let mqttSubscribeFailed = LogMessage("mqtt subscribe failed", .warning, keys: ["filter", "error"])
+    public static let mqttPublishFailed = LogMessage("mqtt publish failed", .debug, keys: ["topic", "error"])
+    public static let mqttResync = LogMessage("mqtt resync", .notice, keys: ["dropped"])
+    public static let mqttStopped = LogMessage("mqtt stopped", .info, keys: ["events.dropped"])
+
+    // MARK: The daemon
+
+    public static let starting = LogMessage("starting", .info, keys: ["version", "scanning", "interfaces", "socket"])
+    public static let ready = LogMessage("ready", .info, keys: ["status"])
+    public static let stopped = LogMessage("stopped", .info)
+    public static let sighupIgnored = LogMessage("sighup ignored", .info, keys: ["reason"])
+    public static let systemdNotifyFailed = LogMessage("systemd notify failed", .warning, keys: ["error"])
+
+    /// Every message, in the order of docs/operations.md's table.
+    public static let catalogue: [LogMessage] = [
+        newDevice, deviceOnline, deviceOffline, deviceRemoved, deviceChanged, deviceMerged, addressConflict, macChanged,
+        scanningSwitched, initialBrowseSettled, interfacesChanged, snapshotEditFailed, stateLoadFailed, stateSaveFailed,
+        avahiState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
+        interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiBrowserFailed,
+        avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
+        avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
+        neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, probingUnavailable, probing,
+        neighbourReprobeNotPermitted, probeRound,
+        registryUnusable, registryMovedAside, registryWriteFailed, registryWritesResumed, registryLoaded,
+        registryForgetting, vendorDatabaseUnusable,
+        clientConnected, clientDisconnected, clientDisconnectedAtShutdown, clientError, clientLimit, clientDenied,
+        clientSetScanning, clientForgotDevice, clientResumed, clientResync, clientResyncOverflow, callRefused,
+        callFailed,
+        mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,
+        mqttSubscribeFailed, mqttPublishFailed, mqttResync, mqttStopped,
+        starting, ready, stopped, sighupIgnored, systemdNotifyFailed,
+    ]
+}
