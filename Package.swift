@@ -84,7 +84,7 @@ let package = Package(
         ),
         .target(
             name: "AvahiBrowser",
-            dependencies: [
+            dependencies: ["MonitoringLog", 
                 "CAvahi",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -141,7 +141,7 @@ let package = Package(
         ),
         .target(
             name: "VarlinkServer",
-            dependencies: [
+            dependencies: ["MonitoringLog", 
                 "AsyncPrimitives",
                 "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -206,7 +206,7 @@ let package = Package(
         ),
         .target(
             name: "NeighbourTable",
-            dependencies: ["CNetlink", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MonitoringLog", "CNetlink", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "NeighbourTableTests",
@@ -252,7 +252,7 @@ let package = Package(
         ),
         .target(
             name: "PeerScanMQTT",
-            dependencies: [
+            dependencies: ["MonitoringLog", 
                 "AsyncPrimitives",
                 "MQTTClient",
                 "PeerScanCore",
@@ -284,7 +284,7 @@ let package = Package(
         // MARK: peerscand — the daemon.
         .executableTarget(
             name: "peerscand",
-            dependencies: [
+            dependencies: ["MonitoringLog", 
                 "ActiveProbing",
                 "AvahiBrowser",
                 "DaemonSupport",

@@ -1,5 +1,6 @@
 internal import CAvahi
 import Logging
+import MonitoringLog
 import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
@@ -181,7 +182,7 @@ public final class AvahiBrowser: @unchecked Sendable {
         reconnectTimer = nil
         avahi_threaded_poll_free(poll)
         self.poll = nil
-        logger.debug("avahi browser stopped")
+        logger.log(.avahiBrowserStopped)
     }
 
     /// Turns browsing off or on without dropping the connection to the daemon.
@@ -200,7 +201,7 @@ public final class AvahiBrowser: @unchecked Sendable {
             defer { avahi_threaded_poll_unlock(poll) }
             guard browsingEnabled != enabled else { return }
             browsingEnabled = enabled
-            logger.debug("avahi browsing", metadata: ["avahi.enabled": "\(enabled)"])
+            logger.log(.avahiBrowsing, ["avahi.enabled": "\(enabled)"])
             if enabled { startBrowsing() } else { stopBrowsing() }
         }
     }
@@ -226,7 +227,7 @@ public final class AvahiBrowser: @unchecked Sendable {
         client = nil
         forgetBrowsing()
         let failure = AvahiError(code: error, operation: "avahi_client_new")
-        logger.debug("avahi unavailable", metadata: ["avahi.error": "\(failure)"])
+        logger.log(.avahiUnavailable, ["avahi.error": "\(failure)"])
         emit(.serverState(.unavailable(failure), hostName: nil))
         scheduleReconnect()
     }
@@ -263,7 +264,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     }
 
     private func report(_ state: AvahiServerState, hostName: String?) {
-        logger.debug("avahi server state", metadata: ["avahi.state": "\(state)", "avahi.host": "\(hostName ?? "")"])
+        logger.log(.avahiServerState, ["avahi.state": "\(state)", "avahi.host": "\(hostName ?? "")"])
         emit(.serverState(state, hostName: hostName))
     }
 
@@ -277,7 +278,7 @@ public final class AvahiBrowser: @unchecked Sendable {
         var when = timeval(tv_sec: now.tv_sec + Int(seconds) + micros / 1_000_000, tv_usec: micros % 1_000_000)
         let api = avahi_threaded_poll_get(poll)!
         api.pointee.timeout_update(reconnectTimer, &when)
-        logger.debug("avahi reconnect", metadata: ["avahi.delay": "\(delay)"])
+        logger.log(.avahiReconnect, ["avahi.delay": "\(delay)"])
     }
 
     // MARK: - Browsers and resolvers (poll thread or poll lock held)
@@ -326,9 +327,9 @@ public final class AvahiBrowser: @unchecked Sendable {
             awaitingAllForNow.insert(browser)
             awaitingCacheExhausted.insert(browser)
         } else {
-            logger.warning(
-                "avahi browser failed",
-                metadata: ["avahi.error": "\(AvahiError(client: client, operation: operation))"]
+            logger.log(
+                .avahiBrowserFailed,
+                ["avahi.error": "\(AvahiError(client: client, operation: operation))"]
             )
         }
     }
@@ -395,7 +396,7 @@ public final class AvahiBrowser: @unchecked Sendable {
                 avahi_service_resolver_free(resolver)
             }
             if let host = row.followedHost { unfollow(host) }
-            logger.debug("avahi service removed", metadata: ["avahi.service": "\(key)"])
+            logger.log(.avahiServiceRemoved, ["avahi.service": "\(key)"])
             return emit(.serviceRemoved(key))
         }
         guard rows[key] == nil else { return }
@@ -423,9 +424,8 @@ public final class AvahiBrowser: @unchecked Sendable {
             let error = AvahiError(client: client, operation: "avahi_service_resolver_new")
             refusedResolvers += 1
             logger.log(
-                level: refusedResolvers == 1 ? .warning : .debug,
-                "avahi resolver refused",
-                metadata: [
+                refusedResolvers == 1 ? .avahiResolverRefused : .avahiResolverRefusedAgain,
+                [
                     "avahi.service": "\(key)", "avahi.error": "\(error)", "avahi.refused": "\(refusedResolvers)",
                 ]
             )
@@ -448,7 +448,7 @@ public final class AvahiBrowser: @unchecked Sendable {
             row.last = nil
             rows[key] = row
             let failure = AvahiError(client: client, operation: "avahi_service_resolver")
-            logger.debug("avahi resolve failed", metadata: ["avahi.service": "\(key)", "avahi.error": "\(failure)"])
+            logger.log(.avahiResolveFailed, ["avahi.service": "\(key)", "avahi.error": "\(failure)"])
             return emit(.resolveFailed(key, failure))
         }
         let service = AvahiService(
@@ -468,7 +468,7 @@ public final class AvahiBrowser: @unchecked Sendable {
             if !host.isEmpty { follow(host) }
         }
         rows[key] = row
-        logger.debug("avahi service resolved", metadata: ["avahi.service": "\(key)"])
+        logger.log(.avahiServiceResolved, ["avahi.service": "\(key)"])
         emit(.serviceResolved(service))
     }
 
@@ -496,7 +496,7 @@ public final class AvahiBrowser: @unchecked Sendable {
             )
             guard let browser else {
                 let failure = AvahiError(client: client, operation: "avahi_record_browser_new")
-                logger.warning("avahi browser failed", metadata: ["avahi.error": "\(failure)"])
+                logger.log(.avahiBrowserFailed, ["avahi.error": "\(failure)"])
                 continue
             }
             followed.browsers.append(browser)
@@ -553,9 +553,9 @@ public final class AvahiBrowser: @unchecked Sendable {
             interfaceName: name,
             ipProtocol: proto == AvahiProtocol(AVAHI_PROTO_INET) ? .ipv4 : .ipv6
         )
-        logger.debug(
-            "avahi address",
-            metadata: ["avahi.address": "\(address)", "avahi.new": "\(event == AVAHI_BROWSER_NEW)"]
+        logger.log(
+            .avahiAddressRecord,
+            ["avahi.address": "\(address)", "avahi.new": "\(event == AVAHI_BROWSER_NEW)"]
         )
         emit(event == AVAHI_BROWSER_NEW ? .addressAdded(address) : .addressRemoved(address))
     }
@@ -564,9 +564,9 @@ public final class AvahiBrowser: @unchecked Sendable {
     private func settle(_ browser: OpaquePointer?, _ event: AvahiBrowserEvent) {
         guard let browser else { return }
         if event == AVAHI_BROWSER_FAILURE {
-            logger.warning(
-                "avahi browser failed",
-                metadata: ["avahi.error": "\(AvahiError(client: client, operation: "avahi_browser"))"]
+            logger.log(
+                .avahiBrowserFailed,
+                ["avahi.error": "\(AvahiError(client: client, operation: "avahi_browser"))"]
             )
         }
         if event != AVAHI_BROWSER_ALL_FOR_NOW, awaitingCacheExhausted.remove(browser) != nil,

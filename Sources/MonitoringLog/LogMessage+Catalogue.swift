@@ -128,10 +128,15 @@ extension LogMessage {
 
     public static let registryUnusable = LogMessage("registry unusable", .error, keys: ["path", "error"])
     public static let registryMovedAside = LogMessage("registry moved aside", .error, keys: ["path", "path.moved"])
+    public static let registryUnavailable = LogMessage(
+        "registry unavailable",
+        .error,
+        keys: ["path", "error", "serving"]
+    )
     public static let registryWriteFailed = LogMessage(
         "registry write failed",
         .error,
-        keys: ["path", "error", "serving", "devices.pending"]
+        keys: ["error", "devices.pending"]
     )
     public static let registryWritesResumed = LogMessage("registry writes resumed", .notice, keys: ["path"])
     public static let registryLoaded = LogMessage("registry loaded", .info, keys: ["path", "devices", "forgotten"])
@@ -140,19 +145,38 @@ extension LogMessage {
 
     // MARK: Clients (Varlink)
 
-    public static let clientConnected = LogMessage("client connected", .info)
-    public static let clientDisconnected = LogMessage("client disconnected", .info, keys: ["reason"])
-    public static let clientDisconnectedAtShutdown = LogMessage("client disconnected", .debug, keys: ["reason"])
-    public static let clientError = LogMessage("client error", .notice, keys: ["error"])
-    public static let clientLimit = LogMessage("client limit", .notice, keys: ["reason", "limit", "suppressed"])
-    public static let clientDenied = LogMessage("client denied", .notice, keys: ["method"])
-    public static let clientSetScanning = LogMessage("client set scanning", .info, keys: ["enabled"])
-    public static let clientForgotDevice = LogMessage("client forgot device", .notice, keys: ["id"])
-    public static let clientResumed = LogMessage("client resumed", .info, keys: ["since", "changesets"])
-    public static let clientResync = LogMessage("client resync", .info, keys: ["reason"])
-    public static let clientResyncOverflow = LogMessage("client resync", .notice, keys: ["reason", "dropped"])
-    public static let callRefused = LogMessage("call refused", .debug, keys: ["method", "reason"])
-    public static let callFailed = LogMessage("call failed", .debug, keys: ["method", "error"])
+    /// The keys of a client's connection, on every line about it: its number, and the peer's pid and uid.
+    public static let connectionKeys = ["connection", "pid", "uid"]
+
+    public static let clientConnected = LogMessage("client connected", .info, keys: connectionKeys)
+    public static let clientDisconnected = LogMessage("client disconnected", .info, keys: connectionKeys + ["reason"])
+    public static let clientDisconnectedAtShutdown = LogMessage(
+        "client disconnected",
+        .debug,
+        keys: connectionKeys + ["reason"]
+    )
+    public static let clientError = LogMessage("client error", .notice, keys: connectionKeys + ["error"])
+    public static let clientLimit = LogMessage(
+        "client limit",
+        .notice,
+        keys: connectionKeys + ["reason", "limit", "suppressed", "errno", "error"]
+    )
+    public static let clientDenied = LogMessage("client denied", .notice, keys: connectionKeys + ["method"])
+    public static let clientSetScanning = LogMessage("client set scanning", .info, keys: connectionKeys + ["enabled"])
+    public static let clientForgotDevice = LogMessage("client forgot device", .notice, keys: connectionKeys + ["id"])
+    public static let clientResumed = LogMessage(
+        "client resumed",
+        .info,
+        keys: connectionKeys + ["since", "changesets"]
+    )
+    public static let clientResync = LogMessage("client resync", .info, keys: connectionKeys + ["reason"])
+    public static let clientResyncOverflow = LogMessage(
+        "client resync",
+        .notice,
+        keys: connectionKeys + ["reason", "dropped"]
+    )
+    public static let callRefused = LogMessage("call refused", .debug, keys: connectionKeys + ["method", "reason"])
+    public static let callFailed = LogMessage("call failed", .debug, keys: connectionKeys + ["method", "error"])
 
     // MARK: MQTT
 
@@ -189,7 +213,8 @@ extension LogMessage {
         avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
         neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, probingUnavailable, probing,
         neighbourReprobeNotPermitted, probeRound,
-        registryUnusable, registryMovedAside, registryWriteFailed, registryWritesResumed, registryLoaded,
+        registryUnusable, registryMovedAside, registryUnavailable, registryWriteFailed, registryWritesResumed,
+        registryLoaded,
         registryForgetting, vendorDatabaseUnusable,
         clientConnected, clientDisconnected, clientDisconnectedAtShutdown, clientError, clientLimit, clientDenied,
         clientSetScanning, clientForgotDevice, clientResumed, clientResync, clientResyncOverflow, callRefused,

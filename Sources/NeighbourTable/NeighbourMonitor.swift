@@ -2,6 +2,7 @@ internal import CNetlink
 import Foundation
 import Glibc
 import Logging
+import MonitoringLog
 
 /// The kernel's neighbour table (IPv4 ARP and IPv6 NDP entries) over rtnetlink, as `ip neigh show` and
 /// `ip monitor neigh` read it: one dump, then every change.
@@ -114,7 +115,7 @@ public final class NeighbourMonitor: Sendable {
                         }
                     }
                 } catch let error as NeighbourTableError where error.code == ENOBUFS {
-                    logger.notice("neighbour table overrun", metadata: ["error": "\(error)"])
+                    logger.log(.neighbourTableOverrun, ["error": "\(error)"])
                     continuation.yield(.table(try NeighbourMonitor.dump(requests)))
                 }
             }

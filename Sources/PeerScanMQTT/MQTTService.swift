@@ -1,6 +1,7 @@
 import AsyncPrimitives
 import Logging
 import MQTTClient
+import MonitoringLog
 import PeerScanCore
 import ServiceLifecycle
 
@@ -40,16 +41,16 @@ public struct MQTTService: Service {
     public func run() async throws {
         var configuration = self.configuration
         configuration.will = MQTTMirror.offlineMessage(topics: settings.topics)
-        logger.info(
-            "mqtt connecting",
-            metadata: ["broker": "\(configuration.host):\(configuration.port)", "prefix": "\(settings.topics.prefix)"]
+        logger.log(
+            .mqttConnecting,
+            ["broker": "\(configuration.host):\(configuration.port)", "prefix": "\(settings.topics.prefix)"]
         )
         let connection: MQTTConnection
         do {
             connection = try MQTTConnection(configuration: configuration)
             connection.start()
         } catch {
-            logger.critical("mqtt unusable", metadata: ["error": "\(error)"])
+            logger.log(.mqttUnusable, ["error": "\(error)"])
             throw error
         }
         let subscription = await store.subscribe(limit: Self.storeQueueLimit)
@@ -76,7 +77,7 @@ public struct MQTTService: Service {
             inputs.finish()
             return mirror.droppedEvents
         }
-        logger.info("mqtt stopped", metadata: ["dropped_events": "\(droppedEvents)"])
+        logger.log(.mqttStopped, ["events.dropped": "\(droppedEvents)"])
         // The store ends its subscriptions when the scanner stops, before this service's turn: wait for it.
         try? await gracefulShutdown()
     }
@@ -108,30 +109,30 @@ public struct MQTTService: Service {
         case .store(let batch):
             if batch.dropped > 0 {
                 let (snapshot, sequence) = await store.current()
-                logger.notice("mqtt resync", metadata: ["dropped": "\(batch.dropped)"])
+                logger.log(.mqttResync, ["dropped": "\(batch.dropped)"])
                 mirror.resync(to: snapshot, sequence: sequence)
             } else {
                 for update in batch.elements { mirror.apply(update.changes, sequence: update.sequence) }
             }
         case .connection(.connected(let version)):
             failureReported = false
-            logger.notice("mqtt connected", metadata: ["protocol": "\(version == 5 ? "5" : "3.1.1")"])
+            logger.log(.mqttConnected, ["protocol": "\(version == 5 ? "5" : "3.1.1")"])
             mirror.connected()
             for filter in mirror.subscriptions {
                 do {
                     try connection.subscribe(filter)
                 } catch {
-                    logger.warning("mqtt subscribe failed", metadata: ["filter": "\(filter)", "error": "\(error)"])
+                    logger.log(.mqttSubscribeFailed, ["filter": "\(filter)", "error": "\(error)"])
                 }
             }
         case .connection(.disconnected(let reason)):
             if mirror.isConnected {
-                logger.warning("mqtt disconnected", metadata: ["reason": "\(reason)"])
+                logger.log(.mqttDisconnected, ["reason": "\(reason)"])
             } else if !failureReported {
                 // Once per outage: the connection retries every few seconds.
-                logger.warning("mqtt connection failed", metadata: ["reason": "\(reason)", "retrying": "true"])
+                logger.log(.mqttConnectionFailed, ["reason": "\(reason)", "retrying": "true"])
             } else {
-                logger.debug("mqtt connection failed", metadata: ["reason": "\(reason)"])
+                logger.log(.mqttConnectionRetryFailed, ["reason": "\(reason)"])
             }
             failureReported = true
             mirror.disconnected()
@@ -148,7 +149,7 @@ public struct MQTTService: Service {
                 mirror.sent(messageID: try connection.publish(message))
             } catch {
                 // Lost the connection meanwhile: its event follows, and the next connection publishes everything.
-                logger.debug("mqtt publish failed", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+                logger.log(.mqttPublishFailed, ["topic": "\(message.topic)", "error": "\(error)"])
                 return
             }
         }

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import MonitoringLog
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -112,9 +113,9 @@ final class LimitLog: Sendable {
             return state[reason]?.suppressed ?? 0
         }
         guard let suppressed else { return }
-        logger.notice(
-            "client limit",
-            metadata: ["reason": "\(reason.rawValue)", "limit": "\(limit)", "suppressed": "\(suppressed)"]
+        logger.log(
+            .clientLimit,
+            ["reason": "\(reason.rawValue)", "limit": "\(limit)", "suppressed": "\(suppressed)"]
         )
     }
 }

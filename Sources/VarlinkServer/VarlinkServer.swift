@@ -2,6 +2,7 @@ import AsyncPrimitives
 import Foundation
 import Glibc
 import Logging
+import MonitoringLog
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -254,7 +255,7 @@ public struct VarlinkServer: Service {
             return
         }
         defer { ledger.release(uid: uid) }
-        logger.info("client connected")
+        logger.log(.clientConnected)
         let queued = QueuedBytes()
         let maximumQueuedBytes = limits.maximumQueuedBytes
         do {
@@ -298,9 +299,9 @@ public struct VarlinkServer: Service {
                     try await group.waitForAll()
                 }
             }
-            logger.info("client disconnected")
+            logger.log(.clientDisconnected)
         } catch is CancellationError {
-            logger.debug("client disconnected", metadata: ["reason": "shutdown"])
+            logger.log(.clientDisconnectedAtShutdown, ["reason": "shutdown"])
         } catch VarlinkServerError.tooManyQueuedBytes(let limit) {
             limitLog.log(.queuedBytes, logger: logger, limit: limit)
         } catch VarlinkServerError.tooManyPipelinedCalls(let limit) {
@@ -309,9 +310,9 @@ public struct VarlinkServer: Service {
             limitLog.log(.incompleteMessage, logger: logger, limit: seconds)
         } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
             // An ordinary disconnect while replies were still being written (calls queued, a Monitor stream).
-            logger.info("client disconnected", metadata: ["reason": "closed with replies pending"])
+            logger.log(.clientDisconnected, ["reason": "closed with replies pending"])
         } catch {
-            logger.notice("client error", metadata: ["error": "\(error)"])
+            logger.log(.clientError, ["error": "\(error)"])
         }
     }
 
@@ -320,7 +321,7 @@ public struct VarlinkServer: Service {
         if call.oneway && call.more {
             // Contradictory: a oneway call gets no reply, a more call a stream of them. Refused with a reply despite
             // `oneway` (the caller may be waiting for its stream), and the method does not run.
-            context.logger.debug("call refused", metadata: ["method": "\(call.method)", "reason": "oneway with more"])
+            context.logger.log(.callRefused, ["method": "\(call.method)", "reason": "oneway with more"])
             try await context.replyEvenIfOneway(error: .invalidParameter("oneway"))
             return
         }
@@ -349,7 +350,7 @@ public struct VarlinkServer: Service {
                 throw VarlinkError.interfaceNotFound(call.interface)
             }
         } catch let error as VarlinkError {
-            context.logger.debug("call failed", metadata: ["method": "\(call.method)", "error": "\(error)"])
+            context.logger.log(.callFailed, ["method": "\(call.method)", "error": "\(error)"])
             try await context.reply(error: error)
         }
     }

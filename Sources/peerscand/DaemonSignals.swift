@@ -1,4 +1,5 @@
 import Logging
+import MonitoringLog
 import PeerScanCore
 import ServiceLifecycle
 import UnixSignals
@@ -21,7 +22,7 @@ struct DaemonSignals: Service {
     func run() async throws {
         for await signal in signals.cancelOnGracefulShutdown() {
             if signal == .sighup {
-                logger.info("sighup ignored", metadata: ["reason": "nothing to reload: options are read at start"])
+                logger.log(.sighupIgnored, ["reason": "nothing to reload: options are read at start"])
             } else {
                 _ = await scanner.setScanning(signal == .sigusr2)
             }

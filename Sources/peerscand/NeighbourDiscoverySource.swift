@@ -1,4 +1,5 @@
 import Logging
+import MonitoringLog
 import NIOConcurrencyHelpers
 import NeighbourTable
 import PeerScanCore
@@ -35,9 +36,9 @@ final class NeighbourDiscoverySource: DiscoverySource {
                         try await monitor.run()
                         return  // cancelled
                     } catch {
-                        logger.error(
-                            "neighbour table unavailable",
-                            metadata: ["error": "\(error)", "retry": "\(backoff)"]
+                        logger.log(
+                            .neighbourTableUnavailable,
+                            ["error": "\(error)", "retry": "\(backoff)"]
                         )
                     }
                     guard (try? await Task.sleep(for: backoff)) != nil else { return }
@@ -74,7 +75,7 @@ final class NeighbourDiscoverySource: DiscoverySource {
         do {
             continuation.yield(.neighbourTable(try monitor.dump().compactMap { Self.neighbour($0, now: clock.now()) }))
         } catch {
-            logger.error("neighbour table read failed", metadata: ["error": "\(error)"])
+            logger.log(.neighbourTableReadFailed, ["error": "\(error)"])
         }
     }
 

@@ -7,6 +7,7 @@ import Foundation
 import Logging
 import MACVendors
 import MQTTClient
+import MonitoringLog
 import NeighbourTable
 import PeerScanCore
 import PeerScanMQTT
@@ -244,7 +245,7 @@ struct Peerscand: AsyncParsableCommand {
         do {
             mqttSettings = try mqtt.settings(hostName: ProcessInfo.processInfo.hostName)
         } catch {
-            logger.critical("mqtt unusable", metadata: ["error": "\(error)"])
+            logger.log(.mqttUnusable, ["error": "\(error)"])
             throw ExitCode.failure
         }
         let stateFile = ScanningStateFile(directory: stateDirectory)
@@ -252,7 +253,7 @@ struct Peerscand: AsyncParsableCommand {
         do {
             isScanning = try stateFile.load() ?? true
         } catch {
-            logger.error("state load failed", metadata: ["error": "\(error)", "scanning": "on"])
+            logger.log(.stateLoadFailed, ["error": "\(error)", "scanning": "on"])
         }
         let browser = AvahiBrowser(
             configuration: .init(interfaces: interfaces, serviceTypes: serviceTypes, domain: domain),
@@ -260,7 +261,7 @@ struct Peerscand: AsyncParsableCommand {
         )
         let source = AvahiDiscoverySource(browser: browser, interfaces: interfaces)
         let (vendors, vendorProblems) = MACVendorDatabase.load(directory: vendorDirectory)
-        for problem in vendorProblems { logger.warning("vendor registry unusable", metadata: ["error": "\(problem)"]) }
+        for problem in vendorProblems { logger.log(.vendorDatabaseUnusable, ["error": "\(problem)"]) }
         let neighbours = neighbourTable ? NeighbourMonitor(logger: logger) : nil
         let forgetDuration = Duration.milliseconds(Int64(forgetAfter * 1000))
         let controlGroupName = controlGroup.isEmpty ? nil : controlGroup
@@ -369,7 +370,7 @@ struct Peerscand: AsyncParsableCommand {
                     )
                 )
             } catch {
-                logger.error("probing unavailable", metadata: ["error": "\(error)"])
+                logger.log(.probingUnavailable, ["error": "\(error)"])
             }
         }
         let group = ServiceGroup(
@@ -379,9 +380,9 @@ struct Peerscand: AsyncParsableCommand {
                 logger: logger
             )
         )
-        logger.info(
-            "starting",
-            metadata: [
+        logger.log(
+            .starting,
+            [
                 "version": "\(peerscanVersion)",
                 "scanning": "\(isScanning)",
                 "interfaces": "\(interfaces.joined(separator: ","))",
@@ -389,7 +390,7 @@ struct Peerscand: AsyncParsableCommand {
             ]
         )
         try await group.run()
-        logger.info("stopped")
+        logger.log(.stopped)
     }
 }
 

@@ -1,6 +1,7 @@
 import DeviceRegistry
 import Foundation
 import Logging
+import MonitoringLog
 import PeerScanCore
 import ServiceLifecycle
 
@@ -26,7 +27,7 @@ struct RegistryService: Service {
             if tick % 60 == 0 {
                 let expired = registry.expiredDevices(forgetAfter: forgetAfter)
                 if !expired.isEmpty {
-                    logger.info("registry forgetting", metadata: ["devices": "\(expired.count)"])
+                    logger.log(.registryForgetting, ["devices": "\(expired.count)"])
                     _ = await scanner.forget(expired)
                     registry.remove(expired)  // any the store did not know
                 }

@@ -1,5 +1,6 @@
 import DaemonSupport
 import Logging
+import MonitoringLog
 import NIOPosix
 import PeerScanCore
 import ServiceLifecycle
@@ -46,7 +47,7 @@ struct SystemdIntegration: Service {
         let subscription = await store.subscribe()
         var status = await Self.status(of: store)
         send(["READY=1", "STATUS=\(status)"])
-        logger.info("ready", metadata: ["status": "\(status)"])
+        logger.log(.ready, ["status": "\(status)"])
         for await _ in subscription.updates.cancelOnGracefulShutdown() {
             let current = await Self.status(of: store)
             if current != status {
@@ -70,7 +71,7 @@ struct SystemdIntegration: Service {
         do {
             try notifier.notify(assignments)
         } catch {
-            logger.warning("systemd notify failed", metadata: ["error": "\(error)"])
+            logger.log(.systemdNotifyFailed, ["error": "\(error)"])
         }
     }
 

@@ -126,7 +126,7 @@ def test_two_hosts_claiming_one_address_is_a_conflict(lan, start_daemon):
                  if seq > sequence and owner.ipv4 in (by_mac(snapshot, intruder.mac) or {}).get("addresses", [])]
     assert moved, "the address was at the intruder's device in some snapshot"
     assert "warning" in lines[0]
-    for field in (f"address={owner.ipv4}", f"mac={intruder.mac}", f"previous_mac={owner.mac}"):
+    for field in (f"address={owner.ipv4}", f"mac={intruder.mac}", f"mac.previous={owner.mac}"):
         assert field in lines[0], lines[0]
 
 

@@ -13,7 +13,8 @@ import Testing
         for message in LogMessage.catalogue {
             for key in message.keys {
                 #expect(
-                    key.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "." } && !key.hasPrefix(".") && !key.hasSuffix("."),
+                    key.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "." } && !key.hasPrefix(".")
+                        && !key.hasSuffix("."),
                     "\(message.text): key \(key)"
                 )
             }
