@@ -74,7 +74,10 @@ let package = Package(
 
         // MARK: MonitoringLog — the catalogue of log messages (the monitoring contract). Only swift-log.
         .target(name: "MonitoringLog", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "MonitoringLogTests", dependencies: ["MonitoringLog"]),
+        .testTarget(
+            name: "MonitoringLogTests",
+            dependencies: ["MonitoringLog", .product(name: "Logging", package: "swift-log")]
+        ),
 
         // MARK: Avahi — the C client library and its one Swift wrapper.
         .systemLibrary(
@@ -100,12 +103,41 @@ let package = Package(
         ),
         .testTarget(name: "PeerScanModelTests", dependencies: ["Diffable", "PeerScanModel"]),
 
+        // MARK: Discovery — the seam every source delivers through: events, observations, the source protocol, the clock.
+        .target(name: "Discovery", dependencies: ["PeerScanModel"]),
+
+        // MARK: The sources — each a module over its wrapper, depending on the seam only (never on the store).
+        .target(
+            name: "AvahiSource",
+            dependencies: [
+                "AvahiBrowser", "Discovery", "NetworkInterfaces", "PeerScanModel",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "AvahiSourceTests",
+            dependencies: [
+                "AvahiBrowser", "AvahiSource", "Discovery", "PeerScanModel", "TestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "NeighbourSource",
+            dependencies: [
+                "Discovery", "MonitoringLog", "NeighbourTable",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "NeighbourSourceTests", dependencies: ["Discovery", "NeighbourSource", "NeighbourTable"]),
+
         // MARK: PeerScanCore — the daemon's state: peer table, snapshot store, scan service. Knows nothing of Avahi.
         .target(
             name: "PeerScanCore",
             dependencies: [
                 "AsyncPrimitives",
                 "Diffable",
+                "Discovery",
                 "MonitoringLog",
                 "PeerScanModel",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -119,6 +151,7 @@ let package = Package(
             dependencies: [
                 "AsyncPrimitives",
                 "Diffable",
+                "Discovery",
                 "MonitoringLog",
                 "PeerScanCore",
                 "PeerScanModel",
@@ -284,7 +317,8 @@ let package = Package(
         // MARK: peerscand — the daemon.
         .executableTarget(
             name: "peerscand",
-            dependencies: ["MonitoringLog", 
+            dependencies: [
+                "AvahiSource", "Discovery", "MonitoringLog", "NeighbourSource",
                 "ActiveProbing",
                 "AvahiBrowser",
                 "DaemonSupport",
@@ -307,13 +341,6 @@ let package = Package(
             ]
         ),
 
-        .testTarget(
-            name: "PeerscandTests",
-            dependencies: [
-                "AvahiBrowser", "NeighbourTable", "PeerScanCore", "PeerScanModel", "TestSupport", "peerscand",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
-        ),
 
         // MARK: peerscanctl — the command-line client: its logic in PeerScanClient, a thin executable on top.
         // Neither links the daemon's modules (PeerScanCore, swift-crypto, ServiceLifecycle).
@@ -339,6 +366,7 @@ let package = Package(
         .testTarget(
             name: "PeerScanClientTests",
             dependencies: [
+                "Discovery",
                 "Diffable",
                 "PeerScanClient",
                 "PeerScanCore",
@@ -361,6 +389,7 @@ let package = Package(
         .executableTarget(
             name: "peerscan-bench",
             dependencies: [
+                "Discovery",
                 "AsyncPrimitives",
                 "CMalloc",
                 "DeviceRegistry",

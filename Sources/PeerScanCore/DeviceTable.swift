@@ -1,3 +1,4 @@
+import Discovery
 import PeerScanModel
 
 /// Merges what the sources know into devices, one per physical host, and keeps their presence.
@@ -155,6 +156,20 @@ public struct DeviceTable: Sendable {
     public var deviceCount: Int { published.count }
 
     // MARK: Inputs
+
+    /// Takes what a source observed. Neighbours on interfaces not in `interfaces` (the scanned ones) are left out;
+    /// the removal of one never seen is ignored.
+    /// - Complexity: that of the observation's own input below.
+    public mutating func observe(_ observation: Observation, interfaces: [String], now: Duration) {
+        switch observation {
+        case .neighbourTable(let all):
+            replaceNeighbours(all.filter { interfaces.contains($0.interface) }, now: now)
+        case .neighbourUpdated(let neighbour):
+            if interfaces.contains(neighbour.interface) { updateNeighbour(neighbour, now: now) }
+        case .neighbourRemoved(let neighbour):
+            removeNeighbour(neighbour, now: now)
+        }
+    }
 
     /// An mDNS host's device as the peer table reports it now; `nil` when its last service went.
     /// - Complexity: O(a) for a addresses of the device.

@@ -1,3 +1,5 @@
+import Discovery
+
 /// Whether peerscand's first browse after start has settled — clients wait for it, so that their first snapshot does
 /// not lack devices merely not rediscovered yet — and whether devices known only by a MAC address are held back
 /// meanwhile (an mDNS host may still claim their MAC address: one published early would be a false `new device`).

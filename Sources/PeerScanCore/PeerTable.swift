@@ -1,3 +1,4 @@
+import Discovery
 import Foundation
 import PeerScanModel
 
@@ -173,7 +174,7 @@ public struct PeerTable: Sendable {
             }
         case .interfaceReturned(let interface):
             withdrawnInterfaces.remove(interface)  // from now on a removal there is a departure
-        case .browsingSettled, .sourceState, .browsedInterfaces, .neighbourTable, .neighbourUpdated, .neighbourRemoved:
+        case .browsingSettled, .sourceState, .browsedInterfaces, .observed:
             break
         }
     }

@@ -1,10 +1,11 @@
 import AsyncPrimitives
+import Discovery
 import Logging
 import MonitoringLog
 import PeerScanModel
 import ServiceLifecycle
 
-/// The scanner: runs a discovery source and feeds its events, and commands, to the store — one batch at a time.
+/// The scanner: runs the discovery sources and feeds their events, and commands, to the store — one batch at a time.
 ///
 /// Everything pending is applied together (see ``DrainingQueue``), so a burst of mDNS events becomes one changeset.
 /// The service carries out the store's effects: it starts and stops browsing, saves the scanning switch, arms the
@@ -24,8 +25,8 @@ public struct ScanService: Service {
     /// Creates the service.
     ///
     /// - Parameters:
-    ///   - source: Where devices are discovered (mDNS).
-    ///   - otherSources: More sources (the kernel's neighbour table), switched on and off with the first.
+    ///   - sources: Where devices are discovered (mDNS, the kernel's neighbour table, …), switched on and off
+    ///     together.
     ///   - store: The store to feed; its scanning switch decides whether browsing starts.
     ///   - stateFile: Where the scanning switch is saved; `nil` to keep it in memory only.
     ///   - resyncGracePeriod: How long after the discovery daemon comes back devices not seen again are kept, if it
@@ -40,8 +41,7 @@ public struct ScanService: Service {
     ///
     /// The grace period, settle windows and presence checks are timed on the store's clock.
     public init(
-        source: any DiscoverySource,
-        otherSources: [any DiscoverySource] = [],
+        sources: [any DiscoverySource],
         store: SnapshotStore,
         stateFile: ScanningStateFile?,
         resyncGracePeriod: Duration = .seconds(10),
@@ -50,7 +50,7 @@ public struct ScanService: Service {
         presenceInterval: Duration? = nil,
         logger: Logger
     ) {
-        self.sources = [source] + otherSources
+        self.sources = sources
         self.presenceInterval = presenceInterval
         self.store = store
         self.stateFile = stateFile

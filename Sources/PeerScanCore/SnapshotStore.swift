@@ -1,5 +1,6 @@
 import AsyncPrimitives
 import Diffable
+import Discovery
 import MonitoringLog
 import NIOConcurrencyHelpers
 import PeerScanModel
@@ -274,18 +275,9 @@ public actor SnapshotStore {
             case .serviceFound, .serviceResolved, .addressAdded: gate.noteFound(now: clock.now())
             default: break
             }
-        case .neighbourTable(let all):
-            if isScanning { devices.replaceNeighbours(all.filter(isScanned), now: clock.now()) }
-        case .neighbourUpdated(let neighbour):
-            if isScanning && isScanned(neighbour) { devices.updateNeighbour(neighbour, now: clock.now()) }
-        case .neighbourRemoved(let neighbour):
-            if isScanning { devices.removeNeighbour(neighbour, now: clock.now()) }
+        case .observed(let observation):
+            if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
         }
-    }
-
-    /// Whether a neighbour is on one of the interfaces scanned.
-    private func isScanned(_ neighbour: Neighbour) -> Bool {
-        host.interfaces.contains(neighbour.interface)
     }
 
     /// The snapshot as it should be now: the current one, edited where something changed.

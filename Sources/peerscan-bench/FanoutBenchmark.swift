@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncPrimitives
+import Discovery
 import Foundation
 import Logging
 import PeerScanCore

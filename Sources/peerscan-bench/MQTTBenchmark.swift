@@ -1,4 +1,5 @@
 import ArgumentParser
+import Discovery
 import Foundation
 import Logging
 import MQTTClient
@@ -53,7 +54,7 @@ struct MQTTBenchmark: AsyncParsableCommand {
             presence: .init(offlineAfter: .zero, forgetAfter: .seconds(86400))
         )
         var addresses = Array(0..<devices)
-        await store.apply([.discovery(.neighbourTable((0..<devices).map { neighbour($0, address: $0) }))])
+        await store.apply([.discovery(.observed(.neighbourTable((0..<devices).map { neighbour($0, address: $0) })))])
         Measurement.resetPeakResidentBytes()
         let clock = ContinuousClock()
         let service = MQTTService(
@@ -94,7 +95,9 @@ struct MQTTBenchmark: AsyncParsableCommand {
                 addresses[index] += devices
                 let address = Self.address(addresses[index])
                 let applied = clock.now
-                await store.apply([.discovery(.neighbourUpdated(neighbour(index, address: addresses[index])))])
+                await store.apply([
+                    .discovery(.observed(.neighbourUpdated(neighbour(index, address: addresses[index]))))
+                ])
                 storeTimes.append(Measurement.milliseconds(clock.now - applied))
                 let arrived = try await subscriber.waitForAddress(address, timeout: .seconds(10))
                 delays.append(Measurement.milliseconds(arrived - applied))

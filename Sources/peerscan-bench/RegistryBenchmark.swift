@@ -1,5 +1,6 @@
 import ArgumentParser
 import DeviceRegistry
+import Discovery
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -69,8 +70,8 @@ struct RegistryChurnBenchmark: AsyncParsableCommand {
         }
         var addresses = Array(0..<devices)
         let all = (0..<devices).map { neighbour($0, address: $0, answering: true) }
-        await plain.apply([.discovery(.neighbourTable(all))])
-        await recorded.apply([.discovery(.neighbourTable(all))])
+        await plain.apply([.discovery(.observed(.neighbourTable(all)))])
+        await recorded.apply([.discovery(.observed(.neighbourTable(all)))])
         await registry.flush()
 
         let startBatches = registry.batchesWritten
@@ -105,7 +106,9 @@ struct RegistryChurnBenchmark: AsyncParsableCommand {
                     answering[index] = true
                 }
                 let input = StoreInput.discovery(
-                    .neighbourUpdated(neighbour(index, address: addresses[index], answering: answering[index]))
+                    .observed(
+                        .neighbourUpdated(neighbour(index, address: addresses[index], answering: answering[index]))
+                    )
                 )
                 // Alternate which store goes first, so neither always meets a warm cache.
                 let first = event % 2 == 0

@@ -1,13 +1,16 @@
 import ActiveProbing
 import ArgumentParser
 import AvahiBrowser
+import AvahiSource
 import DaemonSupport
 import DeviceRegistry
+import Discovery
 import Foundation
 import Logging
 import MACVendors
 import MQTTClient
 import MonitoringLog
+import NeighbourSource
 import NeighbourTable
 import PeerScanCore
 import PeerScanMQTT
@@ -289,10 +292,13 @@ struct Peerscand: AsyncParsableCommand {
             recordDevices: { registry.record($0) },
             recordUpdate: { history.record($0) }
         )
+        // The sources: one line each.
+        var sources: [any DiscoverySource] = [source]
+        if let neighbours {
+            sources.append(NeighbourDiscoverySource(monitor: neighbours, clock: clock, logger: logger))
+        }
         let scanner = ScanService(
-            source: source,
-            otherSources: neighbours.map { [NeighbourDiscoverySource(monitor: $0, clock: clock, logger: logger)] }
-                ?? [],
+            sources: sources,
             store: store,
             stateFile: stateFile,
             resyncGracePeriod: .milliseconds(Int(resyncGrace * 1000)),

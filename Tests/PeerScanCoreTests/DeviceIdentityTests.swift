@@ -1,3 +1,4 @@
+import Discovery
 import Foundation
 import PeerScanCore
 import PeerScanModel

@@ -1,3 +1,4 @@
+import Discovery
 import PeerScanCore
 import PeerScanModel
 import Testing

@@ -1,5 +1,6 @@
 // Settling: a device is reported once the rows it waits on have come (or gone), within one settle window.
 
+import Discovery
 import PeerScanModel
 import Testing
 

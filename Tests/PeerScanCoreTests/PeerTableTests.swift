@@ -1,5 +1,6 @@
 // The peer table: service instances (one per interface, protocol and service) grouped into one device per host name.
 
+import Discovery
 import PeerScanModel
 import Testing
 

@@ -1,6 +1,7 @@
 // The peer table through a link that goes down and comes back: what Avahi withdrew with the link is kept, what it
 // reports again is confirmed, and the rest goes when the withdrawal is finished.
 
+import Discovery
 import PeerScanModel
 import Testing
 

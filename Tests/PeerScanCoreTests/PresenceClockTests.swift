@@ -1,6 +1,7 @@
 // One clock drives the whole daemon core: a device goes online → offline → forgotten through the scan service and
 // the store, with a manual clock and no real sleep.
 
+import Discovery
 import InMemoryLogging
 import Logging
 import PeerScanModel
@@ -23,7 +24,7 @@ import Testing
         let logs = InMemoryLogHandler()
         let source = FakeDiscoverySource()
         let service = ScanService(
-            source: source,
+            sources: [source],
             store: store,
             stateFile: nil,
             presenceInterval: .seconds(1),
@@ -40,7 +41,7 @@ import Testing
             state: .reachable,
             lastConfirmed: .zero
         )
-        source.send(.sourceState(.running, hostName: nil), .neighbourUpdated(plug))
+        source.send(.sourceState(.running, hostName: nil), .observed(.neighbourUpdated(plug)))
         #expect(await eventually { await store.snapshot.devices.first?.online == true })
         #expect(await eventually { messages().contains("new device") })
 
@@ -48,7 +49,7 @@ import Testing
         var failed = plug
         failed.state = .failed
         failed.lastConfirmed = nil
-        source.send(.neighbourUpdated(failed))
+        source.send(.observed(.neighbourUpdated(failed)))
         #expect(await eventually { clock.sleeperCount >= 1 }, "the presence check sleeps on the manual clock")
         for _ in 0..<59 { await advanceOneSecond(clock) }
         #expect(await store.snapshot.devices.first?.online == true, "online within --offline-after")

@@ -1,6 +1,7 @@
 // The scan service over a fake discovery source: events reach the store in order, the store's effects are carried
 // out (browsing, the state file, the resync timer), and the service ends on graceful shutdown or cancellation.
 
+import Discovery
 import Foundation
 import InMemoryLogging
 import Logging
@@ -22,7 +23,7 @@ private func withRunningService(
 ) async throws {
     let source = FakeDiscoverySource()
     let service = ScanService(
-        source: source,
+        sources: [source],
         store: store,
         stateFile: stateFile,
         resyncGracePeriod: resyncGracePeriod,
@@ -182,7 +183,7 @@ private func waitUntilApplied(
     @Test func gracefulShutdownAppliesWhatIsPendingAndEndsRun() async throws {
         let store = makeStore()
         let source = FakeDiscoverySource()
-        let service = ScanService(source: source, store: store, stateFile: nil, logger: Logger.silent)
+        let service = ScanService(sources: [source], store: store, stateFile: nil, logger: Logger.silent)
         let group = ServiceGroup(services: [service], logger: Logger.silent)
         let subscription = await store.subscribe()
         let running = Task { try await group.run() }
@@ -201,7 +202,7 @@ private func waitUntilApplied(
         let store = SnapshotStore(isScanning: true, interfaces: [], clock: ScanClock(clock))
         let source = FakeDiscoverySource()
         let service = ScanService(
-            source: source,
+            sources: [source],
             store: store,
             stateFile: nil,
             resyncGracePeriod: .seconds(10),
@@ -223,7 +224,7 @@ private func waitUntilApplied(
     @Test func cancellingRunEndsItAndTheSubscriptions() async throws {
         let store = makeStore()
         let source = FakeDiscoverySource()
-        let service = ScanService(source: source, store: store, stateFile: nil, logger: Logger.silent)
+        let service = ScanService(sources: [source], store: store, stateFile: nil, logger: Logger.silent)
         let subscription = await store.subscribe()
         let running = Task { try await service.run() }
         #expect(await eventually { !source.browsingCalls.isEmpty })

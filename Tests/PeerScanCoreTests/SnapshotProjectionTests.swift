@@ -1,4 +1,5 @@
 import Diffable
+import Discovery
 import MonitoringLog
 import PeerScanModel
 import Testing

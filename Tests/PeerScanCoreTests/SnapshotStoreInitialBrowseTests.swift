@@ -1,6 +1,7 @@
 // A fresh daemon holds its first snapshot until the initial browse has settled, so that no client sees a snapshot
 // that lacks devices merely not rediscovered yet.
 
+import Discovery
 import NIOConcurrencyHelpers
 import PeerScanModel
 import TestSupport

@@ -1,3 +1,4 @@
+import Discovery
 import Logging
 import NIOConcurrencyHelpers
 import PeerScanModel
@@ -25,8 +26,16 @@ private func neighbourInput(
     interface: String = "eth0"
 ) -> StoreInput {
     .discovery(
-        .neighbourUpdated(
-            Neighbour(address: address, interface: interface, macAddress: mac, state: state, lastConfirmed: confirmed)
+        .observed(
+            .neighbourUpdated(
+                Neighbour(
+                    address: address,
+                    interface: interface,
+                    macAddress: mac,
+                    state: state,
+                    lastConfirmed: confirmed
+                )
+            )
         )
     )
 }
@@ -124,7 +133,7 @@ private func neighbourInput(
         )
         await store.apply([
             .discovery(.sourceState(.running, hostName: "scanner.local")),
-            .discovery(.neighbourTable([update, lonely])),
+            .discovery(.observed(.neighbourTable([update, lonely]))),
         ])
         #expect(await store.deviceCount == 0, "held while mDNS has not reported what it knows")
         await store.apply([.resolved(makeInstance("TV", host: "tv.local", addresses: ["10.0.0.7"])), .browsingSettled])
@@ -152,14 +161,14 @@ private func neighbourInput(
         )
         await store.apply([.discovery(.sourceState(.running, hostName: "scanner.local"))])
         await store.apply([.setScanning(true, reply: nil)])
-        await store.apply([.discovery(.neighbourTable([entry]))])
+        await store.apply([.discovery(.observed(.neighbourTable([entry])))])
         #expect(await store.deviceCount == 0, "Avahi has not reported yet")
         time.now = .seconds(5)
         await store.apply([.presenceCheck])
         #expect(await store.deviceCount == 1, "not longer than five seconds")
         await store.apply([.setScanning(false, reply: nil)])
         await store.apply([.setScanning(true, reply: nil)])
-        await store.apply([.discovery(.neighbourTable([entry]))])
+        await store.apply([.discovery(.observed(.neighbourTable([entry])))])
         #expect(await store.deviceCount == 0)
         await store.apply([.browsingSettled])
         #expect(await store.deviceCount == 1, "Avahi reported what it knows: nobody claims the MAC address")

@@ -2,6 +2,7 @@
 // left untouched, and the others go when the source has settled or the grace period is over.
 
 import Diffable
+import Discovery
 import MonitoringLog
 import PeerScanModel
 import Testing

@@ -1,6 +1,7 @@
 // Subscribers of the store: a starting point and every later update, which replayed give the store's snapshot.
 
 import Diffable
+import Discovery
 import PeerScanModel
 import SeededRandom
 import TestSupport

@@ -2,6 +2,7 @@
 // and the scanning switch.
 
 import Diffable
+import Discovery
 import MonitoringLog
 import PeerScanModel
 import TestSupport

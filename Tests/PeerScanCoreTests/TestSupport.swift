@@ -3,6 +3,7 @@
 
 import AsyncPrimitives
 import Diffable
+import Discovery
 import Foundation
 import Logging
 import NIOConcurrencyHelpers

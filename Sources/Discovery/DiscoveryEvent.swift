@@ -1,7 +1,10 @@
 import PeerScanModel
 
-/// What a discovery source tells the daemon. A source reports *service instances*: one per (interface, IP protocol,
-/// service) as mDNS sees them, duplicates and all; the ``PeerTable`` groups them into devices.
+/// What a discovery source tells the daemon: its state, and what it observed.
+///
+/// The mDNS source reports *service instances*: one per (interface, IP protocol, service) as mDNS sees them,
+/// duplicates and all, which the store's mDNS host table groups into devices; other sources report
+/// ``Observation``s, which the device table takes directly.
 public enum DiscoveryEvent: Sendable, Equatable {
     /// A browser saw an instance; it is resolved later (``serviceResolved(_:)``). Confirms a known instance during a
     /// resync: Avahi's all-for-now comes once every instance was *seen*, not resolved.
@@ -42,6 +45,16 @@ public enum DiscoveryEvent: Sendable, Equatable {
     case followingAddresses(hostName: String)
     /// The source reported every address of the host it knew.
     case addressesKnown(hostName: String)
+    /// Something a source observed that the device table takes as it is: no state of the source's own stands between
+    /// (unlike mDNS rows, which the mDNS host table groups, settles and resyncs first).
+    case observed(Observation)
+}
+
+/// What a source observed, in the device table's terms (``DeviceTable/observe(_:interfaces:now:)``).
+///
+/// The seam for sources that need no table of their own in the store: a new kind of observation is a case here and
+/// the device table's rule for it; the store passes every one through unchanged.
+public enum Observation: Sendable, Equatable {
     /// The kernel's neighbour table as a whole (at start, when scanning is switched on, and after the source lost
     /// track of changes): it replaces every neighbour reported before.
     case neighbourTable([Neighbour])
@@ -168,18 +181,4 @@ public struct ServiceInstance: Hashable, Sendable {
         self.port = port
         self.txt = txt
     }
-}
-
-/// A source of discovery events: Avahi, and the kernel's neighbour table.
-///
-/// A source must deliver its events in order through ``events``; ``run()`` does its work until the task is
-/// cancelled. ``setBrowsing(_:)`` starts and stops browsing while the source stays connected (so that its state is
-/// still reported): when browsing stops, the consumer forgets what was found; the source need not report removals.
-public protocol DiscoverySource: Sendable {
-    /// The events, in order. Iterated by one consumer.
-    var events: AsyncStream<DiscoveryEvent> { get }
-    /// Runs the source until the surrounding task is cancelled.
-    func run() async throws
-    /// Starts or stops browsing.
-    func setBrowsing(_ enabled: Bool)
 }

@@ -1,23 +1,23 @@
+import Discovery
 import Logging
 import MonitoringLog
 import NIOConcurrencyHelpers
 import NeighbourTable
-import PeerScanCore
 
 /// The kernel's neighbour table as a discovery source: the entries of a ``NeighbourMonitor``, in PeerScanCore's terms.
 ///
 /// While browsing is off nothing is reported; when it is switched on, the whole table is reported again (the consumer
 /// forgot it). Entries the kernel never resolves (`NOARP`, `NONE`) and those on loopback are left out; the store keeps
 /// only those on the interfaces scanned.
-final class NeighbourDiscoverySource: DiscoverySource {
+public final class NeighbourDiscoverySource: DiscoverySource {
     let monitor: NeighbourMonitor
-    let events: AsyncStream<DiscoveryEvent>
+    public let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let browsing = NIOLockedValueBox(false)
     private let clock: ScanClock
     private let logger: Logger
 
-    init(monitor: NeighbourMonitor, clock: ScanClock, logger: Logger) {
+    public init(monitor: NeighbourMonitor, clock: ScanClock, logger: Logger) {
         self.monitor = monitor
         self.clock = clock
         self.logger = logger
@@ -27,7 +27,7 @@ final class NeighbourDiscoverySource: DiscoverySource {
     /// Follows the table until cancelled. If the kernel's table cannot be read (no netlink socket: a sandbox that
     /// forbids it) or reading it fails, says so and tries again after a backoff (1 s doubling to 60 s); mDNS
     /// discovery goes on meanwhile.
-    func run() async throws {
+    public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { [monitor, logger] in
                 var backoff = Duration.seconds(1)
@@ -50,14 +50,16 @@ final class NeighbourDiscoverySource: DiscoverySource {
                     guard browsing.withLockedValue({ $0 }) else { continue }
                     switch event {
                     case .table(let entries):
-                        continuation.yield(.neighbourTable(entries.compactMap { Self.neighbour($0, now: clock.now()) }))
+                        continuation.yield(
+                            .observed(.neighbourTable(entries.compactMap { Self.neighbour($0, now: clock.now()) }))
+                        )
                     case .updated(let entry):
                         if let neighbour = Self.neighbour(entry, now: clock.now()) {
-                            continuation.yield(.neighbourUpdated(neighbour))
+                            continuation.yield(.observed(.neighbourUpdated(neighbour)))
                         }
                     case .removed(let entry):
                         if let neighbour = Self.neighbour(entry, now: clock.now()) {
-                            continuation.yield(.neighbourRemoved(neighbour))
+                            continuation.yield(.observed(.neighbourRemoved(neighbour)))
                         }
                     }
                 }
@@ -66,14 +68,15 @@ final class NeighbourDiscoverySource: DiscoverySource {
         continuation.finish()
     }
 
-    func setBrowsing(_ enabled: Bool) {
+    public func setBrowsing(_ enabled: Bool) {
         let wasBrowsing = browsing.withLockedValue { state in
             defer { state = enabled }
             return state
         }
         guard enabled && !wasBrowsing else { return }
         do {
-            continuation.yield(.neighbourTable(try monitor.dump().compactMap { Self.neighbour($0, now: clock.now()) }))
+            let entries = try monitor.dump()
+            continuation.yield(.observed(.neighbourTable(entries.compactMap { Self.neighbour($0, now: clock.now()) })))
         } catch {
             logger.log(.neighbourTableReadFailed, ["error": "\(error)"])
         }

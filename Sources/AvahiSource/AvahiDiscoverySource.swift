@@ -1,7 +1,7 @@
 import AvahiBrowser
+import Discovery
 import NIOConcurrencyHelpers
 import NetworkInterfaces
-import PeerScanCore
 import PeerScanModel
 
 /// Avahi as a discovery source: the events of an ``AvahiBrowser``, in PeerScanCore's terms, and the interfaces it
@@ -14,9 +14,9 @@ import PeerScanModel
 /// When an interface goes down, avahi-daemon withdraws everything it learnt there, one removal at a time. The source
 /// tells those removals from departures (``InterfaceWithdrawals``), so that the store keeps the devices of a link
 /// that comes back.
-struct AvahiDiscoverySource: DiscoverySource {
+public struct AvahiDiscoverySource: DiscoverySource {
     let browser: AvahiBrowser
-    let events: AsyncStream<DiscoveryEvent>
+    public let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let configuredInterfaces: [String]
     private let interfaceCheckInterval: Duration
@@ -31,7 +31,7 @@ struct AvahiDiscoverySource: DiscoverySource {
     ///   - interfaceCheckInterval: How often the default interfaces are checked.
     ///   - currentInterfaces: The interfaces browsed by default now.
     ///   - isInterfaceUp: Whether an interface is up now (asked when Avahi removes something learnt on it).
-    init(
+    public init(
         browser: AvahiBrowser,
         interfaces: [String],
         interfaceCheckInterval: Duration = .seconds(2),
@@ -47,10 +47,12 @@ struct AvahiDiscoverySource: DiscoverySource {
     }
 
     /// The interfaces browsed now: the configured ones, sorted, or the default ones.
-    var interfaces: [String] { configuredInterfaces.isEmpty ? currentInterfaces() : configuredInterfaces.sorted() }
+    public var interfaces: [String] {
+        configuredInterfaces.isEmpty ? currentInterfaces() : configuredInterfaces.sorted()
+    }
 
     /// Runs the browser and translates its events until cancelled.
-    func run() async throws {
+    public func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await browser.run() }
             // Shared by the translation and the link check below; each yields while it holds the lock, so the events
@@ -84,7 +86,7 @@ struct AvahiDiscoverySource: DiscoverySource {
         continuation.finish()
     }
 
-    func setBrowsing(_ enabled: Bool) { browser.setBrowsing(enabled) }
+    public func setBrowsing(_ enabled: Bool) { browser.setBrowsing(enabled) }
 
     /// Reports the interfaces now, then every change, checking every `interval`, until the task is cancelled.
     ///

@@ -1,13 +1,13 @@
-// How Avahi's events become discovery events: the translation peerscand makes between AvahiBrowser and PeerScanCore.
+// How Avahi's events become discovery events: the translation the Avahi source makes between AvahiBrowser and the discovery seam.
 
 import AvahiBrowser
+import Discovery
 import NIOConcurrencyHelpers
-import PeerScanCore
 import PeerScanModel
 import TestSupport
 import Testing
 
-@testable import peerscand
+@testable import AvahiSource
 
 private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false) -> AvahiServiceKey {
     AvahiServiceKey(

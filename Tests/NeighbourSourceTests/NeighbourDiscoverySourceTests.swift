@@ -1,11 +1,11 @@
-// How the kernel's neighbour entries become discovery events: the translation peerscand makes between
-// NeighbourTable and PeerScanCore.
+// How the kernel's neighbour entries become discovery events: the translation the neighbour source makes
+// between NeighbourTable and the discovery seam.
 
+import Discovery
 import NeighbourTable
-import PeerScanCore
 import Testing
 
-@testable import peerscand
+@testable import NeighbourSource
 
 private func entry(
     _ address: String,
