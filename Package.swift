@@ -16,7 +16,7 @@
 //   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
 //   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
 //   NeighbourTable    the Swift wrapper of CNetlink, its only importer: the kernel's ARP/NDP table, dump and changes
-//   ActiveProbing     the sweep that makes the kernel resolve every address of the directly connected subnets
+//   Probing           the probe rounds: a sweep of the connected subnets, re-probes of the neighbours the kernel knows
 //   MACVendors        the organization behind a MAC address, from Debian's ieee-data registry files
 //   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
 //   CMosquitto        the system library libmosquitto (Debian: libmosquitto-dev; no pkg-config: its -D_REENTRANT is refused)
@@ -205,8 +205,25 @@ let package = Package(
             name: "NeighbourTableTests",
             dependencies: ["NeighbourTable", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "ActiveProbing", dependencies: ["NetworkInterfaces"]),
-        .testTarget(name: "ActiveProbingTests", dependencies: ["ActiveProbing", "NetworkInterfaces", "TestSupport"]),
+        .target(
+            name: "Probing",
+            dependencies: [
+                "NeighbourTable",
+                "NetworkInterfaces",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "ProbingTests",
+            dependencies: [
+                "NeighbourTable",
+                "Probing",
+                "TestSupport",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(name: "MACVendors"),
         .testTarget(name: "MACVendorsTests", dependencies: ["MACVendors", "TestSupport"]),
 
@@ -278,7 +295,6 @@ let package = Package(
         .executableTarget(
             name: "peerscand",
             dependencies: [
-                "ActiveProbing",
                 "AvahiBrowser",
                 "DaemonSupport",
                 "DeviceRegistry",
@@ -290,6 +306,7 @@ let package = Package(
                 "PeerScanMQTT",
                 "PeerScanModel",
                 "PeerScanServer",
+                "Probing",
                 "VarlinkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,3 @@
-import ActiveProbing
 import ArgumentParser
 import AvahiBrowser
 import DaemonSupport
@@ -12,6 +11,7 @@ import PeerScanCore
 import PeerScanMQTT
 import PeerScanModel
 import PeerScanServer
+import Probing
 import ServiceLifecycle
 import VarlinkServer
 
@@ -350,15 +350,12 @@ struct Peerscand: AsyncParsableCommand {
             RegistryService(registry: registry, scanner: scanner, forgetAfter: forgetDuration, logger: logger),
             scanner, server,
         ]
-        if let neighbours, probeInterval > 0 {
+        if neighbourTable, probeInterval > 0 {
             do {
                 services.append(
-                    ProbeService(
+                    try ProbeService(
                         interval: .milliseconds(Int64(probeInterval * 1000)),
-                        prober: try ActiveProber(),
-                        monitor: neighbours,
-                        forcer: try? NeighbourProber(),
-                        store: store,
+                        scope: { await store.scanning ? await store.hostStatus.interfaces : nil },
                         logger: logger
                     )
                 )
