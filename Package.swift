@@ -17,7 +17,7 @@
 //   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
 //   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
 //   NeighbourTable    the Swift wrapper of CNetlink, its only importer: the kernel's ARP/NDP table, dump and changes
-//   ActiveProbing     the sweep that makes the kernel resolve every address of the directly connected subnets
+//   Probing           the probe rounds: a sweep of the connected subnets, re-probes of the neighbours the kernel knows
 //   MACVendors        the organization behind a MAC address, from Debian's ieee-data registry files
 //   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
 //   CMosquitto        the system library libmosquitto (Debian: libmosquitto-dev; no pkg-config: its -D_REENTRANT is refused)
@@ -245,8 +245,26 @@ let package = Package(
             name: "NeighbourTableTests",
             dependencies: ["NeighbourTable", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "ActiveProbing", dependencies: ["NetworkInterfaces"]),
-        .testTarget(name: "ActiveProbingTests", dependencies: ["ActiveProbing", "NetworkInterfaces", "TestSupport"]),
+        .target(
+            name: "Probing",
+            dependencies: [
+                "MonitoringLog",
+                "NeighbourTable",
+                "NetworkInterfaces",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "ProbingTests",
+            dependencies: [
+                "NeighbourTable",
+                "Probing",
+                "TestSupport",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(name: "MACVendors"),
         .testTarget(name: "MACVendorsTests", dependencies: ["MACVendors", "TestSupport"]),
 
@@ -318,12 +336,14 @@ let package = Package(
         .executableTarget(
             name: "peerscand",
             dependencies: [
-                "AvahiSource", "Discovery", "MonitoringLog", "NeighbourSource",
-                "ActiveProbing",
                 "AvahiBrowser",
+                "AvahiSource",
                 "DaemonSupport",
                 "DeviceRegistry",
+                "Discovery",
                 "MACVendors",
+                "MonitoringLog",
+                "NeighbourSource",
                 "NeighbourTable",
                 "MQTTClient",
                 "NetworkInterfaces",
@@ -331,6 +351,7 @@ let package = Package(
                 "PeerScanMQTT",
                 "PeerScanModel",
                 "PeerScanServer",
+                "Probing",
                 "VarlinkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

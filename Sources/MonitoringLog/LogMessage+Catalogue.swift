@@ -122,7 +122,11 @@ extension LogMessage {
         .info,
         keys: ["error", "fallback"]
     )
-    public static let probeRound = LogMessage("probe round", .debug, keys: ["swept", "failures", "known", "forced"])
+    public static let probeRound = LogMessage(
+        "probe round",
+        .debug,
+        keys: ["swept", "failures", "known", "forced", "error"]
+    )
 
     // MARK: Registry and vendors
 

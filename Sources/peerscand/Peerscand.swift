@@ -1,4 +1,3 @@
-import ActiveProbing
 import ArgumentParser
 import AvahiBrowser
 import AvahiSource
@@ -16,6 +15,7 @@ import PeerScanCore
 import PeerScanMQTT
 import PeerScanModel
 import PeerScanServer
+import Probing
 import ServiceLifecycle
 import VarlinkServer
 
@@ -363,15 +363,12 @@ struct Peerscand: AsyncParsableCommand {
             RegistryService(registry: registry, scanner: scanner, forgetAfter: forgetDuration, logger: logger),
             scanner, server,
         ]
-        if let neighbours, probeInterval > 0 {
+        if neighbourTable, probeInterval > 0 {
             do {
                 services.append(
-                    ProbeService(
+                    try ProbeService(
                         interval: .milliseconds(Int64(probeInterval * 1000)),
-                        prober: try ActiveProber(),
-                        monitor: neighbours,
-                        forcer: try? NeighbourProber(),
-                        store: store,
+                        scope: { await store.scanning ? await store.hostStatus.interfaces : nil },
                         logger: logger
                     )
                 )

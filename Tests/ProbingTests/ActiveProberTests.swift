@@ -1,7 +1,8 @@
-import ActiveProbing
 import Foundation
 import TestSupport
 import Testing
+
+@testable import Probing
 
 private func address(_ text: String) -> UInt32 {
     text.split(separator: ".").reduce(0) { $0 << 8 | UInt32($1)! }

@@ -1,14 +1,14 @@
 /// A directly connected IPv4 subnet: this host's address on an interface and its prefix length.
-public struct IPv4Subnet: Hashable, Sendable {
+struct IPv4Subnet: Hashable, Sendable {
     /// The interface, e.g. `eth0`.
-    public var interface: String
+    var interface: String
     /// This host's address, in host byte order.
-    public var address: UInt32
+    var address: UInt32
     /// The prefix length, 0…32.
-    public var prefixLength: Int
+    var prefixLength: Int
 
     /// Creates a subnet.
-    public init(interface: String, address: UInt32, prefixLength: Int) {
+    init(interface: String, address: UInt32, prefixLength: Int) {
         self.interface = interface
         self.address = address
         self.prefixLength = min(max(prefixLength, 0), 32)
@@ -16,14 +16,14 @@ public struct IPv4Subnet: Hashable, Sendable {
 
     /// The most addresses a sweep covers: the 1,024 of a /22, as many entries as the kernel's neighbour table holds
     /// by default (`gc_thresh3`).
-    public static let defaultSweepLimit = 1024
+    static let defaultSweepLimit = 1024
 
     /// The addresses a sweep sends to, in order: every host address of the subnet but this host's own, the network
     /// and broadcast addresses excluded (a /31 has two hosts and no broadcast, a /32 none). A subnet larger than
     /// `limit` addresses is swept over the aligned block of `limit` addresses (a power of two) around this host's
     /// address.
     /// - Complexity: O(min(2^(32 − prefixLength), limit)).
-    public func sweepAddresses(limit: Int = defaultSweepLimit) -> [UInt32] {
+    func sweepAddresses(limit: Int = defaultSweepLimit) -> [UInt32] {
         let hostBits = 32 - prefixLength
         guard hostBits >= 1 else { return [] }
         let size = UInt64(1) << UInt64(hostBits)
@@ -50,7 +50,7 @@ public struct IPv4Subnet: Hashable, Sendable {
     }
 
     /// An address in dotted-quad form.
-    public static func text(_ address: UInt32) -> String {
+    static func text(_ address: UInt32) -> String {
         "\(address >> 24).\(address >> 16 & 0xFF).\(address >> 8 & 0xFF).\(address & 0xFF)"
     }
 }

@@ -2,7 +2,7 @@ import Glibc
 import NetworkInterfaces
 
 /// How IPv6 hosts are solicited: an ICMPv6 echo request to the all-nodes group of each interface.
-public enum IPv6Solicitation: String, Sendable, CustomStringConvertible {
+enum IPv6Solicitation: String, Sendable, CustomStringConvertible {
     /// An unprivileged ping socket: the process's group is in `net.ipv4.ping_group_range`.
     case pingSocket = "ping-socket"
     /// A raw ICMPv6 socket: CAP_NET_RAW.
@@ -10,21 +10,18 @@ public enum IPv6Solicitation: String, Sendable, CustomStringConvertible {
     /// Neither is allowed: IPv6 hosts are found only when they talk to this host.
     case unavailable
 
-    public var description: String { rawValue }
+    var description: String { rawValue }
 }
 
-/// What one probe round did.
-public struct ProbeRound: Sendable, Equatable {
+/// What a sweep, or the datagrams to known addresses, sent.
+struct ProbeTraffic: Sendable, Equatable {
     /// Datagrams handed to the kernel.
-    public var datagramsSent = 0
+    var datagramsSent = 0
     /// Datagrams the kernel refused (`EHOSTUNREACH` after a failed resolution, `ENOBUFS`, a firewall's `EPERM`…):
     /// normal for addresses nobody has.
-    public var failures = 0
+    var failures = 0
     /// All-nodes echo requests sent (one per interface with IPv6, and one more per global IPv6 address of it).
-    public var echoRequestsSent = 0
-
-    /// Creates an empty round.
-    public init() {}
+    var echoRequestsSent = 0
 }
 
 /// Active probing: datagrams that make the kernel resolve addresses, so that the neighbour table holds every host
@@ -37,11 +34,11 @@ public struct ProbeRound: Sendable, Equatable {
 ///   (``solicitation``).
 ///
 /// Sends are paced (``pace`` per second) and never block: the kernel queues each datagram until its address resolves.
-public final class ActiveProber: Sendable {
+final class ActiveProber: Sendable {
     /// How IPv6 hosts are solicited.
-    public let solicitation: IPv6Solicitation
+    let solicitation: IPv6Solicitation
     /// Datagrams per second.
-    public let pace: Int
+    let pace: Int
     private let udp4: Int32
     private let udp6: Int32
     private let icmp6: Int32
@@ -52,11 +49,11 @@ public final class ActiveProber: Sendable {
     ///
     /// - Parameter pace: Datagrams per second in a sweep; 2,000 sweeps a /22 in half a second.
     /// - Throws: ``ProbeError`` if no UDP socket can be opened.
-    public init(namespacePath: String? = nil, pace: Int = 2000) throws {
+    init(namespacePath: String? = nil, pace: Int = 2000) throws(ProbeError) {
         self.namespacePath = namespacePath
         self.pace = max(pace, 1)
         let (udp4, udp6, icmp6, solicitation) = try Self.inNamespace(namespacePath) {
-            () throws -> (Int32, Int32, Int32, IPv6Solicitation) in
+            () throws(ProbeError) -> (Int32, Int32, Int32, IPv6Solicitation) in
             let udp4 = socket(
                 AF_INET,
                 Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue),
@@ -88,7 +85,7 @@ public final class ActiveProber: Sendable {
     }
 
     /// The directly connected IPv4 subnets of these interfaces.
-    public func subnets(of interfaces: [String]) -> [IPv4Subnet] {
+    func subnets(of interfaces: [String]) -> [IPv4Subnet] {
         let names = Set(interfaces)
         let addresses = (try? Self.inNamespace(namespacePath) { NetworkInterfaces.ipv4Addresses(on: names) }) ?? []
         return addresses.map { IPv4Subnet(interface: $0.interface, address: $0.address, prefixLength: $0.prefixLength) }
@@ -97,22 +94,22 @@ public final class ActiveProber: Sendable {
     /// One sweep: a datagram to every address of the directly connected IPv4 subnets of `interfaces` (at most
     /// ``IPv4Subnet/defaultSweepLimit`` each), and an all-nodes echo request on each of them.
     /// - Complexity: O(a) for a addresses swept, taking a / ``pace`` seconds.
-    public func sweep(interfaces: [String]) async -> ProbeRound {
-        var round = ProbeRound()
-        for interface in interfaces { solicitIPv6Hosts(on: interface, into: &round) }
+    func sweep(interfaces: [String]) async -> ProbeTraffic {
+        var traffic = ProbeTraffic()
+        for interface in interfaces { solicitIPv6Hosts(on: interface, into: &traffic) }
         var seen: Set<UInt32> = []
         let targets = subnets(of: interfaces).flatMap { $0.sweepAddresses() }.filter { seen.insert($0).inserted }
-        await send(to: targets.map { .ipv4($0) }, into: &round)
+        await send(to: targets.map { .ipv4($0) }, into: &traffic)
         drainEchoReplies()
-        return round
+        return traffic
     }
 
     /// A datagram to each address (IPv4, or IPv6 with a `%interface` scope for link-local ones): the kernel
     /// re-verifies an entry that is stale.
-    public func probe(addresses: [String]) async -> ProbeRound {
-        var round = ProbeRound()
-        await send(to: addresses.compactMap(Target.init), into: &round)
-        return round
+    func probe(addresses: [String]) async -> ProbeTraffic {
+        var traffic = ProbeTraffic()
+        await send(to: addresses.compactMap(Target.init), into: &traffic)
+        return traffic
     }
 
     private enum Target {
@@ -132,12 +129,13 @@ public final class ActiveProber: Sendable {
         }
     }
 
-    private func send(to targets: [Target], into round: inout ProbeRound) async {
+    private func send(to targets: [Target], into traffic: inout ProbeTraffic) async {
         let batch = max(pace / 50, 1)  // 50 batches a second
         var payload: UInt8 = 0
         for (index, target) in targets.enumerated() {
-            if index > 0 && index % batch == 0 { try? await Task.sleep(for: .milliseconds(20)) }
-            if Task.isCancelled { return }
+            if index > 0 && index % batch == 0 {
+                do { try await Task.sleep(for: .milliseconds(20)) } catch { return }  // cancelled: shutting down
+            }
             let sent: Int
             switch target {
             case .ipv4(let address):
@@ -163,19 +161,19 @@ public final class ActiveProber: Sendable {
                     }
                 }
             }
-            if sent >= 0 { round.datagramsSent += 1 } else { round.failures += 1 }
+            if sent >= 0 { traffic.datagramsSent += 1 } else { traffic.failures += 1 }
         }
     }
 
     /// An ICMPv6 echo request to ff02::1 on `interface`, from its link-local address (hosts answer from theirs), and
     /// one from each of its global addresses (hosts answer from their global addresses, which so become known too).
-    private func solicitIPv6Hosts(on interface: String, into round: inout ProbeRound) {
+    private func solicitIPv6Hosts(on interface: String, into traffic: inout ProbeTraffic) {
         guard icmp6 >= 0, let index = Self.interfaceIndex(interface, namespacePath: namespacePath) else { return }
         var destination = sockaddr_in6()
         destination.sin6_family = sa_family_t(AF_INET6)
         inet_pton(AF_INET6, "ff02::1", &destination.sin6_addr)
         destination.sin6_scope_id = index
-        Self.sendEchoRequest(from: icmp6, to: &destination, into: &round)
+        Self.sendEchoRequest(from: icmp6, to: &destination, into: &traffic)
         let sources =
             (try? Self.inNamespace(namespacePath) { NetworkInterfaces.globalIPv6Addresses(on: interface) }) ?? []
         for source in sources {
@@ -192,14 +190,14 @@ public final class ActiveProber: Sendable {
                     bind(bound, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
                 }
             }
-            if isBound { Self.sendEchoRequest(from: bound, to: &destination, into: &round) }
+            if isBound { Self.sendEchoRequest(from: bound, to: &destination, into: &traffic) }
         }
     }
 
     private static func sendEchoRequest(
         from socket: Int32,
         to destination: inout sockaddr_in6,
-        into round: inout ProbeRound
+        into traffic: inout ProbeTraffic
     ) {
         // Type 128 (echo request), code 0, checksum (the kernel computes it), identifier, sequence.
         var request: [UInt8] = [128, 0, 0, 0, 0x70, 0x73, 0, 1]
@@ -215,7 +213,7 @@ public final class ActiveProber: Sendable {
                 )
             }
         }
-        if sent >= 0 { round.echoRequestsSent += 1 } else { round.failures += 1 }
+        if sent >= 0 { traffic.echoRequestsSent += 1 } else { traffic.failures += 1 }
     }
 
     /// Reads and drops the echo replies queued (they are not needed: the neighbour entries are what counts).
@@ -232,7 +230,10 @@ public final class ActiveProber: Sendable {
 
     /// Runs `body` with the calling thread in the network namespace at `path` (synchronously: the thread must not
     /// change meanwhile), then back; with `nil`, as it is.
-    static func inNamespace<Result>(_ path: String?, _ body: () throws -> Result) throws -> Result {
+    static func inNamespace<Result>(
+        _ path: String?,
+        _ body: () throws(ProbeError) -> Result
+    ) throws(ProbeError) -> Result {
         guard let path else { return try body() }
         let original = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
         guard original >= 0 else { throw ProbeError(operation: "open own namespace", code: errno) }
@@ -254,7 +255,7 @@ public final class ActiveProber: Sendable {
 @_silgen_name("setns")
 private func enterNetworkNamespace(_ descriptor: Int32, _ type: Int32) -> Int32
 
-/// A socket could not be opened.
+/// Probing cannot start: a socket could not be opened (or, for tests and tools, a network namespace entered).
 public struct ProbeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What was being done.
     public var operation: String
