@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 // peerscan: a diffable snapshot of the devices on the local networks, streamed over Varlink.
 //
-// Every target in one line, in data-flow order (Avahi events -> peer table -> snapshot -> diff -> subscribers ->
+// Every target in one line, in data-flow order (Avahi events -> mDNS host table -> snapshot -> diff -> subscribers ->
 // socket -> client). Modules depend downward only; only AvahiBrowser imports CAvahi.
 //   Diffable          snapshots of sections and items, and their minimal-move differences; no dependencies
 //   AsyncPrimitives   a draining queue and a one-shot signal; generic (its lock: NIOConcurrencyHelpers)
@@ -9,7 +9,7 @@
 //   CAvahi            the system library libavahi-client (pkg-config avahi-client)
 //   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
 //   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types and definition
-//   PeerScanCore      the daemon's state: discovery events, peer table, snapshot store, scan service, UUIDv5 ids
+//   PeerScanCore      the daemon's state: discovery events, mDNS host table, snapshot store, scan service, UUIDv5 ids
 //   Varlink           the Varlink protocol (NUL-framed JSON messages, errors) and its client
 //   VarlinkServer     the Varlink server: Unix socket, connections, peer credentials, org.varlink.service
 //   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, snapshot encoding, resume history
@@ -87,7 +87,8 @@ let package = Package(
         ),
         .target(
             name: "AvahiBrowser",
-            dependencies: ["MonitoringLog", 
+            dependencies: [
+                "NetworkInterfaces","MonitoringLog", 
                 "CAvahi",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -104,7 +105,7 @@ let package = Package(
         .testTarget(name: "PeerScanModelTests", dependencies: ["Diffable", "PeerScanModel"]),
 
         // MARK: Discovery — the seam every source delivers through: events, observations, the source protocol, the clock.
-        .target(name: "Discovery", dependencies: ["PeerScanModel"]),
+        .target(name: "Discovery", dependencies: ["NetworkInterfaces", "PeerScanModel"]),
 
         // MARK: The sources — each a module over its wrapper, depending on the seam only (never on the store).
         .target(
@@ -131,7 +132,7 @@ let package = Package(
         ),
         .testTarget(name: "NeighbourSourceTests", dependencies: ["Discovery", "NeighbourSource", "NeighbourTable"]),
 
-        // MARK: PeerScanCore — the daemon's state: peer table, snapshot store, scan service. Knows nothing of Avahi.
+        // MARK: PeerScanCore — the daemon's state: mDNS host table, snapshot store, scan service. Knows nothing of Avahi.
         .target(
             name: "PeerScanCore",
             dependencies: [
@@ -152,6 +153,7 @@ let package = Package(
                 "AsyncPrimitives",
                 "Diffable",
                 "Discovery",
+                "NetworkInterfaces",
                 "MonitoringLog",
                 "PeerScanCore",
                 "PeerScanModel",

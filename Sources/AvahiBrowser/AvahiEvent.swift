@@ -1,5 +1,7 @@
 // The values an `AvahiBrowser` reports. Plain Swift types: nothing here knows the C API.
 
+import NetworkInterfaces
+
 /// What an ``AvahiBrowser`` reports, in the order Avahi reported it.
 public enum AvahiEvent: Sendable, Equatable {
     /// The connection to avahi-daemon changed state; `hostName` is the daemon's fully qualified
@@ -87,12 +89,6 @@ public enum AvahiServerState: Sendable, Equatable {
     case failure(AvahiError)
     /// No client could be created (no system bus or no daemon); the browser retries with backoff.
     case unavailable(AvahiError)
-}
-
-/// The network protocol of a browse row: which family the service was seen on.
-public enum IPProtocol: Sendable, Hashable {
-    case ipv4
-    case ipv6
 }
 
 /// Identifies one browse row. Avahi reports a service once per (interface, protocol), so the same

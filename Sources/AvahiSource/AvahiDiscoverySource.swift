@@ -165,7 +165,7 @@ public struct AvahiDiscoverySource: DiscoverySource {
             hostName: address.hostName,
             address: address.address,
             interface: interface(address.interfaceName, index: address.interfaceIndex),
-            ipProtocol: address.ipProtocol == .ipv4 ? .ipv4 : .ipv6
+            ipProtocol: address.ipProtocol
         )
     }
 
@@ -177,7 +177,7 @@ public struct AvahiDiscoverySource: DiscoverySource {
     private static func instanceKey(_ key: AvahiServiceKey) -> ServiceInstanceKey {
         ServiceInstanceKey(
             interface: interface(key.interfaceName, index: key.interfaceIndex),
-            ipProtocol: key.ipProtocol == .ipv4 ? .ipv4 : .ipv6,
+            ipProtocol: key.ipProtocol,
             name: key.name,
             type: key.type,
             domain: key.domain

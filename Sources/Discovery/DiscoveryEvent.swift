@@ -1,3 +1,4 @@
+import NetworkInterfaces
 import PeerScanModel
 
 /// What a discovery source tells the daemon: its state, and what it observed.
@@ -29,7 +30,7 @@ public enum DiscoveryEvent: Sendable, Equatable {
     case browsedInterfaces([String])
     /// The daemon withdrew everything it had learnt on this interface because the interface went down (Avahi does so
     /// when a link goes down or away). What it reported there is kept and confirmed when it is reported again once
-    /// the link is back; the rest goes at the withdrawal's deadline (``PeerTable/finishWithdrawal(of:final:)``).
+    /// the link is back; the rest goes at the withdrawal's deadline (``MDNSHostTable/finishWithdrawal(of:final:)``).
     /// Removals on the interface from now on until ``interfaceReturned(_:)`` are part of the withdrawal, not
     /// departures.
     case interfaceWithdrawn(String)
@@ -41,7 +42,7 @@ public enum DiscoveryEvent: Sendable, Equatable {
     /// An address record of such a host is gone.
     case addressRemoved(HostAddress)
     /// The source follows the host's address records from now on; ``addressesKnown(hostName:)`` comes once it
-    /// reported those it knew. A new device of that host waits for it (see ``PeerTable``'s settling).
+    /// reported those it knew. A new device of that host waits for it (see ``MDNSHostTable``'s settling).
     case followingAddresses(hostName: String)
     /// The source reported every address of the host it knew.
     case addressesKnown(hostName: String)
@@ -153,11 +154,6 @@ public struct ServiceInstanceKey: Hashable, Sendable, Codable {
 
     /// The service this is an instance of, independent of interface and protocol.
     public var service: ServiceKey { ServiceKey(name: name, type: type, domain: domain) }
-}
-
-/// An IP protocol family.
-public enum IPProtocol: String, Hashable, Sendable, Codable, CaseIterable {
-    case ipv4, ipv6
 }
 
 /// A resolved service instance.

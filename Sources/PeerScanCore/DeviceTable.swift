@@ -4,7 +4,7 @@ import PeerScanModel
 /// Merges what the sources know into devices, one per physical host, and keeps their presence.
 ///
 /// ## Merging
-/// - An mDNS host (a ``Device`` the ``PeerTable`` derived from its services) is one device. The MAC addresses its
+/// - An mDNS host (a ``Device`` the ``MDNSHostTable`` derived from its services) is one device. The MAC addresses its
 ///   addresses resolve to in the neighbour table are its own, and so are the other addresses those MAC addresses
 ///   answer for (e.g. the IPv6 addresses mDNS did not publish).
 /// - A MAC address that no mDNS host's address resolves to is a device of its own, with no host name: every
@@ -80,7 +80,7 @@ public struct DeviceTable: Sendable {
     }
 
     private struct MDNSHost: Sendable {
-        /// The device as the peer table last reported it; its services are emptied once it has none left.
+        /// The device as the mDNS host table last reported it; its services are emptied once it has none left.
         var device: Device
         var isPresent: Bool
         /// When its last service went (meaningful while not present).
@@ -171,7 +171,7 @@ public struct DeviceTable: Sendable {
         }
     }
 
-    /// An mDNS host's device as the peer table reports it now; `nil` when its last service went.
+    /// An mDNS host's device as the mDNS host table reports it now; `nil` when its last service went.
     /// - Complexity: O(a) for a addresses of the device.
     public mutating func updateMDNSDevice(hostName: String, device: Device?, now: Duration) {
         if let device {

@@ -3,7 +3,7 @@ import MonitoringLog
 /// When what the mDNS source stopped reporting goes: the resync after the source's daemon restarts, and the
 /// withdrawal of an interface whose link went down.
 ///
-/// A pure value: it drives the ``PeerTable``'s resync operations (passed in), asks for its deadlines and writes its
+/// A pure value: it drives the ``MDNSHostTable``'s resync operations (passed in), asks for its deadlines and writes its
 /// log lines through ``StoreEffects``; the store owns it and times nothing itself.
 ///
 /// - The **resync** (the daemon went away and came back): what is not reported again goes at the grace period's end
@@ -47,7 +47,7 @@ struct ResyncSchedule: Sendable {
     mutating func sourceStateChanged(
         isRunning: Bool,
         wasRunning: Bool,
-        table: inout PeerTable,
+        table: inout MDNSHostTable,
         effects: inout StoreEffects
     ) {
         if !isRunning { table.sourceWentAway() }
@@ -65,7 +65,7 @@ struct ResyncSchedule: Sendable {
     }
 
     /// The source reported everything it knows: the resync ends for the service types seen again.
-    mutating func browsingSettled(table: inout PeerTable, effects: inout StoreEffects) {
+    mutating func browsingSettled(table: inout MDNSHostTable, effects: inout StoreEffects) {
         guard table.isResyncing else { return }
         table.finishResyncOfTypesSeenAgain()
         if !table.isResyncing { effects.logs.append(LogEntry(.avahiResyncFinished, ["reason": "all-for-now"])) }
@@ -75,7 +75,7 @@ struct ResyncSchedule: Sendable {
     mutating func resyncDeadline(
         generation: Int,
         isRunning: Bool,
-        table: inout PeerTable,
+        table: inout MDNSHostTable,
         effects: inout StoreEffects
     ) {
         guard generation == self.generation && isRunning else { return }
@@ -93,7 +93,7 @@ struct ResyncSchedule: Sendable {
     }
 
     /// The daemon withdrew what it learnt on `interface`.
-    mutating func interfaceWithdrawn(_ interface: String, table: inout PeerTable, effects: inout StoreEffects) {
+    mutating func interfaceWithdrawn(_ interface: String, table: inout MDNSHostTable, effects: inout StoreEffects) {
         table.apply(.interfaceWithdrawn(interface))
         effects.logs.append(
             LogEntry(.interfaceWithdrawn, ["interface": interface, "devices": "\(table.deviceCount(on: interface))"])
@@ -103,7 +103,7 @@ struct ResyncSchedule: Sendable {
     }
 
     /// The daemon reports from `interface` again: the grace counts from the link's return.
-    mutating func interfaceReturned(_ interface: String, table: inout PeerTable, effects: inout StoreEffects) {
+    mutating func interfaceReturned(_ interface: String, table: inout MDNSHostTable, effects: inout StoreEffects) {
         table.apply(.interfaceReturned(interface))
         guard let withdrawal = withdrawals[interface], !withdrawal.hasReturned else { return }
         effects.logs.append(LogEntry(.interfaceReturned, ["interface": interface]))
@@ -115,7 +115,7 @@ struct ResyncSchedule: Sendable {
     mutating func withdrawalDeadline(
         interface: String,
         generation: Int,
-        table: inout PeerTable,
+        table: inout MDNSHostTable,
         effects: inout StoreEffects
     ) {
         guard var withdrawal = withdrawals[interface], withdrawal.generation == generation else { return }

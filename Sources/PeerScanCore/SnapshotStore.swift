@@ -26,7 +26,7 @@ public struct Subscription: Sendable {
 ///
 /// Inputs are applied in order, a whole batch at a time, and the snapshot is diffed once per batch. Each non-empty
 /// changeset is published with the next sequence number to every subscriber. The decisions are made by pure parts —
-/// the mDNS host table (``PeerTable``) and its ``ResyncSchedule``, the ``DeviceTable``, the ``InitialBrowseGate`` and
+/// the mDNS host table (``MDNSHostTable``) and its ``ResyncSchedule``, the ``DeviceTable``, the ``InitialBrowseGate`` and
 /// the ``SnapshotProjection`` — and the store does no I/O: what must happen outside (start browsing, save the switch,
 /// arm a timer, write a log line) comes back as ``StoreEffects``.
 public actor SnapshotStore {
@@ -37,7 +37,7 @@ public actor SnapshotStore {
 
     private var isScanning: Bool
     private var host: HostStatus
-    private var table: PeerTable
+    private var table: MDNSHostTable
     private var schedule = ResyncSchedule()
     private var devices: DeviceTable
     private var gate: InitialBrowseGate
@@ -55,7 +55,7 @@ public actor SnapshotStore {
     ///   - interfaces: The interfaces browsed at start, for the `host` item; later changes come as
     ///     ``DiscoveryEvent/browsedInterfaces(_:)``.
     ///   - settles: Whether a device is held back while it waits on rows of its own, for at most a settle window, so
-    ///     that one event on the network is one changeset (see ``PeerTable``; peerscand's `--settle-window`). The
+    ///     that one event on the network is one changeset (see ``MDNSHostTable``; peerscand's `--settle-window`). The
     ///     owner times the windows the store asks for (``StoreEffects/settleDeadline``).
     ///   - waitsForInitialBrowse: Whether ``waitUntilInitialBrowseSettled()`` waits for the first browse after start
     ///     to settle (see ``InitialBrowseGate``), or for ``StoreInput/initialBrowseDeadline``; otherwise, and while
@@ -88,7 +88,7 @@ public actor SnapshotStore {
         recordUpdate: (@Sendable (StoreUpdate) -> Void)? = nil
     ) {
         self.isScanning = isScanning
-        self.table = PeerTable(settles: settles)
+        self.table = MDNSHostTable(settles: settles)
         self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities)
         self.gate = InitialBrowseGate(
             waits: waitsForInitialBrowse,

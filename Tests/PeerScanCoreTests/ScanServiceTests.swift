@@ -5,6 +5,7 @@ import Discovery
 import Foundation
 import InMemoryLogging
 import Logging
+import NetworkInterfaces
 import PeerScanModel
 import ServiceLifecycle
 import TestSupport

@@ -3,6 +3,7 @@
 
 import Discovery
 import NIOConcurrencyHelpers
+import NetworkInterfaces
 import PeerScanModel
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@
 
 import Diffable
 import Discovery
+import NetworkInterfaces
 import PeerScanModel
 import SeededRandom
 import TestSupport

@@ -4,6 +4,7 @@
 import Diffable
 import Discovery
 import MonitoringLog
+import NetworkInterfaces
 import PeerScanModel
 import TestSupport
 import Testing

@@ -7,6 +7,7 @@ import Discovery
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NetworkInterfaces
 import PeerScanModel
 import TestSupport
 import Testing

@@ -7,7 +7,7 @@ import Testing
 /// The id the daemon gives `tv.local` (uuid5 of the host name in peerscan's namespace).
 private let televisionID = DeviceID(UUID(uuidString: "f4975d4f-737c-5e42-ad09-e4b1c6ee6386")!)
 
-/// A device as the peer table would make it.
+/// A device as the mDNS host table would make it.
 private let television = Device(
     id: televisionID,
     hostName: "tv.local",

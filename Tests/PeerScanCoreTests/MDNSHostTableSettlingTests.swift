@@ -1,6 +1,7 @@
 // Settling: a device is reported once the rows it waits on have come (or gone), within one settle window.
 
 import Discovery
+import NetworkInterfaces
 import PeerScanModel
 import Testing
 
@@ -10,7 +11,7 @@ private let tvV4 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, addre
 private let tvV6 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addresses: ["fd00::7"])
 
 /// What one take reports: host → its addresses (`nil` for a device that is gone), and the window asked for.
-private func take(_ table: inout PeerTable, expired: Int? = nil) -> (reported: [String: [String]?], window: Int?) {
+private func take(_ table: inout MDNSHostTable, expired: Int? = nil) -> (reported: [String: [String]?], window: Int?) {
     let (changes, settle) = table.takeChangedDevices(windowExpired: expired)
     var reported: [String: [String]?] = [:]
     for change in changes { reported[change.hostName] = .some(change.device?.addresses) }
@@ -18,17 +19,17 @@ private func take(_ table: inout PeerTable, expired: Int? = nil) -> (reported: [
 }
 
 /// A settling table with tv.local reported with both its rows.
-private func tableWithTelevision() -> PeerTable {
-    var table = PeerTable(settles: true)
+private func tableWithTelevision() -> MDNSHostTable {
+    var table = MDNSHostTable(settles: true)
     table.apply(.serviceResolved(tvV4))
     table.apply(.serviceResolved(tvV6))
     _ = table.takeChangedDevices()
     return table
 }
 
-@Suite struct PeerTableSettlingTests {
+@Suite struct MDNSHostTableSettlingTests {
     @Test func aNewDeviceWaitsForTheRowsOfItsServiceStillResolvingThenComesWhole() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.serviceFound(tvV4.key))
         table.apply(.serviceFound(tvV6.key))
         table.apply(.serviceResolved(tvV6))
@@ -42,7 +43,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func aRowThatNeverResolvesHoldsTheDeviceOnlyUntilItsWindowExpires() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.serviceFound(tvV4.key))
         table.apply(.serviceResolved(tvV6))
         let held = take(&table)
@@ -53,7 +54,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func aDeviceWaitingOnNothingIsReportedAtOnce() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.serviceFound(makeInstanceKey("Radio", ipProtocol: .ipv6)))  // another instance name: unrelated
         table.apply(.serviceResolved(tvV4))
         let result = take(&table)
@@ -62,7 +63,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func anotherServiceOfTheSameInstanceNameIsWaitedFor() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         let ssh = makeInstance("TV", type: "_ssh._tcp", host: "tv.local", addresses: ["10.0.0.7"])
         table.apply(.serviceFound(ssh.key))
         table.apply(.serviceResolved(tvV4))
@@ -73,7 +74,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func aPendingRowThatIsRemovedReleasesTheDeviceAtTheNextTake() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.serviceFound(tvV4.key))
         table.apply(.serviceResolved(tvV6))
         #expect(take(&table).reported.isEmpty)
@@ -82,7 +83,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func aRowWhoseResolveFailedIsWaitedForNoLonger() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.serviceFound(tvV4.key))
         table.apply(.serviceResolved(tvV6))
         #expect(take(&table).reported.isEmpty)
@@ -92,7 +93,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func whatTheSourceHadPendingIsForgottenWhenItGoesAway() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.serviceFound(makeInstanceKey("Ghost")))
         table.apply(.followingAddresses(hostName: "ghost.local"))
         #expect(!table.isSettled)
@@ -101,7 +102,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func aTableThatDoesNotSettleStillKnowsWhatIsPending() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         table.apply(.serviceFound(tvV4.key))
         #expect(!table.isSettled, "the initial browse waits for it even without holding devices")
         table.apply(.serviceResolved(tvV4))
@@ -126,7 +127,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func aDeviceThatLeavesWithTwoServicesOfOneNameGoesInOneChange() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         let raop = makeInstance("TV", type: "_raop._tcp", host: "tv.local", addresses: ["10.0.0.7"])
         table.apply(.serviceResolved(tvV4))
         table.apply(.serviceResolved(raop))
@@ -138,7 +139,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func losingAServiceWithNoRowOfItsNameLeftIsReportedAtOnce() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         let ssh = makeInstance("TV shell", type: "_ssh._tcp", host: "tv.local", addresses: ["10.0.0.7"])
         table.apply(.serviceResolved(tvV4))
         table.apply(.serviceResolved(ssh))
@@ -158,7 +159,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func aTableThatDoesNotSettleReportsEveryPiece() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         table.apply(.serviceFound(tvV4.key))
         table.apply(.serviceResolved(tvV6))
         #expect(take(&table).reported == ["tv.local": ["fd00::7"]])
@@ -167,7 +168,7 @@ private func tableWithTelevision() -> PeerTable {
     }
 
     @Test func windowsAreAskedForOneAtATime() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.serviceFound(tvV4.key))
         table.apply(.serviceResolved(tvV6))
         #expect(take(&table).window == 1)
@@ -187,9 +188,9 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     HostAddress(hostName: host, address: address, interface: "eth0", ipProtocol: ipProtocol)
 }
 
-@Suite struct PeerTableAddressTests {
+@Suite struct MDNSHostTableAddressTests {
     @Test func aDeviceHasEveryAddressItsHostsRecordsGiveAsWellAsItsRows() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
         table.apply(.addressAdded(record("10.0.0.8", ipProtocol: .ipv6)))  // the same record over IPv6
@@ -203,7 +204,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     }
 
     @Test func recordsOfAHostNoRowPointsToAreIgnoredAndGoWithItsLastRow() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         table.apply(.addressAdded(record("10.0.0.9", host: "ghost.local")))
         #expect(table.device(hostName: "ghost.local") == nil)
         table.apply(.serviceResolved(tvV4))
@@ -214,7 +215,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     }
 
     @Test func aNewDeviceWaitsUntilItsHostsAddressesAreKnown() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.followingAddresses(hostName: "TV.local."))
         table.apply(.serviceResolved(tvV4))
         #expect(take(&table).reported.isEmpty, "held: its address records are coming")
@@ -226,7 +227,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     }
 
     @Test func anAddressAddedLaterIsOneUpdateAndOneRemovedIsTooAfterItsWindow() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.serviceResolved(tvV4))
         _ = table.takeChangedDevices()
         table.apply(.addressAdded(record("10.0.0.8")))
@@ -238,7 +239,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     }
 
     @Test func aDeviceThatLeavesLosingAddressesFirstIsOneDelete() {
-        var table = PeerTable(settles: true)
+        var table = MDNSHostTable(settles: true)
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
         _ = table.takeChangedDevices()
@@ -249,7 +250,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     }
 
     @Test func aResyncDropsTheRecordsNotReportedAgainOnlyWhenItsAddressesResyncEnds() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
         table.apply(.addressAdded(record("10.0.0.9")))
@@ -268,7 +269,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     }
 
     @Test func aRecordFlushedAndReportedAgainDuringTheAddressResyncNeverLeaves() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
         table.apply(.addressAdded(record("10.0.0.9")))
@@ -288,7 +289,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     }
 
     @Test func aRecordRemovedDuringTheAddressResyncAndNotReportedAgainGoesWhenItEnds() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
         table.beginResync()
@@ -308,7 +309,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     // come back piecemeal: a record not reported again is dropped only in the last round; an earlier round only tells
     // whether any still waits.
     @Test func recordsNotReportedAgainWaitForTheLastRound() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         let nas = makeInstance("NAS", host: "nas.local", ipProtocol: .ipv4, addresses: ["10.0.0.20"])
         table.apply(.serviceResolved(tvV4))
         table.apply(.serviceResolved(nas))
@@ -331,7 +332,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     }
 
     @Test func theResyncEndsEarlyOnceEveryRecordIsBack() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
         table.beginResync()

@@ -1,25 +1,26 @@
-// The peer table: service instances (one per interface, protocol and service) grouped into one device per host name.
+// The mDNS host table: service instances (one per interface, protocol and service) grouped into one device per host name.
 
 import Discovery
+import NetworkInterfaces
 import PeerScanModel
 import Testing
 
 @testable import PeerScanCore
 
 /// A table after resolving these instances, in order, with the changes they caused already taken.
-private func makeTable(_ instances: ServiceInstance...) -> PeerTable {
-    var table = PeerTable()
+private func makeTable(_ instances: ServiceInstance...) -> MDNSHostTable {
+    var table = MDNSHostTable()
     for instance in instances { table.apply(.serviceResolved(instance)) }
     _ = table.takeChangedDevices().changes
     return table
 }
 
 /// The host names `takeChangedDevices()` reports, and whether each still has a device.
-private func takeChanges(_ table: inout PeerTable) -> [String: Bool] {
+private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
     Dictionary(uniqueKeysWithValues: table.takeChangedDevices().changes.map { ($0.hostName, $0.device != nil) })
 }
 
-@Suite struct PeerTableTests {
+@Suite struct MDNSHostTableTests {
     // MARK: Grouping
 
     @Test func groupsEveryInstanceOfAHostIntoOneDevice() throws {
@@ -213,7 +214,7 @@ private func takeChanges(_ table: inout PeerTable) -> [String: Bool] {
 
     @Test(arguments: [("tv.local", "tv"), ("tv", "tv"), ("", "")])
     func fallsBackToTheFirstLabelOfTheHostName(hostName: String, displayName: String) {
-        #expect(PeerTable.displayName(hostName: hostName, services: []) == displayName)
+        #expect(MDNSHostTable.displayName(hostName: hostName, services: []) == displayName)
     }
 
     // MARK: Host name changes
@@ -294,7 +295,7 @@ private func takeChanges(_ table: inout PeerTable) -> [String: Bool] {
     }
 
     @Test func reportsChangedHostsInOrderOfHostName() {
-        var table = PeerTable()
+        var table = MDNSHostTable()
         for host in ["c.local", "a.local", "b.local"] { table.apply(.serviceResolved(makeInstance(host, host: host))) }
         #expect(table.takeChangedDevices().changes.map(\.hostName) == ["a.local", "b.local", "c.local"])
     }

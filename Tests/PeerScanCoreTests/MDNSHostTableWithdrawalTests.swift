@@ -1,4 +1,4 @@
-// The peer table through a link that goes down and comes back: what Avahi withdrew with the link is kept, what it
+// The mDNS host table through a link that goes down and comes back: what Avahi withdrew with the link is kept, what it
 // reports again is confirmed, and the rest goes when the withdrawal is finished.
 
 import Discovery
@@ -16,8 +16,8 @@ private func record(_ address: String, host: String = "tv.local", interface: Str
 }
 
 /// A table with the TV (on eth0 and wlan0, an extra address record on eth0) and the NAS (eth0), reported.
-private func tableWithTwoDevices() -> PeerTable {
-    var table = PeerTable()
+private func tableWithTwoDevices() -> MDNSHostTable {
+    var table = MDNSHostTable()
     for instance in [tvOnEth0, tvOnWlan0, nasOnEth0] { table.apply(.serviceResolved(instance)) }
     table.apply(.addressAdded(record("10.0.0.70")))
     _ = table.takeChangedDevices()
@@ -25,7 +25,7 @@ private func tableWithTwoDevices() -> PeerTable {
 }
 
 /// Avahi withdraws eth0 as it does when the link goes down: every row and address record learnt there, one by one.
-private func withdrawEth0(_ table: inout PeerTable) {
+private func withdrawEth0(_ table: inout MDNSHostTable) {
     table.apply(.interfaceWithdrawn("eth0"))
     table.apply(.addressRemoved(record("10.0.0.70")))
     table.apply(.serviceRemoved(tvOnEth0.key))
@@ -33,11 +33,11 @@ private func withdrawEth0(_ table: inout PeerTable) {
 }
 
 /// The host names reported by one take, with whether each still has a device.
-private func take(_ table: inout PeerTable) -> [String: Bool] {
+private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
     Dictionary(uniqueKeysWithValues: table.takeChangedDevices().changes.map { ($0.hostName, $0.device != nil) })
 }
 
-@Suite struct PeerTableWithdrawalTests {
+@Suite struct MDNSHostTableWithdrawalTests {
     @Test func aWithdrawnInterfaceKeepsItsDevicesAsTheyWere() {
         var table = tableWithTwoDevices()
         let before = table.devices.sorted { $0.id.description < $1.id.description }

@@ -29,7 +29,7 @@ import PeerScanModel
 /// A device waits at most one settle window: when it is first held, ``takeChangedDevices(windowExpired:)`` asks for
 /// a window (``SettleRequest``); once the caller reports that window expired, everything held in it is released. A
 /// device that waits on nothing is never held.
-public struct PeerTable: Sendable {
+public struct MDNSHostTable: Sendable {
     /// One resolved instance, and when (in resolution order) it was last resolved.
     private struct Row: Sendable {
         var instance: ServiceInstance
@@ -82,7 +82,7 @@ public struct PeerTable: Sendable {
     private var isWindowOpen = false
 
     /// Creates an empty table.
-    /// - Parameter settles: Whether devices are held back while they wait on rows (see ``PeerTable``).
+    /// - Parameter settles: Whether devices are held back while they wait on rows (see ``MDNSHostTable``).
     public init(settles: Bool = false) {
         self.settles = settles
     }
@@ -346,7 +346,7 @@ public struct PeerTable: Sendable {
     }
 
     /// The host names whose device changed since they were last reported, each with its device now (`nil` if gone),
-    /// in order of host name — except the devices held back while they settle (see ``PeerTable``).
+    /// in order of host name — except the devices held back while they settle (see ``MDNSHostTable``).
     ///
     /// - Parameter expired: A window the caller reports as passed: what was held in it (or earlier) is released.
     /// - Returns: The changes to report, and a window to time if a device was held back and no window is open.
