@@ -1,9 +1,12 @@
 # peerscan — see README.md. Every target installs the Debian packages it needs first (scripts/install-deps).
 SWIFT ?= swift
 # A virtual environment on Debian's interpreter (which has python3-zeroconf and python3-pytest from
-# scripts/install-deps) with the PyPI varlink client the integration tests talk to peerscand with.
+# scripts/install-deps) with the PyPI varlink client the integration tests talk to peerscand with, and ruff (Debian 12
+# has no package of it). The Python packages (testlan, testclient, benchmarks) are not installed: they import from the
+# repository's root (pyproject.toml puts it on pytest's path; scripts run as `python3 -m` from the root).
 VENV ?= .venv
 PYTHON = $(VENV)/bin/python
+RUFF_VERSION = 0.17.6
 
 # Installation (make install [PREFIX=/usr/local] [DESTDIR=]): binaries, systemd units, the sysusers file, manual pages
 # and shell completions. CONFIGURATION=debug installs the development build (the tests check the layout with it).
@@ -16,7 +19,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry bench-mqtt install docs clean
+.PHONY: all deps build lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry bench-mqtt install docs clean
 
 all: build
 
@@ -25,14 +28,20 @@ deps:
 	@test -x $(PYTHON) || /usr/bin/python3 -m venv --system-site-packages $(VENV)
 	@$(PYTHON) -c "import varlink" 2>/dev/null || \
 		$(PYTHON) -m pip install --quiet --disable-pip-version-check varlink==31.0.0
+	@test "$$($(VENV)/bin/ruff --version 2>/dev/null)" = "ruff $(RUFF_VERSION)" || \
+		$(PYTHON) -m pip install --quiet --disable-pip-version-check ruff==$(RUFF_VERSION)
 
 build: deps
 	$(SWIFT) build
 
-# What CI runs (.ci/run): every Swift test, every import declared, the systemd units' lint and score, the install
+# ruff over every Python file (rules in pyproject.toml); `make test` runs it first, before the build.
+lint: deps
+	$(VENV)/bin/ruff check
+
+# What CI runs (.ci/run): the Python lint (ruff), every Swift test, every import declared, the systemd units' lint and score, the install
 # layout, the integration tests on a real test LAN (needs root), a minute of fuzzing, the reliability suite's bounded
 # part (stress-ci, ~4 min) and the units under a real systemd (system-test: a release build, then ~1 min).
-test: build
+test: lint build
 	$(SWIFT) test --no-parallel
 	scripts/check-imports
 	scripts/check-units
@@ -61,23 +70,23 @@ integration-test: build
 
 # The scanner's benchmarks on the test LAN (root): 250 silent hosts against arp-scan, presence, flaps under 1 % loss.
 bench-scanner: build
-	/usr/bin/python3 benchmarks/scanner.py sweep --hosts 250
-	/usr/bin/python3 benchmarks/scanner.py presence --rounds 3
-	/usr/bin/python3 benchmarks/scanner.py presence --rounds 3 --unprivileged
-	/usr/bin/python3 benchmarks/scanner.py flaps --minutes 10 --hosts 20 --loss 1
+	/usr/bin/python3 -m benchmarks.scanner sweep --hosts 250
+	/usr/bin/python3 -m benchmarks.scanner presence --rounds 3
+	/usr/bin/python3 -m benchmarks.scanner presence --rounds 3 --unprivileged
+	/usr/bin/python3 -m benchmarks.scanner flaps --minutes 10 --hosts 20 --loss 1
 
 # The registry's benchmarks (root): startup with 10,000 known devices against an empty registry; churn.
 bench-registry: build
-	$(PYTHON) benchmarks/registry.py startup --devices 10000 --rounds 3
-	$(PYTHON) benchmarks/registry.py churn --devices 1000 --rate 100 --seconds 60
+	$(PYTHON) -m benchmarks.registry startup --devices 10000 --rounds 3
+	$(PYTHON) -m benchmarks.registry churn --devices 1000 --rate 100 --seconds 60
 
 # The MQTT mirror's benchmark (root; release build): 10,000 devices published to a real mosquitto in a namespace of
 # its own, the delay of 1,000 single-device changes, the republication after a broker restart; with mosquitto's
 # default receive window (20 messages in flight), then with a wider one.
 bench-mqtt: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product peerscan-bench
-	PEERSCAN_BENCH=.build/release/peerscan-bench $(PYTHON) benchmarks/mqtt.py --devices 10000 --changes 1000 --rate 100
-	PEERSCAN_BENCH=.build/release/peerscan-bench $(PYTHON) benchmarks/mqtt.py --devices 10000 --changes 1000 --rate 100 \
+	PEERSCAN_BENCH=.build/release/peerscan-bench $(PYTHON) -m benchmarks.mqtt --devices 10000 --changes 1000 --rate 100
+	PEERSCAN_BENCH=.build/release/peerscan-bench $(PYTHON) -m benchmarks.mqtt --devices 10000 --changes 1000 --rate 100 \
 		--broker-option 'max_inflight_messages 1000'
 
 # The main job: a test LAN in network namespaces with peers that come, change and go, watched by peerscand.

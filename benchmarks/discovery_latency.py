@@ -1,13 +1,12 @@
-#!/usr/bin/python3
 """Discovery latency: peerscand's --dump stream against a long-running ``avahi-browse -a -r -p``.
 
-Run as root: ``/usr/bin/python3 benchmarks/discovery_latency.py [--rounds N] [--timeout S] [--json]``
+Run as root: ``/usr/bin/python3 -m benchmarks.discovery_latency [--rounds N] [--timeout S] [--json]``
 (needs ``swift build`` first; PEERSCAND=path overrides ``.build/debug/peerscand``).
 
 Method. One test LAN (testlan/: network namespaces, a private bus, a real avahi-daemon) holds both
 observers at once, in the scanner namespace: ``peerscand --dump`` (state and Varlink socket in the
-harness's temp dir) and ``avahi-browse -a -r -p -k`` (no ``-t``). A reader thread per observer timestamps every output line as it arrives
-(``time.monotonic``); peerscand's lines are replayed with Tests/Integration/applier.py. An anchor
+harness's temp dir) and ``avahi-browse -a -r -p -k`` (no ``-t``). A reader thread per observer timestamps every
+output line as it arrives (``time.monotonic``); peerscand's lines are replayed with testclient/applier.py. An anchor
 peer publishes a ``_bench._tcp`` service throughout, so the service type is already known and
 "appear" measures a new instance, not type discovery. Each round (one unmeasured warm-up round
 first) starts a fresh peer namespace with a fresh host and instance name and times four actions,
@@ -50,15 +49,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from testclient import applier
+from testlan.lan import TestLAN, parse_browse_output
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "Tests" / "Integration")]
-
-import applier  # noqa: E402
-from testlan.lan import TestLAN, parse_browse_output  # noqa: E402
-
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 TYPE = "_bench._tcp"
 ACTIONS = ("appear", "txt", "port", "gone")
@@ -190,7 +188,8 @@ def report(rounds: list[dict], timeout: float) -> dict:
         ours, theirs = stats["peerscand"]["median"], stats["avahi_browse"]["median"]
         actions[action] = {"command_median": statistics.median(r[action]["command"] for r in rounds), **stats,
                            "ratio": ours / theirs if ours is not None and theirs else None,
-                           "samples": {w: [r[action][w] for r in rounds] for w in ("command", "peerscand", "avahi_browse")}}
+                           "samples": {w: [r[action][w] for r in rounds]
+                                       for w in ("command", "peerscand", "avahi_browse")}}
     return {"rounds": len(rounds), "timeout_s": timeout, "time_base": "start of the responder command",
             "actions": actions}
 

@@ -1,7 +1,6 @@
-#!/usr/bin/python3
 """Fidelity: how many changesets peerscand publishes per real event on the network, and how late.
 
-Run as root: ``/usr/bin/python3 benchmarks/fidelity.py [--rounds N] [--timeout S] [--json]``
+Run as root: ``/usr/bin/python3 -m benchmarks.fidelity [--rounds N] [--timeout S] [--json]``
 (needs ``swift build`` first; PEERSCAND=path overrides ``.build/debug/peerscand``).
 
 Method. One test LAN (testlan/) holds both observers in the scanner namespace, as in
@@ -35,16 +34,15 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from benchmarks.discovery_latency import Stream, parse_arguments, start_observers, summary
+from testclient import applier
+from testlan.lan import TestLAN
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "Tests" / "Integration"), str(ROOT / "benchmarks")]
-
-import applier  # noqa: E402
-from discovery_latency import Stream, parse_arguments, start_observers, summary  # noqa: E402
-from testlan.lan import TestLAN  # noqa: E402
-
 TYPES = ("_bench._tcp", "_benchb._tcp")
 KINDS = ("appear", "txt", "port", "address-add", "address-remove", "withdraw")
 SPACING = 1.5

@@ -1,10 +1,9 @@
-#!/usr/bin/python3
 """The MQTT mirror against a real mosquitto: initial publication of many devices, the delay of single-device
 changes, and the republication after a broker restart (``peerscan-bench mqtt``; see its --help).
 
 Run as root (needs ``swift build`` first; PEERSCAN_BENCH=path overrides ``.build/debug/peerscan-bench``)::
 
-    /usr/bin/python3 benchmarks/mqtt.py [--devices 10000] [--changes 1000] [--rate 100] [--broker-option LINE]
+    /usr/bin/python3 -m benchmarks.mqtt [--devices 10000] [--changes 1000] [--rate 100] [--broker-option LINE]
 
 The benchmark and its broker run in a network namespace of their own, on its loopback only. The broker keeps no
 state (persistence off) and queues without limit for the subscriber (``max_queued_messages 0``; mosquitto's default

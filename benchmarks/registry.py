@@ -1,12 +1,12 @@
-#!/usr/bin/python3
 """The device registry: peerscand's startup with many known devices, and churn (what the registry adds to the
 changeset path).
 
-Run as root (needs ``swift build`` first; PEERSCAND=path overrides ``.build/debug/peerscand``, and peerscan-bench is
-taken from the same directory)::
+Run as root from the repository's root with the venv of ``make deps`` (it has the PyPI varlink client); needs ``swift
+build`` first (PEERSCAND=path overrides ``.build/debug/peerscand``, and peerscan-bench is taken from the same
+directory)::
 
-    /usr/bin/python3 benchmarks/registry.py startup [--devices 10000] [--rounds 3]
-    /usr/bin/python3 benchmarks/registry.py churn [--devices 1000] [--rate 100] [--seconds 60]
+    .venv/bin/python -m benchmarks.registry startup [--devices 10000] [--rounds 3]
+    .venv/bin/python -m benchmarks.registry churn [--devices 1000] [--rate 100] [--seconds 60]
 
 startup — ``peerscan-bench registry-fill`` writes a registry of ``--devices`` devices (each a host name, a MAC address
 and two addresses); peerscand then starts ``--rounds`` times with it and as many times with an empty registry,
@@ -27,16 +27,14 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from testclient import varlinkclient
+from testlan.lan import TestLAN
+from testlan.waiting import wait_until
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "Tests" / "Integration")]
-
-import varlinkclient  # noqa: E402
-from testlan.lan import TestLAN  # noqa: E402
-
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 BENCH = PEERSCAND.with_name("peerscan-bench")
 
@@ -56,10 +54,8 @@ def start_once(lan: TestLAN, registry: Path) -> dict:
     started = time.monotonic()
     process = lan.popen_in_scanner(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        while not varlinkclient.answers(socket):
-            if process.poll() is not None or time.monotonic() - started > 60:
-                raise RuntimeError("peerscand did not serve")
-            time.sleep(0.01)
+        wait_until(lambda: varlinkclient.answers(socket), 60, "peerscand to serve", interval=0.01,
+                   give_up=lambda: None if process.poll() is None else "peerscand exited")
         serving = time.monotonic() - started
         with varlinkclient.RawConnection(socket, timeout=30) as connection:
             reply = connection.call("io.peerscan.GetSnapshot")

@@ -1,16 +1,15 @@
-#!/usr/bin/python3
 """The network scanner on the test LAN: discovery of silent hosts against arp-scan, and presence.
 
 Run as root (needs ``swift build`` first; PEERSCAND=path overrides ``.build/debug/peerscand``)::
 
-    /usr/bin/python3 benchmarks/scanner.py sweep [--hosts 250]
-    /usr/bin/python3 benchmarks/scanner.py presence [--rounds 3] [--unprivileged]
-    /usr/bin/python3 benchmarks/scanner.py flaps [--minutes 10] [--hosts 20] [--loss 1]
+    /usr/bin/python3 -m benchmarks.scanner sweep [--hosts 250]
+    /usr/bin/python3 -m benchmarks.scanner presence [--rounds 3] [--unprivileged]
+    /usr/bin/python3 -m benchmarks.scanner flaps [--minutes 10] [--hosts 20] [--loss 1]
 
 sweep — ``--hosts`` hosts (distinct MAC addresses, real OUIs and random ones) that speak no mDNS and send nothing on
 their own, on one /24. peerscand starts with its defaults (--probe-interval 30); reported: the time from its start to
-the last host listed (goal: within two probe intervals), its CPU seconds and RSS then, and the time ``arp-scan -l`` takes
-to list the same LAN (the anchor: a raw-socket sweep needing CAP_NET_RAW), with how many hosts each found.
+the last host listed (goal: within two probe intervals), its CPU seconds and RSS then, and the time ``arp-scan -l``
+takes to list the same LAN (the anchor: a raw-socket sweep needing CAP_NET_RAW), with how many hosts each found.
 
 presence — one host goes silent (its link goes down) and comes back, ``--rounds`` times, with peerscand's defaults
 (--probe-interval 30, --offline-after 60): the seconds from silence to ``online: false`` and from answering again to
@@ -27,17 +26,15 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
+from testclient import applier
+from testlan.lan import TestLAN, random_mac, real_oui_mac
+from testlan.waiting import wait_notified
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "Tests" / "Integration")]
-
-import applier  # noqa: E402
-from testlan.lan import TestLAN, random_mac, real_oui_mac  # noqa: E402
-
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -56,8 +53,8 @@ class Daemon:
             argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all",
                     "--bounding-set=-all", *argv]
         self.started = time.monotonic()
-        self.process = lan.popen_in_scanner(argv, stdout=subprocess.PIPE, stderr=open(lan.tmpdir / "peerscand.log", "w"),
-                                            text=True)
+        self.process = lan.popen_in_scanner(argv, stdout=subprocess.PIPE,
+                                            stderr=open(lan.tmpdir / "peerscand.log", "w"), text=True)
         self.snapshot: dict | None = None
         self.changes: list[tuple[float, dict]] = []  # (time, snapshot after)
         self.condition = threading.Condition()
@@ -76,13 +73,9 @@ class Daemon:
 
     def wait_for(self, predicate, timeout: float) -> float:
         """Waits until the snapshot satisfies ``predicate``; returns the time it did."""
-        deadline = time.monotonic() + timeout
         with self.condition:
-            while self.snapshot is None or not predicate(self.snapshot):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError("peerscand did not get there in time")
-                self.condition.wait(remaining)
+            wait_notified(self.condition, lambda: self.snapshot is not None and predicate(self.snapshot), timeout,
+                          "peerscand to get there")
             return time.monotonic()
 
     def usage(self) -> tuple[float, int]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import signal
-
 from pathlib import Path
 
 from .demo import default_binary, demo

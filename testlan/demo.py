@@ -4,15 +4,16 @@
 test LAN, starts peerscand in the scanner namespace (its Varlink socket in the LAN's temporary directory) and runs
 ``peerscanctl watch`` on that socket, so the live changes show on the terminal, while a script plays the scene in a
 loop: devices appear (one with two services at once), gain a service, change TXT records and ports, gain and lose
-an address, and withdraw their services (the hosts stay listed: they still answer ARP); avahi-daemon restarts once; scanning is switched off and on once. Two hosts that speak no
-mDNS are found by probing (a plug with a Cisco MAC address, a phone with a random one); the plug goes silent (offline
-15 s later), comes back (online), and the phone takes its address (an address conflict). Each scripted event is one
-line of the watcher. Ctrl-C (or the duration) ends it and tears everything down. peerscand's
-log goes to --log (default .build/demo/peerscand.log).
+an address, and withdraw their services (the hosts stay listed: they still answer ARP); avahi-daemon restarts once;
+scanning is switched off and on once. Two hosts that speak no mDNS are found by probing (a plug with a Cisco MAC
+address, a phone with a random one); the plug goes silent (offline 15 s later), comes back (online), and the phone
+takes its address (an address conflict). Each scripted event is one line of the watcher. Ctrl-C (or the duration)
+ends it and tears everything down. peerscand's log goes to --log (default .build/demo/peerscand.log).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 
 from .lan import TestLAN, random_mac, real_oui_mac
+from .waiting import WaitError, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 LAPTOP_EXTRA_ADDRESS = "10.231.0.112"
@@ -93,9 +95,8 @@ def demo(duration: float | None, peerscand: str, peerscanctl: str, log: Path) ->
         lan.run_in_scanner(["sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647"])  # as systemd sets it
         lan.popen_in_scanner([peerscand, "--state-directory", str(Path(lan.tmpdir) / "state"), "--socket", str(socket),
                               "--probe-interval", "5", "--offline-after", "15"], stderr=log_file)
-        deadline = time.monotonic() + 10
-        while not socket.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        with contextlib.suppress(WaitError):  # the watcher says what is wrong if it never comes
+            wait_until(socket.exists, 10, "peerscand's socket", interval=0.05)
         watch = subprocess.Popen([peerscanctl, "watch", "--socket", str(socket), "--timestamps"])
         stop = threading.Event()
         scene = threading.Thread(target=_scene, args=(lan, peerscanctl, socket, stop), daemon=True)

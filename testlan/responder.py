@@ -116,7 +116,7 @@ class Responder:
         that comes up with all its services)."""
         specs = [{k: spec.get(k) for k in ("name", "type", "port", "txt", "addresses")} for spec in msg["services"]]
         keys = [self._key(spec) for spec in specs]
-        for spec, key in zip(specs, keys):
+        for spec, key in zip(specs, keys, strict=True):
             if "." in spec["name"]:
                 raise ValueError("python-zeroconf cannot publish instance names containing '.'")
             if key in self.services:
@@ -125,7 +125,7 @@ class Responder:
         self._announce_types([info.type for info in infos])
         with concurrent.futures.ThreadPoolExecutor(len(infos)) as pool:
             list(pool.map(self.zc.register_service, infos))
-        for key, info, spec in zip(keys, infos, specs):
+        for key, info, spec in zip(keys, infos, specs, strict=True):
             self.services[key] = (info, spec)
         return {"services": keys}
 
@@ -227,7 +227,8 @@ class Responder:
         """Goodbyes for the addresses of host name ``server`` that are not in ``addresses``, and its services
         updated to carry ``addresses``."""
         server = server if server.endswith(".") else server + "."
-        mine = [(key, spec) for key, (_, spec) in self.services.items() if (spec.get("server") or self.server) == server]
+        mine = [(key, spec) for key, (_, spec) in self.services.items()
+                if (spec.get("server") or self.server) == server]
         old = {a for _, spec in mine for a in (spec.get("addresses") or self.addresses)}
         gone = sorted(old - set(addresses))
         if gone:

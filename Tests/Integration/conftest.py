@@ -1,8 +1,8 @@
 """Fixtures for the integration tests: a test LAN (network namespaces, a private bus, a real avahi-daemon and
 python-zeroconf peers — see testlan/) and peerscand running in it with --dump, serving its Varlink socket in the
-test's temp dir (varlinkclient.py talks to it).
+test's temp dir (testclient/varlinkclient.py talks to it).
 
-Run as root: `make test` (or `python3 -m pytest tests/integration` after `swift build`).
+Run as root: `make test` (or `.venv/bin/python -m pytest Tests/Integration` after `swift build`).
 """
 
 from __future__ import annotations
@@ -12,22 +12,17 @@ import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
+from testclient import applier, varlinkclient
+from testlan.lan import TestLAN
+from testlan.waiting import wait_notified, wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).parent))
-
-from testlan.lan import TestLAN  # noqa: E402
-import applier  # noqa: E402
-import varlinkclient  # noqa: E402
-
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 # `thread` or `address` when peerscand is a sanitized build (make sanitize): the tests' resource and time goals, which
 # are those of a normal build, do not hold there.
@@ -101,19 +96,22 @@ class Daemon:
         for line in self.process.stderr:
             self.stderr_lines.append(line.rstrip("\n"))
 
+    def exited(self) -> str | None:
+        """Why a wait on this daemon is over early: peerscand exited (a `give_up` of testlan.waiting)."""
+        code = self.process.poll()
+        return None if code is None else f"peerscand exited ({code})"
+
+    def log_tail(self) -> str:
+        """peerscand's last 30 lines of stderr."""
+        return "\n".join(self.stderr_lines[-30:])
+
     def wait_for(self, predicate: Callable[[dict], bool], timeout: float = 20, what: str = "condition") -> dict:
         """Waits until the current snapshot satisfies `predicate`; returns it."""
-        deadline = time.monotonic() + timeout
         with self.condition:
-            while True:
-                if self.snapshot is not None and predicate(self.snapshot):
-                    return self.snapshot
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self.process.poll() is not None:
-                    tail = "\n".join(self.stderr_lines[-30:])
-                    why = "timed out" if self.process.poll() is None else f"peerscand exited ({self.process.poll()})"
-                    raise AssertionError(f"{why} waiting for {what}; snapshot: {json.dumps(self.snapshot)}\n{tail}")
-                self.condition.wait(remaining)
+            wait_notified(self.condition, lambda: self.snapshot is not None and predicate(self.snapshot), timeout,
+                          what=what, give_up=self.exited,
+                          details=lambda: f"snapshot: {json.dumps(self.snapshot)}\n{self.log_tail()}")
+            return self.snapshot
 
     def wait_running(self) -> dict:
         """Waits until Avahi is running as the host item shows it (and peerscand's signal handlers are installed)."""
@@ -121,13 +119,8 @@ class Daemon:
 
     def wait_serving(self, timeout: float = 20) -> None:
         """Waits until the Varlink socket answers GetInfo."""
-        deadline = time.monotonic() + timeout
-        while not varlinkclient.answers(self.socket):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                why = "timed out" if self.process.poll() is None else f"peerscand exited ({self.process.poll()})"
-                tail = "\n".join(self.stderr_lines[-30:])
-                raise AssertionError(f"{why} waiting for {self.socket} to answer\n{tail}")
-            time.sleep(0.05)
+        wait_until(lambda: varlinkclient.answers(self.socket), timeout, interval=0.05,
+                   what=f"{self.socket} to answer", give_up=self.exited, details=self.log_tail)
 
     @property
     def rss_kib(self) -> int:

@@ -6,7 +6,8 @@ import signal
 import time
 import uuid
 
-import applier
+from testclient import applier
+from testlan.waiting import wait_for_value
 
 ALPHA_SERVICES = [("Alpha", "_http._tcp", 80, {"path": "/"}), ("Alpha", "_ssh._tcp", 22, {})]
 BETA_SERVICES = [("Beta", "_ipp._tcp", 631, {"model": "X1"}), ("Beta", "_http._tcp", 8080, {"path": "/admin"})]
@@ -282,13 +283,9 @@ def set_scanner_link(lan, up: bool) -> None:
 
 
 def wait_for_line(daemon, text: str, timeout: float = 30) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = [line for line in list(daemon.stderr_lines) if text in line]
-        if found:
-            return found[-1]
-        time.sleep(0.1)
-    raise AssertionError(f"no '{text}' line within {timeout} s:\n" + "\n".join(daemon.stderr_lines[-30:]))
+    """Waits until peerscand logged a line containing `text`; returns the last such line."""
+    return wait_for_value(lambda: next((line for line in reversed(list(daemon.stderr_lines)) if text in line), None),
+                          timeout, f"a '{text}' line", details=daemon.log_tail)
 
 
 def test_a_link_down_and_up_again_is_no_churn(lan, start_daemon):
@@ -362,10 +359,7 @@ def test_a_service_avahi_refuses_to_resolve_is_logged_once_at_warning(lan, start
         peer.register(f"Service {n}", "_http._tcp", 8000 + n)
     daemon = start_daemon()
     daemon.wait_for(lambda s: applier.devices(s), what="the device, with what could be resolved")
-    deadline = time.monotonic() + 10
-    while not any("avahi resolver refused" in line for line in daemon.stderr_lines):
-        assert time.monotonic() < deadline, "\n".join(daemon.stderr_lines[-20:])
-        time.sleep(0.1)
+    wait_for_line(daemon, "avahi resolver refused", timeout=10)
     refused = [line for line in daemon.stderr_lines if "avahi resolver refused" in line]
     warnings = [line for line in refused if " warning " in line]
     assert len(warnings) == 1, refused

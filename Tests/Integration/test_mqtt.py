@@ -16,15 +16,17 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-import applier
-import varlinkclient
+from testclient import applier, varlinkclient
+from testlan.lan import TestLAN
+from testlan.netns import run
+from testlan.waiting import wait_notified, wait_until
+
 from conftest import Daemon
-from testlan.lan import TestLAN, _run
 
 PREFIX = "peerscan/test"
 
@@ -47,11 +49,11 @@ class Broker:
     def start(self) -> None:
         self.process = subprocess.Popen(["ip", "netns", "exec", self.ns, "mosquitto", "-c", str(self.config)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while subprocess.run(["ip", "netns", "exec", self.ns, "mosquitto_pub", "-h", self.host, "-p", str(self.port),
-                              "-t", "ready", "-n"], capture_output=True).returncode != 0:
-            assert time.monotonic() < deadline and self.process.poll() is None, self.log.read_text()
-            time.sleep(0.05)
+        wait_until(lambda: subprocess.run(["ip", "netns", "exec", self.ns, "mosquitto_pub", "-h", self.host, "-p",
+                                           str(self.port), "-t", "ready", "-n"], capture_output=True).returncode == 0,
+                   10, "mosquitto to accept a publication", interval=0.05,
+                   give_up=lambda: None if self.process.poll() is None else "mosquitto exited",
+                   details=lambda: self.log.read_text() if self.log.exists() else "no log")
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
@@ -93,12 +95,9 @@ class Subscriber:
                 self.condition.notify_all()
 
     def wait_for(self, predicate: Callable[[list[dict]], bool], timeout: float = 20, what: str = "") -> None:
-        deadline = time.monotonic() + timeout
         with self.condition:
-            while not predicate(self.messages):
-                remaining = deadline - time.monotonic()
-                assert remaining > 0, f"timed out waiting for {what}; got {self.messages[-5:]}"
-                self.condition.wait(remaining)
+            wait_notified(self.condition, lambda: predicate(self.messages), timeout, what,
+                          details=lambda: f"got {self.messages[-5:]}")
 
     def stop(self) -> None:
         self.process.terminate()
@@ -117,15 +116,6 @@ def retained_devices(broker: Broker, prefix: str = PREFIX) -> dict[str, dict]:
     """The device topics retained under `prefix`, as id → item."""
     return {topic.rsplit("/", 1)[1]: json.loads(payload)
             for topic, payload in broker.retained(f"{prefix}/devices/+").items()}
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> float:
-    """Polls `predicate` until it holds; returns the seconds it took."""
-    started = time.monotonic()
-    while not predicate():
-        assert time.monotonic() - started < timeout, f"timed out after {timeout} s waiting for {what}"
-        time.sleep(0.1)
-    return time.monotonic() - started
 
 
 def test_every_device_is_a_retained_topic_equal_to_its_snapshot_item(lan, start_daemon, broker):
@@ -178,7 +168,7 @@ def test_the_events_stream_replayed_by_an_independent_applier_equals_the_retaine
         for n, peer in enumerate(peers):
             peer.register(f"Service {n}", "_http._tcp", 8000 + n)
         daemon.wait_for(lambda s: len(applier.devices(s)) == 4, what="four devices")
-        peers[0].update(f"Service 0", "_http._tcp", port=9000)
+        peers[0].update("Service 0", "_http._tcp", port=9000)
         peers[1].unregister("Service 1", "_http._tcp")
         peers[2].register("Extra", "_ssh._tcp", 22)
         daemon.wait_for(lambda s: len(applier.devices(s)) == 3 and any(
@@ -294,12 +284,12 @@ def retained_devices_offline(broker: Broker) -> list[dict]:
 def connect_to_broker(broker_ns: str, lan: TestLAN, number: int) -> str:
     """Joins `lan`'s scanner namespace to the broker namespace by a veth pair of their own (10.99.N.0/24); returns
     the broker's address on it."""
-    _run("ip", "-n", broker_ns, "link", "add", f"mq{number}", "type", "veth", "peer", "name", "mq0", "netns",
-         lan.scanner_ns)
-    _run("ip", "-n", broker_ns, "addr", "add", f"10.99.{number}.1/24", "dev", f"mq{number}")
-    _run("ip", "-n", lan.scanner_ns, "addr", "add", f"10.99.{number}.2/24", "dev", "mq0")
-    _run("ip", "-n", broker_ns, "link", "set", f"mq{number}", "up")
-    _run("ip", "-n", lan.scanner_ns, "link", "set", "mq0", "up")
+    run("ip", "-n", broker_ns, "link", "add", f"mq{number}", "type", "veth", "peer", "name", "mq0", "netns",
+        lan.scanner_ns)
+    run("ip", "-n", broker_ns, "addr", "add", f"10.99.{number}.1/24", "dev", f"mq{number}")
+    run("ip", "-n", lan.scanner_ns, "addr", "add", f"10.99.{number}.2/24", "dev", "mq0")
+    run("ip", "-n", broker_ns, "link", "set", f"mq{number}", "up")
+    run("ip", "-n", lan.scanner_ns, "link", "set", "mq0", "up")
     return f"10.99.{number}.1"
 
 
@@ -307,12 +297,12 @@ def test_two_scanners_on_two_lans_share_one_broker(lan, tmp_path):
     """Each scanner publishes under its own prefix; the device both LANs have (one host name) has one id on both;
     a scanner killed outright shows as `offline` (its last will) within 1.5 keep-alive periods."""
     broker_ns = f"{lan.base}-mq"
-    _run("ip", "netns", "add", broker_ns)
+    run("ip", "netns", "add", broker_ns)
     other = TestLAN()
     daemons: list[Daemon] = []
     broker = None
     try:
-        _run("ip", "-n", broker_ns, "link", "set", "lo", "up")
+        run("ip", "-n", broker_ns, "link", "set", "lo", "up")
         other.start()
         other.start_avahi()
         first_address = connect_to_broker(broker_ns, lan, 1)
@@ -320,7 +310,7 @@ def test_two_scanners_on_two_lans_share_one_broker(lan, tmp_path):
         broker = Broker(broker_ns, "0.0.0.0", tmp_path / "broker")
         broker.start()
         urls = [f"mqtt://{first_address}:1883", "mqtt://10.99.2.1:1883"]
-        for n, (network, url) in enumerate(zip((lan, other), urls)):
+        for n, (network, url) in enumerate(zip((lan, other), urls, strict=True)):
             network.add_peer("shared").register(f"Shared {n}", "_http._tcp", 80)
             network.add_peer(f"only{n}").register(f"Only {n}", "_http._tcp", 80)
             daemons.append(Daemon(network, tmp_path / f"state{n}", "--mqtt-url", url, "--mqtt-topic-prefix",
@@ -340,8 +330,9 @@ def test_two_scanners_on_two_lans_share_one_broker(lan, tmp_path):
 
         daemons[1].process.kill()
         daemons[1].process.wait()
-        took = wait_until(lambda: broker_local.retained("peerscan/site1/status") == {"peerscan/site1/status": "offline"},
-                          15, "site1's status to become offline")
+        offline = {"peerscan/site1/status": "offline"}
+        took = wait_until(lambda: broker_local.retained("peerscan/site1/status") == offline, 15,
+                          "site1's status to become offline")
         print(f"scanner death: offline after {took:.1f} s (keep-alive 5 s)")
         assert took <= 5 * 1.5 + 2
         assert broker_local.retained("peerscan/site0/status") == {"peerscan/site0/status": "online"}

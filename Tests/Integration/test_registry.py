@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 import varlink
 
-import applier
-import varlinkclient
-from test_scanner import MAC_NAMESPACE, NAMESPACE, PEERSCANCTL, by_mac, log_lines, start_scanner
+from testclient import applier, varlinkclient
 from testlan.lan import Peer, fill_file_system, real_oui_mac
+from testlan.waiting import wait_until
+
+from test_scanner import MAC_NAMESPACE, NAMESPACE, PEERSCANCTL, by_mac, log_lines, start_scanner
 
 BENCH = str(__import__("conftest").PEERSCAND.with_name("peerscan-bench"))
 
@@ -194,13 +195,8 @@ def test_a_corrupt_database_is_moved_aside_and_the_daemon_starts_fresh(lan, star
     aside = list(state.glob("registry.sqlite.broken-*"))
     assert aside and aside[0].read_bytes().startswith(b"SQLite format 3\0")
     device_id = by_mac(daemon.snapshot, plug.mac)["id"]
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        if (device_id,) in registry_rows(state / "registry.sqlite", "SELECT id FROM device"):
-            break
-        time.sleep(0.2)
-    else:
-        pytest.fail("the fresh registry does not hold the plug")
+    wait_until(lambda: (device_id,) in registry_rows(state / "registry.sqlite", "SELECT id FROM device"), 5,
+               "the fresh registry to hold the plug", interval=0.2)
 
 
 @pytest.fixture
@@ -225,9 +221,8 @@ def test_a_full_disk_is_logged_the_daemon_keeps_serving_and_writes_resume(lan, s
     late = lan.add_host("late", mac=real_oui_mac(0x93))
     daemon.wait_for(lambda s: by_mac(s, late.mac), timeout=30, what="the host that came while the disk was full")
     late_id = by_mac(daemon.snapshot, late.mac)["id"]
-    deadline = time.monotonic() + 10
-    while not log_lines(daemon, "registry write failed", timeout=0) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait_until(lambda: any("registry write failed" in line for line in daemon.stderr_lines), 10,
+               "'registry write failed'", interval=0.2, details=daemon.log_tail)
     failed = [line for line in daemon.stderr_lines if "registry write failed" in line]
     assert failed and " error registry write failed " in failed[0], failed
     # Still serving, from memory: the snapshot and the history of the host not written yet.
@@ -235,10 +230,8 @@ def test_a_full_disk_is_logged_the_daemon_keeps_serving_and_writes_resume(lan, s
         assert service.GetDevice(late_id)["macAddresses"][0]["value"] == late.mac
         assert by_mac(service.GetSnapshot()["snapshot"], late.mac) is not None
     filler.unlink()
-    deadline = time.monotonic() + 10
-    while not any("registry writes resumed" in line for line in daemon.stderr_lines):
-        assert time.monotonic() < deadline, "\n".join(daemon.stderr_lines[-10:])
-        time.sleep(0.2)
+    wait_until(lambda: any("registry writes resumed" in line for line in daemon.stderr_lines), 10,
+               "'registry writes resumed'", interval=0.2, details=daemon.log_tail)
     assert (late_id,) in registry_rows(small_disk / "registry.sqlite", "SELECT id FROM device")
 
 
@@ -252,10 +245,9 @@ def test_kill_9_during_heavy_writes_leaves_a_consistent_database(lan, start_daem
                                    "0", "--seconds", "60", "--database", str(database)],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         # Once every device is written (a sanitized build takes several seconds for that), go on churning a while.
-        deadline = time.monotonic() + 60
-        while not (database.exists() and device_count(database) == 1000):
-            assert writer.poll() is None and time.monotonic() < deadline, "the writer did not write 1,000 devices"
-            time.sleep(0.1)
+        wait_until(lambda: database.exists() and device_count(database) == 1000, 60,
+                   "the writer to write 1,000 devices",
+                   give_up=lambda: None if writer.poll() is None else "the writer exited")
         time.sleep(1 + round)
         writer.send_signal(signal.SIGKILL)
         writer.wait()

@@ -8,8 +8,9 @@ import subprocess
 import time
 import uuid
 
-import applier
+from testclient import applier
 from testlan.lan import random_mac, real_oui_mac
+from testlan.waiting import wait_until
 
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "peerscan.io")
 MAC_NAMESPACE = uuid.uuid5(NAMESPACE, "mac-address")
@@ -174,17 +175,11 @@ def test_the_harness_silence_really_fails_the_scanners_entry(lan):
     def state() -> list[str]:
         return next((n["state"] for n in lan.scanner_neighbours() if n["dst"] == host.ipv4), [])
 
-    deadline = time.monotonic() + 5
-    while "REACHABLE" not in state() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert "REACHABLE" in state()
+    wait_until(lambda: "REACHABLE" in state(), 5, "the scanner's entry to be REACHABLE", details=lambda: str(state()))
     host.silence()
     subprocess.run(["ip", "-n", lan.scanner_ns, "neigh", "change", host.ipv4, "dev", "lan0", "nud", "probe"],
                    check=True)
-    deadline = time.monotonic() + 10
-    while "FAILED" not in state() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert "FAILED" in state(), state()
+    wait_until(lambda: "FAILED" in state(), 10, "the scanner's entry to fail", details=lambda: str(state()))
 
 
 def test_without_privileges_it_finds_and_follows_hosts_all_the_same(lan, start_daemon, tmp_path):

@@ -2,8 +2,8 @@
 in the test LAN's namespaces, peerscand in the scanner namespace, and clients on the socket file — the PyPI `varlink`
 package, raw sockets, and a client run as another user.
 
-The key test replays Monitor with `applier.py` (written from the README, not from the Swift code) and checks the
-result against GetSnapshot at every sequence GetSnapshot reported.
+The key test replays Monitor with `testclient/applier.py` (written from the README, not from the Swift code) and
+checks the result against GetSnapshot at every sequence GetSnapshot reported.
 """
 
 from __future__ import annotations
@@ -24,9 +24,19 @@ from pathlib import Path
 import pytest
 import varlink
 
-import applier
-from varlinkclient import (MonitorFollower, RawConnection, Replay, SnapshotSampler, answers, call_as, canonical,
-                           client, strip_nulls)
+from testclient import applier
+from testclient.varlinkclient import (
+    MonitorFollower,
+    RawConnection,
+    Replay,
+    SnapshotSampler,
+    answers,
+    call_as,
+    canonical,
+    client,
+    strip_nulls,
+)
+from testlan.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERFACE_FILE = ROOT / "Sources" / "PeerScanModel" / "io.peerscan.varlink"
@@ -329,10 +339,8 @@ def test_a_restarted_daemons_first_snapshot_lacks_no_device_that_is_there(lan, s
     first.stop()
 
     second = start_varlink_daemon(wait=False)
-    deadline = time.monotonic() + 20
-    while not answers(socket_path):  # ask as soon as the socket answers at all
-        assert time.monotonic() < deadline and second.process.poll() is None, "the daemon never served"
-        time.sleep(0.005)
+    # Ask as soon as the socket answers at all.
+    wait_until(lambda: answers(socket_path), 20, "the daemon to serve", interval=0.005, give_up=second.exited)
     snapshot = client(socket_path).open("io.peerscan", namespaced=False).GetSnapshot()["snapshot"]
     monitor = MonitorFollower(socket_path)
     first_reply = monitor.wait_replies(1)[0]
@@ -716,10 +724,8 @@ def test_a_file_that_is_not_a_socket_is_left_alone(lan, start_varlink_daemon, so
 def test_sighup_is_logged_and_ignored(lan, start_varlink_daemon, socket_path):
     daemon = start_varlink_daemon()
     daemon.signal(signal.SIGHUP)
-    deadline = time.monotonic() + 10
-    while not any("sighup ignored" in line for line in daemon.stderr_lines):
-        assert time.monotonic() < deadline and daemon.process.poll() is None, "\n".join(daemon.stderr_lines[-10:])
-        time.sleep(0.05)
+    wait_until(lambda: any("sighup ignored" in line for line in daemon.stderr_lines), 10, "'sighup ignored'",
+               interval=0.05, give_up=daemon.exited, details=daemon.log_tail)
     assert daemon.process.poll() is None and answers(socket_path)
     assert daemon.stop() == 0
     assert any(" stopped" in line for line in daemon.stderr_lines[-3:])
@@ -729,16 +735,13 @@ def test_signals_are_trapped_before_the_socket_exists(lan, start_varlink_daemon,
     """A SIGHUP or SIGUSR1 sent the moment the socket appears (before every service has started) is handled, not
     the default action that ends the process: under AddressSanitizer one arrived before the trap and killed it."""
     daemon = start_varlink_daemon(wait=False)
-    deadline = time.monotonic() + 60
-    while not os.path.lexists(socket_path):
-        assert time.monotonic() < deadline and daemon.process.poll() is None, "\n".join(daemon.stderr_lines[-10:])
-        time.sleep(0.001)
+    wait_until(lambda: os.path.lexists(socket_path), 60, "the socket", interval=0.001, give_up=daemon.exited,
+               details=daemon.log_tail)
     daemon.signal(signal.SIGHUP)
     daemon.signal(signal.SIGUSR1)
     daemon.wait_for(lambda s: len(s["sections"]) == 1, what="scanning off")
-    while not any("sighup ignored" in line for line in daemon.stderr_lines):
-        assert time.monotonic() < deadline and daemon.process.poll() is None, "\n".join(daemon.stderr_lines[-10:])
-        time.sleep(0.05)
+    wait_until(lambda: any("sighup ignored" in line for line in daemon.stderr_lines), 60, "'sighup ignored'",
+               interval=0.05, give_up=daemon.exited, details=daemon.log_tail)
     assert daemon.process.poll() is None and answers(socket_path)
     assert daemon.stop() == 0
 
@@ -763,7 +766,8 @@ def test_clients_that_hang_up_with_replies_pending_are_no_client_error(lan, star
 
 _FLOOD = r"""
 import json, socket, sys, time
-path, connections, calls, size, hold = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+path, connections, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+size, hold = int(sys.argv[4]), float(sys.argv[5])
 big = json.dumps({"method": "io.peerscan.GetDevice", "parameters": {"id": "x" * size}}).encode() + b"\0"
 monitor = json.dumps({"method": "io.peerscan.Monitor", "more": True}).encode() + b"\0"
 held = []
@@ -830,10 +834,8 @@ def test_running_out_of_file_descriptors_is_logged_once_and_the_daemon_recovers(
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.connect(str(socket_path))  # the backlog takes it, whether or not the daemon can accept it
             held.append(sock)
-        deadline = time.monotonic() + 10
-        while not any("reason=file-descriptors" in line for line in daemon.stderr_lines):
-            assert time.monotonic() < deadline, "\n".join(daemon.stderr_lines[-10:])
-            time.sleep(0.05)
+        wait_until(lambda: any("reason=file-descriptors" in line for line in daemon.stderr_lines), 10,
+                   "'reason=file-descriptors'", interval=0.05, details=daemon.log_tail)
         time.sleep(2.5)  # NIO retries accepting every second: each retry fails again, and is not logged again
     finally:
         for sock in held:
@@ -842,6 +844,5 @@ def test_running_out_of_file_descriptors_is_logged_once_and_the_daemon_recovers(
     assert len(lines) == 1, lines
     assert f"limit={limit}" in lines[0] and "errno=24" in lines[0] and " notice client limit " in lines[0], lines[0]
     # The backlog still holds the closed connections: accepted a few descriptors' worth per second of backoff.
-    deadline = time.monotonic() + 20
-    while not answers(socket_path):
-        assert daemon.process.poll() is None and time.monotonic() < deadline, "\n".join(daemon.stderr_lines[-10:])
+    wait_until(lambda: answers(socket_path), 20, "the socket to answer again", interval=0, give_up=daemon.exited,
+               details=daemon.log_tail)

@@ -12,7 +12,7 @@ the seed, diffs of any mismatch, report.json with the numbers) goes to `.build/s
   TXT) and addresses. The churn (seeded) adds and removes hosts, services, addresses, and changes TXT and ports,
   never touching a host again within `COOLDOWN` (avahi replaces a cached record only once it is a second old) and
   never reusing a name or an address.
-- **Clients**: one `MonitorFollower` (PyPI varlink + the independent `Tests/Integration/applier.py`) and a fleet of raw
+- **Clients**: one `MonitorFollower` (PyPI varlink + the independent `testclient/applier.py`) and a fleet of raw
   Monitor connections (`Fleet`, one thread, its own replayer) that resume with their epoch and last sequence after a
   disconnect, as a client of a restarted peerscand does.
 """
@@ -28,24 +28,23 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
+from testclient import applier
+from testclient.varlinkclient import MonitorFollower, RawConnection, answers, canonical, normalise
+from testlan.lan import Peer, TestLAN
+from testlan.waiting import wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "Tests" / "Integration")]
-
-import applier  # noqa: E402
-from testlan.lan import Peer, TestLAN  # noqa: E402
-from varlinkclient import MonitorFollower, RawConnection, answers, canonical, normalise  # noqa: E402
-
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "peerscan.io")
 TYPES = tuple(f"_stress{k}._tcp" for k in range(8))
@@ -372,11 +371,9 @@ class StressDaemon:
         self.process = self.lan.popen_in_scanner(self.argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                                  text=True)
         threading.Thread(target=self._read, args=(self.process,), daemon=True).start()
-        deadline = time.monotonic() + 30
-        while not answers(self.socket):
-            assert self.process.poll() is None, f"peerscand exited: {self.tail()}"
-            assert time.monotonic() < deadline, f"peerscand does not answer: {self.tail()}"
-            time.sleep(0.05)
+        process = self.process
+        wait_until(lambda: answers(self.socket), 30, "peerscand to answer", interval=0.05,
+                   give_up=lambda: None if process.poll() is None else "peerscand exited", details=self.tail)
 
     def _read(self, process: subprocess.Popen) -> None:
         with open(self.log_path, "a") as log:
@@ -560,14 +557,12 @@ class Fleet:
 
     def wait_sequence(self, sequence: int, epoch: str, timeout: float = 60) -> None:
         """Until every client is at `sequence` of `epoch`."""
-        deadline = time.monotonic() + timeout
-        while True:
+        def behind() -> list[int]:
             with self.lock:
-                behind = [c.number for c in self.clients if c.epoch != epoch or (c.sequence or -1) < sequence]
-            if not behind:
-                return
-            assert time.monotonic() < deadline, f"fleet clients {behind[:10]} not at {epoch}/{sequence}"
-            time.sleep(0.1)
+                return [c.number for c in self.clients if c.epoch != epoch or (c.sequence or -1) < sequence]
+
+        wait_until(lambda: not behind(), timeout, f"every fleet client at {epoch}/{sequence}",
+                   details=lambda: f"behind: {behind()[:10]}")
 
     def states(self) -> dict[int, str]:
         with self.lock:
@@ -623,11 +618,9 @@ class Stress:
         stays wrong in Avahi's cache until it asks again, up to its TTLs.)"""
         self.lan.start_avahi(wait=not AVAHI_RECEIVE_BUFFER)
         if AVAHI_RECEIVE_BUFFER:
-            deadline = time.monotonic() + 10
-            while len(enlarge_receive_buffers(self.lan.avahi_pid, AVAHI_RECEIVE_BUFFER)) < 2:
-                assert self.lan.avahi_running, "avahi-daemon exited at start"
-                assert time.monotonic() < deadline, "avahi-daemon's mDNS sockets not found within 10 s"
-                time.sleep(0.002)
+            wait_until(lambda: len(enlarge_receive_buffers(self.lan.avahi_pid, AVAHI_RECEIVE_BUFFER)) >= 2, 10,
+                       "avahi-daemon's mDNS sockets", interval=0.002,
+                       give_up=lambda: None if self.lan.avahi_running else "avahi-daemon exited at start")
             self.lan.wait_avahi_ready()
 
     def kill_avahi(self, sig: int = signal.SIGKILL) -> None:
@@ -660,7 +653,7 @@ class Stress:
         text = subprocess.run(["ip", "netns", "exec", self.lan.scanner_ns, "cat", "/proc/net/snmp"],
                               capture_output=True, text=True, timeout=10).stdout
         lines = [line.split() for line in text.splitlines() if line.startswith("Udp:")]
-        counters = dict(zip(lines[0][1:], map(int, lines[1][1:]))) if len(lines) >= 2 else {}
+        counters = dict(zip(lines[0][1:], map(int, lines[1][1:]), strict=False)) if len(lines) >= 2 else {}
         six = subprocess.run(["ip", "netns", "exec", self.lan.scanner_ns, "cat", "/proc/net/snmp6"],
                              capture_output=True, text=True, timeout=10).stdout
         counters6 = {line.split()[0]: int(line.split()[1]) for line in six.splitlines() if line.startswith("Udp6")}

@@ -20,8 +20,9 @@ import time
 
 import pytest
 
-from conftest import AVAHI_RECEIVE_BUFFER, ROOT, TYPES, StressDaemon, enlarge_receive_buffers, observed
 from testlan.lan import TestLAN
+
+from conftest import AVAHI_RECEIVE_BUFFER, ROOT, TYPES, StressDaemon, enlarge_receive_buffers, observed
 
 STEP_HOSTS = 40  # 160 services per step
 MAX_SERVICES = 2400
@@ -67,7 +68,8 @@ def test_a_lan_beyond_avahis_default_limits(tmp_path) -> None:
                     "avahi_browse_ipv6": sum(1 for row in seen if row[0] == "IPv6"),
                     "peerscand_devices": len(devices),
                     "peerscand_services": sum(len(d["services"]) for d in devices.values()),
-                    "peerscand_devices_with_all_addresses": sum(1 for d in devices.values() if len(d["addresses"]) == 2),
+                    "peerscand_devices_with_all_addresses": sum(1 for d in devices.values()
+                                                                if len(d["addresses"]) == 2),
                     "peerscand_warnings": daemon.count(" warning ") + daemon.count(" error "),
                     "avahi_log_lines": len((lan.tmpdir / "avahi.log").read_text().splitlines()),
                 }

@@ -28,22 +28,18 @@ import subprocess
 import threading
 import time
 
-from conftest import Fleet, MonitorFollower, Stress, applier
 from testlan.lan import fill_file_system
+from testlan.waiting import wait_until
+
+from conftest import Fleet, MonitorFollower, Stress, applier
+
+POLL = 0.2  # seconds between polls: most ask GetSnapshot, which is not free on a large LAN
 
 QUIET_WAIT = 12.0  # past --resync-grace (10 s): a device Avahi did not report again would be deleted by then
 
 
 def header_state(stress: Stress) -> str:
     return applier.config_item(stress.daemon.get_snapshot()["snapshot"], "host")["avahiState"]
-
-
-def wait_until(predicate, timeout: float, what: str) -> float:
-    started = time.monotonic()
-    while not predicate():
-        assert time.monotonic() - started < timeout, f"timed out ({timeout} s) waiting for {what}"
-        time.sleep(0.2)
-    return time.monotonic() - started
 
 
 def quiet_check(stress: Stress, since: int, what: str) -> dict:
@@ -129,7 +125,7 @@ def test_avahi_killed_and_restarted_during_load(stress: Stress) -> None:
     # And once on a quiet LAN: no churn.
     since = stress.follower.sequence
     stress.kill_avahi(signal.SIGKILL)
-    wait_until(lambda: header_state(stress) != "running", 20, "the outage shown")
+    wait_until(lambda: header_state(stress) != "running", 20, "the outage shown", interval=POLL)
     stress.start_avahi()
     quiet = quiet_check(stress, since, "avahi-quiet")
     quiet.update(stress.check_clients("avahi-quiet"))
@@ -142,7 +138,7 @@ def test_dbus_bus_restarted(stress: Stress) -> None:
     reconnects to it by itself (if it exited instead, it is started again, as systemd would, and that is reported)."""
     since = stress.follower.sequence
     stress.lan.stop_bus()
-    wait_until(lambda: header_state(stress) in ("unavailable", "connecting"), 30, "the bus outage shown")
+    wait_until(lambda: header_state(stress) in ("unavailable", "connecting"), 30, "the bus outage shown", interval=POLL)
     time.sleep(2)
     stress.lan.start_bus()
     # avahi-daemon 0.8 exits once it handles the bus's disconnection; a busy one takes a while to get to it (it
@@ -155,7 +151,7 @@ def test_dbus_bus_restarted(stress: Stress) -> None:
         stress.avahi_cpu_before = stress.avahi_stats()["cpu_s"]
         stress.lan.stop_avahi()
         stress.start_avahi()
-    wait_until(lambda: header_state(stress) == "running", 60, "avahi running again")
+    wait_until(lambda: header_state(stress) == "running", 60, "avahi running again", interval=POLL)
     quiet = quiet_check(stress, since, "dbus-quiet")
     quiet["avahi_survived_the_bus"] = avahi_survived
     stop, thread, _ = churn_in_background(stress)
@@ -214,7 +210,8 @@ def test_scanner_veth_down_and_up(stress: Stress) -> None:
     withdrawn_before = stress.daemon.count("interface withdrawn")
     finished_before = stress.daemon.count("interface resync finished")
     subprocess.run(["ip", "-n", lan.scanner_ns, "link", "set", "lan0", "down"], check=True)
-    wait_until(lambda: stress.daemon.count("interface withdrawn") > withdrawn_before, 30, "the withdrawal logged")
+    wait_until(lambda: stress.daemon.count("interface withdrawn") > withdrawn_before, 30, "the withdrawal logged",
+               interval=POLL)
     time.sleep(5)
     # IPv6 addresses are flushed when a link goes down (keep_addr_on_down=0): the scanner's is put back before the
     # link comes up, as a configured address is. (Put back just after, it changed avahi-daemon's IPv6 address while
@@ -224,7 +221,7 @@ def test_scanner_veth_down_and_up(stress: Stress) -> None:
     came_back = time.monotonic()
     subprocess.run(["ip", "-n", lan.scanner_ns, "link", "set", "lan0", "up"], check=True)
     wait_until(lambda: stress.daemon.count("interface resync finished") > finished_before, 120,
-               "the withdrawal finished")
+               "the withdrawal finished", interval=POLL)
     finished = time.monotonic() - came_back
     settle = stress.settle(timeout=60, what="veth")
     touched = stress.changesets_touching_devices(since)
@@ -262,7 +259,8 @@ def test_state_directory_full(stress: Stress) -> None:
         filler.unlink()
     took = 0.0
     if failed:
-        took = wait_until(lambda: stress.daemon.count("registry writes resumed") >= 1, 30, "registry writes resumed")
+        took = wait_until(lambda: stress.daemon.count("registry writes resumed") >= 1, 30, "registry writes resumed",
+                          interval=POLL)
     time.sleep(2)  # the next write batch
     database = sqlite3.connect(stress.state / "registry.sqlite", timeout=10)
     try:

@@ -60,14 +60,17 @@ def apply(snapshot: dict, changes: dict) -> dict:
     item_insertions = [(tuple(i["at"]), i["item"]) for i in changes.get("itemInserts", [])]
     item_insertions += [(tuple(m["to"]), moved_items[n]) for n, m in enumerate(changes.get("itemMoves", []))]
     for (section, index), item in sorted(item_insertions, key=lambda pair: pair[0]):
-        _check(section < len(sections) and index <= len(sections[section][1]), f"item inserted at {[section, index]}")
+        _check(section < len(sections) and index <= len(sections[section][1]),
+               f"item inserted at {[section, index]}")
         sections[section][1].insert(index, item)
 
     # 5. Replace updated items.
     for update in changes.get("itemUpdates", []):
         section, index = update["at"]
-        _check(section < len(sections) and index < len(sections[section][1]), f"no item to update at {[section, index]}")
-        _check(sections[section][1][index]["id"] == update["item"]["id"], f"update at {[section, index]} names another item")
+        _check(section < len(sections) and index < len(sections[section][1]),
+               f"no item to update at {[section, index]}")
+        _check(sections[section][1][index]["id"] == update["item"]["id"],
+               f"update at {[section, index]} names another item")
         sections[section][1][index] = update["item"]
 
     return {"sections": [{"id": section_id, "items": items} for section_id, items in sections]}
@@ -75,9 +78,11 @@ def apply(snapshot: dict, changes: dict) -> dict:
 
 def devices(snapshot: dict) -> dict:
     """The peer items of a snapshot, by id."""
-    return {item["id"]: item for section in snapshot["sections"] if section["id"] == "networks" for item in section["items"]}
+    return {item["id"]: item
+            for section in snapshot["sections"] if section["id"] == "networks" for item in section["items"]}
 
 
 def config_item(snapshot: dict, kind: str) -> dict:
     """The config item of a kind (``scanning`` or ``host``)."""
-    return next(item for section in snapshot["sections"] if section["id"] == "config" for item in section["items"] if item["kind"] == kind)
+    return next(item for section in snapshot["sections"] if section["id"] == "config"
+                for item in section["items"] if item["kind"] == kind)

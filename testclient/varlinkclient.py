@@ -13,12 +13,14 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import varlink
 
-import applier
+from testlan.waiting import wait_notified
+
+from . import applier
 
 
 def normalise(snapshot: dict) -> dict:
@@ -72,7 +74,7 @@ class RawConnection:
         while b"\0" not in self.buffer:
             try:
                 chunk = self.sock.recv(1 << 16)
-            except socket.timeout:
+            except TimeoutError:
                 raise TimeoutError("no message from the server in time") from None
             except ConnectionResetError:
                 chunk = b""
@@ -97,7 +99,7 @@ class RawConnection:
         while time.monotonic() < deadline:
             try:
                 chunk = self.sock.recv(1 << 16)
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except ConnectionResetError:
                 return True
@@ -217,38 +219,30 @@ class MonitorFollower(Replay):
                     self.errors.append(f"Monitor ended: {error!r}")
                 self.condition.notify_all()
 
+    def _ended(self) -> str | None:
+        """Why a wait on this follower is over early: the Monitor stream ended."""
+        return None if self.ended is None else f"Monitor ended ({self.ended!r})"
+
     def wait_for(self, predicate: Callable[[dict], bool], timeout: float = 30, what: str = "condition") -> dict:
         """Waits until the replayed snapshot satisfies `predicate`; returns a copy of it."""
-        deadline = time.monotonic() + timeout
         with self.condition:
-            while True:
-                if self.snapshot is not None and predicate(self.snapshot):
-                    return copy.deepcopy(self.snapshot)
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self.ended is not None:
-                    why = "timed out" if self.ended is None else f"Monitor ended ({self.ended!r})"
-                    raise AssertionError(f"{why} waiting for {what}; at {self.sequence}: {json.dumps(self.snapshot)}"
-                                         f"\nerrors: {self.errors}")
-                self.condition.wait(remaining)
+            wait_notified(self.condition, lambda: self.snapshot is not None and predicate(self.snapshot), timeout,
+                          what, give_up=self._ended,
+                          details=lambda: f"at {self.sequence}: {json.dumps(self.snapshot)}\nerrors: {self.errors}")
+            return copy.deepcopy(self.snapshot)
 
     def wait_sequence(self, sequence: int, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
+        """Waits until the follower replayed the changeset of `sequence`."""
         with self.condition:
-            while self.sequence is None or self.sequence < sequence:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self.ended is not None:
-                    raise AssertionError(f"Monitor at {self.sequence}, not at {sequence}; ended: {self.ended!r}; "
-                                         f"errors: {self.errors}")
-                self.condition.wait(remaining)
+            wait_notified(self.condition, lambda: self.sequence is not None and self.sequence >= sequence, timeout,
+                          f"sequence {sequence}", give_up=self._ended,
+                          details=lambda: f"Monitor at {self.sequence}; errors: {self.errors}")
 
     def wait_replies(self, count: int, timeout: float = 30) -> list[dict]:
-        deadline = time.monotonic() + timeout
+        """Waits until `count` replies arrived; returns the first `count`."""
         with self.condition:
-            while len(self.replies) < count:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self.ended is not None:
-                    raise AssertionError(f"{len(self.replies)} replies, not {count}; ended: {self.ended!r}")
-                self.condition.wait(remaining)
+            wait_notified(self.condition, lambda: len(self.replies) >= count, timeout, f"{count} replies",
+                          give_up=self._ended, details=lambda: f"{len(self.replies)} replies")
             return list(self.replies[:count])
 
     def close(self) -> None:

@@ -1,0 +1,80 @@
+"""The scanner host's daemons: a private D-Bus system bus and avahi-daemon, as configuration files and command lines
+(`TestLAN` starts them in the scanner namespace and owns the processes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .netns import INTERFACE
+
+
+def write_bus_config(directory: Path) -> tuple[Path, str]:
+    """A system bus listening on ``<directory>/system_bus_socket`` that lets anyone own and call anything, with the
+    host's service policies included (avahi-daemon's among them).
+
+    - Returns: the configuration file and the bus address (``unix:path=…``).
+    """
+    socket_path = directory / "system_bus_socket"
+    config = directory / "dbus-system.conf"
+    config.write_text(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket_path}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+  <includedir>/usr/share/dbus-1/system.d</includedir>
+</busconfig>
+""")
+    return config, f"unix:path={socket_path}"
+
+
+def bus_argv(config: Path) -> list[str]:
+    """dbus-daemon in the foreground; it prints its address once it listens."""
+    return ["dbus-daemon", f"--config-file={config}", "--nofork", "--nopidfile", "--print-address"]
+
+
+def avahi_argv(directory: Path, server_options: dict[str, str]) -> list[str]:
+    """avahi-daemon on lan0 only, in a mount namespace of its own (private /run, no static services), its
+    configuration written to ``<directory>/avahi-daemon.conf`` with ``server_options`` added to ``[server]``."""
+    conf = directory / "avahi-daemon.conf"
+    extra = "".join(f"{key}={value}\n" for key, value in server_options.items())
+    conf.write_text(f"""[server]
+host-name=scanner
+domain-name=local
+use-ipv4=yes
+use-ipv6=yes
+allow-interfaces={INTERFACE}
+enable-dbus=yes
+ratelimit-interval-usec=1000000
+ratelimit-burst=1000
+{extra}[wide-area]
+enable-wide-area=no
+[publish]
+publish-workstation=no
+publish-hinfo=no
+""")
+    empty = directory / "empty-services"
+    empty.mkdir(exist_ok=True)
+    # /run/avahi-daemon does not exist on a host without the daemon running, so the private
+    # mount namespace gets a whole tmpfs /run (the pid file and socket live there).
+    script = (f"mount -t tmpfs tmpfs /run && mkdir /run/avahi-daemon && "
+              f"mount --bind {empty} /etc/avahi/services && "
+              f"exec avahi-daemon -f {conf} --no-drop-root --no-chroot --no-rlimits")
+    return ["unshare", "-m", "sh", "-c", script]
+
+
+# Asks avahi-daemon for its server state over the bus; `avahi_is_running` reads the answer.
+AVAHI_STATE_ARGV = ["dbus-send", "--system", "--print-reply", "--dest=org.freedesktop.Avahi", "/",
+                    "org.freedesktop.Avahi.Server.GetState"]
+
+
+def avahi_is_running(returncode: int, stdout: str) -> bool:
+    """Whether `AVAHI_STATE_ARGV` answered AVAHI_SERVER_RUNNING (2)."""
+    return returncode == 0 and "int32 2" in stdout
