@@ -7,11 +7,11 @@
 //   AsyncPrimitives   a draining queue and a one-shot signal; generic (its lock: NIOConcurrencyHelpers)
 //   CAvahi            the system library libavahi-client (pkg-config avahi-client)
 //   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
-//   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types and definition
+//   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types, their JSON and definition
 //   PeerScanCore      the daemon's state: discovery events, peer table, snapshot store, scan service, UUIDv5 ids
 //   Varlink           the Varlink protocol (NUL-framed JSON messages, errors) and its client
 //   VarlinkServer     the Varlink server: Unix socket, connections, peer credentials, org.varlink.service
-//   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, snapshot encoding, resume history
+//   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, resume history
 //   TextEscaping      control characters made visible, for the terminal and for log lines
 //   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
 //   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
@@ -93,7 +93,15 @@ let package = Package(
             dependencies: ["Diffable"],
             resources: [.embedInCode("io.peerscan.varlink")]
         ),
-        .testTarget(name: "PeerScanModelTests", dependencies: ["Diffable", "PeerScanModel"]),
+        .testTarget(
+            name: "PeerScanModelTests",
+            dependencies: [
+                "Diffable",
+                "PeerScanModel",
+                "SeededRandom",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
 
         // MARK: PeerScanCore — the daemon's state: peer table, snapshot store, scan service. Knows nothing of Avahi.
         .target(
