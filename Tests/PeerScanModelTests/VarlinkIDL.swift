@@ -197,6 +197,7 @@ enum JSONValue: Decodable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Each `try?` asks whether the value is of one kind; the last kind's error is the one reported.
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
