@@ -8,11 +8,11 @@
 //   MonitoringLog     the catalogue of log messages, levels and keys (the monitoring contract) and how they are logged
 //   CAvahi            the system library libavahi-client (pkg-config avahi-client)
 //   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
-//   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types and definition
+//   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types, their JSON and definition
 //   PeerScanCore      the daemon's state: discovery events, mDNS host table, snapshot store, scan service, UUIDv5 ids
 //   Varlink           the Varlink protocol (NUL-framed JSON messages, errors) and its client
 //   VarlinkServer     the Varlink server: Unix socket, connections, peer credentials, org.varlink.service
-//   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, snapshot encoding, resume history
+//   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, resume history
 //   TextEscaping      control characters made visible, for the terminal and for log lines
 //   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
 //   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
@@ -88,7 +88,8 @@ let package = Package(
         .target(
             name: "AvahiBrowser",
             dependencies: [
-                "NetworkInterfaces","MonitoringLog", 
+                "MonitoringLog",
+                "NetworkInterfaces",
                 "CAvahi",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -102,7 +103,15 @@ let package = Package(
             dependencies: ["Diffable"],
             resources: [.embedInCode("io.peerscan.varlink")]
         ),
-        .testTarget(name: "PeerScanModelTests", dependencies: ["Diffable", "PeerScanModel"]),
+        .testTarget(
+            name: "PeerScanModelTests",
+            dependencies: [
+                "Diffable",
+                "PeerScanModel",
+                "SeededRandom",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
 
         // MARK: Discovery — the seam every source delivers through: events, observations, the source protocol, the clock.
         .target(name: "Discovery", dependencies: ["NetworkInterfaces", "PeerScanModel"]),
@@ -202,6 +211,7 @@ let package = Package(
         .target(
             name: "PeerScanServer",
             dependencies: [
+                "MonitoringLog",
                 "PeerScanCore",
                 "PeerScanModel",
                 "Varlink",
@@ -274,6 +284,7 @@ let package = Package(
         .target(
             name: "DeviceRegistry",
             dependencies: [
+                "MonitoringLog",
                 "PeerScanCore",
                 "PeerScanModel",
                 .product(name: "GRDB", package: "GRDB.swift"),

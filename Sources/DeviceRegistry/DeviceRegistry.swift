@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MonitoringLog
 import NIOConcurrencyHelpers
 import PeerScanCore
 import PeerScanModel
@@ -64,17 +65,17 @@ public final class DeviceRegistry: Sendable {
                 loaded = try opened.loadAll()
                 database = opened
             } catch {
-                logger.error("registry unusable", metadata: ["path": "\(path)", "error": "\(error)"])
+                logger.log(.registryUnusable, ["path": "\(path)", "error": "\(error)"])
                 do {
                     if FileManager.default.fileExists(atPath: path) {
                         let aside = try Self.moveAside(path, now: now)
-                        logger.error("registry moved aside", metadata: ["path": "\(path)", "moved_to": "\(aside)"])
+                        logger.log(.registryMovedAside, ["path": "\(path)", "path.moved": "\(aside)"])
                     }
                     database = try RegistryDatabase(path: path)
                 } catch {
-                    logger.error(
-                        "registry unavailable",
-                        metadata: ["path": "\(path)", "error": "\(error)", "serving": "memory"]
+                    logger.log(
+                        .registryUnavailable,
+                        ["path": "\(path)", "error": "\(error)", "serving": "memory"]
                     )
                 }
             }
@@ -94,9 +95,9 @@ public final class DeviceRegistry: Sendable {
         self.identities = DeviceIdentities(bindings: bindings)
         self.state = NIOLockedValueBox(state)
         if let database {
-            logger.info(
-                "registry loaded",
-                metadata: [
+            logger.log(
+                .registryLoaded,
+                [
                     "path": "\(database.path)", "devices": "\(state.histories.count)",
                     "forgotten": "\(state.deleted.count)",
                 ]
@@ -161,14 +162,14 @@ public final class DeviceRegistry: Sendable {
 
     /// Every device remembered, most recently seen first.
     /// - Complexity: O(n log n) for n devices remembered.
-    public func knownDevices(now: Date = Date()) -> [PeerScanWire.KnownDevice] {
+    public func knownDevices(now: Date = Date()) -> [KnownDeviceRecord] {
         state.withLockedValue { state in
             state.histories.values.map { Self.known($0, present: state.present[$0.id], now: now) }
-        }.sorted { ($0.lastSeen, $1.id.description) > ($1.lastSeen, $0.id.description) }
+        }.sorted { ($0.lastSeen, $1.id) > ($1.lastSeen, $0.id) }
     }
 
     /// One device's history, or `nil` if it is not remembered.
-    public func device(_ id: DeviceID, now: Date = Date()) -> PeerScanWire.KnownDevice? {
+    public func device(_ id: DeviceID, now: Date = Date()) -> KnownDeviceRecord? {
         state.withLockedValue { state in
             state.histories[id].map { Self.known($0, present: state.present[id], now: now) }
         }
@@ -222,7 +223,7 @@ public final class DeviceRegistry: Sendable {
                 defer { state.isFailing = false }
                 return state.isFailing
             }
-            if recovered { logger.notice("registry writes resumed", metadata: ["path": "\(database.path)"]) }
+            if recovered { logger.log(.registryWritesResumed, ["path": "\(database.path)"]) }
             return true
         } catch {
             let shouldLog = state.withLockedValue { state in
@@ -235,23 +236,23 @@ public final class DeviceRegistry: Sendable {
                 return true
             }
             if shouldLog {
-                logger.error(
-                    "registry write failed",
-                    metadata: ["error": "\(error)", "pending_devices": "\(histories.count + deleted.count)"]
+                logger.log(
+                    .registryWriteFailed,
+                    ["error": "\(error)", "devices.pending": "\(histories.count + deleted.count)"]
                 )
             }
             return false
         }
     }
 
-    private static func known(_ history: DeviceHistory, present: Device?, now: Date) -> PeerScanWire.KnownDevice {
+    private static func known(_ history: DeviceHistory, present: Device?, now: Date) -> KnownDeviceRecord {
         let online = present?.online ?? false
-        func sightings(_ values: [(String, SeenSpan)]) -> [PeerScanWire.Sighting] {
+        func sightings(_ values: [(String, SeenSpan)]) -> [KnownDeviceRecord.Sighting] {
             values.sorted { $0.0 < $1.0 }.map { value, span in
-                PeerScanWire.Sighting(
+                KnownDeviceRecord.Sighting(
                     value: value,
-                    firstSeen: RFC3339.format(span.first),
-                    lastSeen: RFC3339.format(online && Self.isCurrent(value, of: present) ? now : span.last)
+                    firstSeen: span.first,
+                    lastSeen: online && Self.isCurrent(value, of: present) ? now : span.last
                 )
             }
         }
@@ -263,13 +264,13 @@ public final class DeviceRegistry: Sendable {
             case .macAddress(let mac): macs.append((mac, span))
             }
         }
-        return PeerScanWire.KnownDevice(
+        return KnownDeviceRecord(
             id: history.id,
             name: history.name,
             present: present != nil,
             online: online,
-            firstSeen: RFC3339.format(history.seen.first),
-            lastSeen: RFC3339.format(online ? now : history.seen.last),
+            firstSeen: history.seen.first,
+            lastSeen: online ? now : history.seen.last,
             vendor: history.vendor,
             hostNames: sightings(hostNames),
             macAddresses: sightings(macs),
@@ -303,13 +304,10 @@ public final class DeviceRegistry: Sendable {
     }
 }
 
-/// RFC 3339 timestamps in UTC, to the second.
+/// RFC 3339 timestamps in UTC, for file names.
 enum RFC3339 {
-    /// `2026-11-24T09:30:00Z`.
-    static func format(_ date: Date) -> String { date.formatted(.iso8601) }
-
-    /// `20261124T093000Z`, for file names.
+    /// `20261124T093000Z`.
     static func compact(_ date: Date) -> String {
-        format(date).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+        PeerScanWire.timestamp(date).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
     }
 }

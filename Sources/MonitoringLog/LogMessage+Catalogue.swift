@@ -179,6 +179,12 @@ extension LogMessage {
         .notice,
         keys: connectionKeys + ["reason", "dropped"]
     )
+    /// A changeset could not be encoded (a bug): the client that reached it gets the snapshot instead.
+    public static let clientResyncEncodingFailed = LogMessage(
+        "client resync",
+        .error,
+        keys: connectionKeys + ["reason", "error"]
+    )
     public static let callRefused = LogMessage("call refused", .debug, keys: connectionKeys + ["method", "reason"])
     public static let callFailed = LogMessage("call failed", .debug, keys: connectionKeys + ["method", "error"])
 
@@ -221,7 +227,8 @@ extension LogMessage {
         registryLoaded,
         registryForgetting, vendorDatabaseUnusable,
         clientConnected, clientDisconnected, clientDisconnectedAtShutdown, clientError, clientLimit, clientDenied,
-        clientSetScanning, clientForgotDevice, clientResumed, clientResync, clientResyncOverflow, callRefused,
+        clientSetScanning, clientForgotDevice, clientResumed, clientResync, clientResyncOverflow,
+        clientResyncEncodingFailed, callRefused,
         callFailed,
         mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,
         mqttSubscribeFailed, mqttPublishFailed, mqttResync, mqttStopped,

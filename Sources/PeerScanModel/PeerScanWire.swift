@@ -93,6 +93,24 @@ public enum PeerScanWire {
     /// The error of GetDevice and ForgetDevice for an identifier the daemon does not know.
     public static let deviceNotFoundError = "io.peerscan.DeviceNotFound"
 
+    /// An error reply of io.peerscan: its qualified name and its parameters, as Varlink sends them.
+    public struct ErrorReply: Sendable, Hashable {
+        /// The qualified error name, e.g. `io.peerscan.DeviceNotFound`.
+        public var name: String
+        /// The error's parameters.
+        public var parameters: [String: String]
+
+        /// `PermissionDenied`: the caller may not switch scanning or forget devices, and why.
+        public static func permissionDenied(reason: String) -> ErrorReply {
+            ErrorReply(name: permissionDeniedError, parameters: ["reason": reason])
+        }
+
+        /// `DeviceNotFound`: no device has this id.
+        public static func deviceNotFound(id: DeviceID) -> ErrorReply {
+            ErrorReply(name: deviceNotFoundError, parameters: ["id": id.description])
+        }
+    }
+
     /// One value a device was seen with (a host name, a MAC address, an address) and when, as RFC 3339 UTC text.
     public struct Sighting: Codable, Sendable, Hashable {
         /// The value.
@@ -193,6 +211,12 @@ public enum PeerScanWire {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(device, forKey: .device)
         }
+    }
+
+    /// The reply of ForgetDevice: no fields.
+    public struct ForgetDeviceReply: Codable, Sendable {
+        /// Creates a reply.
+        public init() {}
     }
 
     /// The reply of ListKnownDevices.

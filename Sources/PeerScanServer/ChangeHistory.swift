@@ -2,6 +2,7 @@ import DequeModule
 import Foundation
 import NIOConcurrencyHelpers
 import PeerScanCore
+import PeerScanModel
 import VarlinkServer
 
 /// The recent changesets, each encoded once as its Monitor reply: sent on by every client that follows the stream,
@@ -47,9 +48,17 @@ public final class ChangeHistory: Sendable {
 
     /// Encodes an update's reply and keeps it, dropping the oldest beyond the limits.
     ///
+    /// A changeset that cannot be encoded is not kept, so no client can resume across it (what is kept must be
+    /// consecutive); a client that follows the stream meets the error in ``reply(for:)``.
+    ///
     /// - Complexity: O(n) in the size of the changeset (its encoding); amortized O(1) otherwise.
     public func record(_ update: StoreUpdate) {
-        let entry = Entry(sequence: update.sequence, reply: Self.reply(for: update, epoch: epoch))
+        let entry: Entry
+        do {
+            entry = Entry(sequence: update.sequence, reply: try Self.reply(for: update, epoch: epoch))
+        } catch {
+            return  // the next one recorded follows a gap, and the history starts over
+        }
         state.withLockedValue { state in
             if let last = state.entries.last, last.sequence + 1 != entry.sequence {
                 state.entries.removeAll()  // a gap: what is kept must be consecutive
@@ -66,14 +75,16 @@ public final class ChangeHistory: Sendable {
     /// The reply of the changeset that leads to `sequence`, encoded for any client: from the history if it still
     /// holds it, else encoded now.
     ///
+    /// - Throws: ``PeerScanWire/EncodingError`` if it is not held and cannot be encoded.
     /// - Complexity: O(1) when held.
-    func reply(for update: StoreUpdate) -> VarlinkPreparedReply {
+    func reply(for update: StoreUpdate) throws(PeerScanWire.EncodingError) -> VarlinkPreparedReply {
         let held = state.withLockedValue { state -> VarlinkPreparedReply? in
             guard let first = state.entries.first?.sequence, update.sequence >= first else { return nil }
             let offset = Int(update.sequence - first)
             return offset < state.entries.count ? state.entries[offset].reply : nil
         }
-        return held ?? Self.reply(for: update, epoch: epoch)
+        if let held { return held }
+        return try Self.reply(for: update, epoch: epoch)
     }
 
     /// The changesets after `since` up to and including `sequence`, if the history holds every one of them;
@@ -96,19 +107,14 @@ public final class ChangeHistory: Sendable {
     /// The number of changesets held.
     var count: Int { state.withLockedValue { $0.entries.count } }
 
-    /// `{"changes":…,"epoch":…,"sequence":…}`, keys sorted as `JSONEncoder` with `.sortedKeys` writes them.
-    static func reply(for update: StoreUpdate, epoch: String) -> VarlinkPreparedReply {
-        var parameters = Data(#"{"changes":"#.utf8)
-        parameters.append((try? encoder.encode(update.changes)) ?? Data("{}".utf8))
-        parameters.append(Data(#","epoch":"#.utf8))
-        parameters.append((try? encoder.encode(epoch)) ?? Data(#""""#.utf8))
-        parameters.append(Data(#","sequence":\#(update.sequence)}"#.utf8))
+    /// The Monitor reply of a changeset (PeerScanModel writes its bytes).
+    static func reply(for update: StoreUpdate, epoch: String) throws(PeerScanWire.EncodingError) -> VarlinkPreparedReply
+    {
+        let parameters = try PeerScanWire.encodeChangesReply(
+            epoch: epoch,
+            sequence: update.sequence,
+            changes: update.changes
+        )
         return VarlinkPreparedReply(encodedParameters: parameters, continues: true)
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 }

@@ -1,23 +1,25 @@
 import Foundation
 import Logging
+import MonitoringLog
 import PeerScanCore
 import PeerScanModel
 import Varlink
 import VarlinkServer
 
-/// What the daemon remembers of devices (its registry), as the interface reads it.
+/// What the daemon remembers of devices (its registry), as the interface reads it: domain values, which the
+/// interface turns into their wire form.
 public struct DeviceMemory: Sendable {
     /// Every device remembered, most recently seen first.
-    public var knownDevices: @Sendable () -> [PeerScanWire.KnownDevice]
+    public var knownDevices: @Sendable () -> [KnownDeviceRecord]
     /// One device's history, or `nil`.
-    public var device: @Sendable (DeviceID) -> PeerScanWire.KnownDevice?
+    public var device: @Sendable (DeviceID) -> KnownDeviceRecord?
     /// Forgets a device and its history; returns whether it was known.
     public var forget: @Sendable (DeviceID) async -> Bool
 
     /// Creates the access.
     public init(
-        knownDevices: @escaping @Sendable () -> [PeerScanWire.KnownDevice],
-        device: @escaping @Sendable (DeviceID) -> PeerScanWire.KnownDevice?,
+        knownDevices: @escaping @Sendable () -> [KnownDeviceRecord],
+        device: @escaping @Sendable (DeviceID) -> KnownDeviceRecord?,
         forget: @escaping @Sendable (DeviceID) async -> Bool
     ) {
         self.knownDevices = knownDevices
@@ -85,21 +87,22 @@ public struct PeerScanInterface: VarlinkInterface {
         case "SetScanning":
             let enabled = try call.parameters(as: PeerScanWire.SetScanningParameters.self).enabled
             try authorize("SetScanning", "switching scanning", context: context)
-            context.logger.info("client set scanning", metadata: ["enabled": "\(enabled)"])
+            context.logger.log(.clientSetScanning, ["enabled": "\(enabled)"])
             try await context.reply(PeerScanWire.SetScanningReply(sequence: await setScanning(enabled)))
         case "GetDevice":
             let id = try deviceID(call)
             guard let known = memory?.device(id) else { throw deviceNotFound(id) }
             let item = await store.current().snapshot.item(withIdentifier: id)
-            try await context.reply(PeerScanWire.GetDeviceReply(device: item, history: known))
+            try await context.reply(PeerScanWire.GetDeviceReply(device: item, history: PeerScanWire.KnownDevice(known)))
         case "ListKnownDevices":
-            try await context.reply(PeerScanWire.ListKnownDevicesReply(devices: memory?.knownDevices() ?? []))
+            let devices = memory?.knownDevices().map(PeerScanWire.KnownDevice.init) ?? []
+            try await context.reply(PeerScanWire.ListKnownDevicesReply(devices: devices))
         case "ForgetDevice":
             let id = try deviceID(call)
             try authorize("ForgetDevice", "forgetting devices", context: context)
             guard await memory?.forget(id) == true else { throw deviceNotFound(id) }
-            context.logger.notice("client forgot device", metadata: ["id": "\(id)"])
-            try await context.reply(EmptyReply())
+            context.logger.log(.clientForgotDevice, ["id": "\(id)"])
+            try await context.reply(PeerScanWire.ForgetDeviceReply())
         default:
             throw VarlinkError.methodNotFound(call.method)
         }
@@ -108,10 +111,11 @@ public struct PeerScanInterface: VarlinkInterface {
     /// Throws `PermissionDenied` unless the caller is root or in the control group.
     private func authorize(_ method: String, _ action: String, context: VarlinkCallContext) throws {
         guard context.peer?.isRootOrMember(of: controlGroup) != true else { return }
-        context.logger.notice("client denied", metadata: ["method": "\(method)"])
+        context.logger.log(.clientDenied, ["method": "\(method)"])
         throw VarlinkError(
-            PeerScanWire.permissionDeniedError,
-            parameters: ["reason": "\(action) needs root or membership of group \(controlGroup ?? "root")"]
+            PeerScanWire.ErrorReply.permissionDenied(
+                reason: "\(action) needs root or membership of group \(controlGroup ?? "root")"
+            )
         )
     }
 
@@ -123,7 +127,7 @@ public struct PeerScanInterface: VarlinkInterface {
     }
 
     private func deviceNotFound(_ id: DeviceID) -> VarlinkError {
-        VarlinkError(PeerScanWire.deviceNotFoundError, parameters: ["id": "\(id)"])
+        VarlinkError(PeerScanWire.ErrorReply.deviceNotFound(id: id))
     }
 
     private func monitor(_ parameters: PeerScanWire.MonitorParameters, context: VarlinkCallContext) async throws {
@@ -140,14 +144,14 @@ public struct PeerScanInterface: VarlinkInterface {
         let resumed = since.flatMap { history.entries(after: $0, through: subscription.sequence) }
         var sequence = subscription.sequence
         if let resumed {
-            context.logger.info(
-                "client resumed",
-                metadata: ["since": "\(since ?? 0)", "changesets": "\(resumed.count)"]
+            context.logger.log(
+                .clientResumed,
+                ["since": "\(since ?? 0)", "changesets": "\(resumed.count)"]
             )
             for entry in resumed { try await context.reply(entry.reply) }
         } else {
             let resync = parameters.since != nil
-            if resync { context.logger.info("client resync", metadata: ["reason": "resume-unavailable"]) }
+            if resync { context.logger.log(.clientResync, ["reason": "resume-unavailable"]) }
             try await context.reply(
                 snapshotReply(subscription.snapshot, sequence: sequence, kind: resync ? .resync : .first)
             )
@@ -155,20 +159,29 @@ public struct PeerScanInterface: VarlinkInterface {
         while let batch = await subscription.updates.nextBatch() {
             if batch.dropped > 0 {
                 let (snapshot, current) = await store.current()
-                context.logger.notice("client resync", metadata: ["reason": "overflow", "dropped": "\(batch.dropped)"])
+                context.logger.log(.clientResyncOverflow, ["reason": "overflow", "dropped": "\(batch.dropped)"])
                 try await context.reply(snapshotReply(snapshot, sequence: current, kind: .resync))
                 sequence = current
             }
             for update in batch.elements where update.sequence > sequence {
-                try await send(update, context: context)
+                // Each changeset's reply is prepared once for all clients (by the history).
+                let reply: VarlinkPreparedReply
+                do {
+                    reply = try history.reply(for: update)
+                } catch {
+                    // The changeset is not sent: the client gets the snapshot instead, as after an overflow (every
+                    // client handles resync; an error would only make it reconnect to the same snapshot, as no
+                    // client can resume across this changeset). A snapshot that cannot be encoded fails the call.
+                    let (snapshot, current) = await store.current()
+                    context.logger.log(.clientResyncEncodingFailed, ["reason": "encoding-failed", "error": "\(error)"])
+                    try await context.reply(snapshotReply(snapshot, sequence: current, kind: .resync))
+                    sequence = current
+                    continue
+                }
+                try await context.reply(reply)
                 sequence = update.sequence
             }
         }
-    }
-
-    /// Sends one changeset; its reply is prepared once for all clients (by the history).
-    private func send(_ update: StoreUpdate, context: VarlinkCallContext) async throws {
-        try await context.reply(history.reply(for: update))
     }
 
     /// A reply carrying a snapshot, prepared once per sequence and kind for all clients that ask.
@@ -189,5 +202,7 @@ public struct PeerScanInterface: VarlinkInterface {
     }
 }
 
-/// A reply without parameters.
-private struct EmptyReply: Encodable {}
+extension VarlinkError {
+    /// An io.peerscan error reply.
+    fileprivate init(_ reply: PeerScanWire.ErrorReply) { self.init(reply.name, parameters: reply.parameters) }
+}

@@ -10,7 +10,7 @@ struct PeerscanBench: AsyncParsableCommand {
               swift run -c release peerscan-bench diff --count 100000 --sections 10
             """,
         subcommands: [
-            DiffBenchmark.self, FanoutBenchmark.self, FanoutClients.self, MQTTBenchmark.self,
+            DiffBenchmark.self, EncodingBenchmark.self, FanoutBenchmark.self, FanoutClients.self, MQTTBenchmark.self,
             RegistryChurnBenchmark.self, RegistryFill.self,
         ]
     )

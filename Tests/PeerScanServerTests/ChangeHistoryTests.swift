@@ -32,7 +32,7 @@ private func sequences(_ entries: [ChangeHistory.Entry]?) -> [UInt64]? { entries
             PeerScanWire.MonitorReply(epoch: "e-1", sequence: 7, changes: change.changes),
             continues: true
         )
-        #expect(ChangeHistory.reply(for: change, epoch: "e-1").frame == expected.frame)
+        #expect(try ChangeHistory.reply(for: change, epoch: "e-1").frame == expected.frame)
     }
 
     @Test func resumesExactlyTheChangesetsAfterTheGivenSequence() {
@@ -54,8 +54,8 @@ private func sequences(_ entries: [ChangeHistory.Entry]?) -> [UInt64]? { entries
         #expect(history.entries(after: 6, through: 10) == nil)
     }
 
-    @Test func keepsAtMostItsBytesButAlwaysTheNewest() {
-        let size = ChangeHistory.reply(for: update(1), epoch: "e").size
+    @Test func keepsAtMostItsBytesButAlwaysTheNewest() throws {
+        let size = try ChangeHistory.reply(for: update(1), epoch: "e").size
         let history = ChangeHistory(epoch: "e", countLimit: 100, byteLimit: 2 * size + size / 2)
         for sequence in 1...5 { history.record(update(UInt64(sequence))) }
         #expect(history.count == 2)
@@ -74,12 +74,12 @@ private func sequences(_ entries: [ChangeHistory.Entry]?) -> [UInt64]? { entries
         #expect(history.entries(after: 2, through: 5) == nil)
     }
 
-    @Test func aReplyNoLongerHeldIsEncodedAgainTheSame() {
+    @Test func aReplyNoLongerHeldIsEncodedAgainTheSame() throws {
         let history = ChangeHistory(epoch: "e", countLimit: 1)
         history.record(update(1))
-        let held = history.reply(for: update(1))
+        let held = try history.reply(for: update(1))
         history.record(update(2))
-        let encodedAgain = history.reply(for: update(1))
+        let encodedAgain = try history.reply(for: update(1))
         #expect(held.frame == encodedAgain.frame)
     }
 
