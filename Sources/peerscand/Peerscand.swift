@@ -67,7 +67,7 @@ struct Peerscand: AsyncParsableCommand {
             discussion: """
                 Every device seen, with the keys it is known by (host names, MAC addresses), when it was first and \
                 last seen, and every address: what keeps a device's id across sources and restarts (peerscanctl \
-                show, history, forget). Written every second in one transaction, off the changeset path. A \
+                show, known, forget). Written every second in one transaction, off the changeset path. A \
                 database that cannot be used is moved aside (registry.sqlite.broken-TIME) and a fresh one started.
                 """
         )
