@@ -165,7 +165,7 @@ struct Peerscand: AsyncParsableCommand {
     )
     var neighbourTable = true
 
-    @Option(help: "Where the IEEE registry files (oui.csv, mam.csv, oui36.csv, iab.csv) are: Debian's ieee-data.")
+    @Option(help: "Where the IEEE assignment files (Debian's ieee-data: oui.csv, mam.csv, oui36.csv, iab.csv) are.")
     var vendorDirectory = MACVendorDatabase.defaultDirectory
 
     @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
