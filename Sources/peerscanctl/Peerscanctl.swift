@@ -1,4 +1,5 @@
 import ArgumentParser
+import PeerScanModel
 
 /// peerscanctl: the command-line client of peerscand.
 @main
@@ -45,13 +46,10 @@ struct Peerscanctl: AsyncParsableCommand {
             Shell completions: peerscanctl --generate-completion-script bash|zsh|fish. See also peerscand(8), \
             varlinkctl(1).
             """,
-        version: peerscanctlVersion,
+        version: PeerScanVersion.current,
         subcommands: [
             ListCommand.self, WatchCommand.self, KnownCommand.self, ShowCommand.self, ScanningCommand.self,
             ForgetCommand.self, HistoryCommand.self,
         ]
     )
 }
-
-/// The version `peerscanctl --version` prints.
-let peerscanctlVersion = "0.1.0"

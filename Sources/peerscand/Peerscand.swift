@@ -16,9 +16,6 @@ import PeerScanServer
 import ServiceLifecycle
 import VarlinkServer
 
-/// The version peerscand reports in org.varlink.service.GetInfo.
-let peerscanVersion = "0.1.0"
-
 @main
 struct Peerscand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,7 +40,8 @@ struct Peerscand: AsyncParsableCommand {
             snapshot are also written to standard output as JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; \
             the switch is kept in the state directory. SIGTERM or SIGINT stop the daemon; SIGHUP is logged and \
             ignored (nothing to reload).
-            """
+            """,
+        version: PeerScanVersion.current
     )
 
     @Option(name: .customLong("interface"), help: "Browse only this interface (repeatable; default: all).")
@@ -322,7 +320,12 @@ struct Peerscand: AsyncParsableCommand {
         let server = VarlinkServer(
             listener: listener,
             interfaces: [interface],
-            info: .init(vendor: "peerscan", product: "peerscand", version: peerscanVersion, url: "man:peerscand(8)"),
+            info: .init(
+                vendor: "peerscan",
+                product: "peerscand",
+                version: PeerScanVersion.current,
+                url: "man:peerscand(8)"
+            ),
             maximumMessageSize: maxMessageSize,
             limits: ConnectionLimits(
                 maximumConnections: maxConnections ?? ConnectionLimits.connectionsForFileLimit(),
@@ -383,7 +386,7 @@ struct Peerscand: AsyncParsableCommand {
         logger.log(
             .starting,
             [
-                "version": "\(peerscanVersion)",
+                "version": "\(PeerScanVersion.current)",
                 "scanning": "\(isScanning)",
                 "interfaces": "\(interfaces.joined(separator: ","))",
                 "socket": "\(activated.map { "fd \($0) (socket activation)" } ?? socket)",
