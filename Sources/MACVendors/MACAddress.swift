@@ -23,7 +23,7 @@ struct MACAddress {
         self.value = value
     }
 
-    /// Bit 0x02 of the first octet: assigned locally (by software), not from a registry.
+    /// Bit 0x02 of the first octet: assigned locally (by software), not by the IEEE.
     var isLocallyAdministered: Bool { value >> 40 & 0x02 != 0 }
 
     /// Bit 0x01 of the first octet: a group address (multicast, broadcast).

@@ -1,11 +1,12 @@
-/// The organization behind a MAC address, from the IEEE registries as Debian's `ieee-data` package installs them.
+/// The organization behind a MAC address, from the IEEE's MAC address block assignments as Debian's `ieee-data`
+/// package installs them.
 ///
-/// A database is loaded from a directory holding the registry files `oui36.csv` (MA-S, 36-bit prefixes), `iab.csv`
+/// A database is loaded from a directory holding the assignment files `oui36.csv` (MA-S, 36-bit prefixes), `iab.csv`
 /// (IAB, 36-bit), `mam.csv` (MA-M, 28-bit) and `oui.csv` (MA-L, 24-bit); see ``init(directory:)`` for what is
 /// kept of them and ``load(directory:)`` for a daemon that must go on without some. A lookup tries the longest
-/// prefix first, so a block that the registry subdivided answers with the organization of the sub-block.
+/// prefix first, so a block that the IEEE subdivided answers with the organization of the sub-block.
 ///
-/// Organization names are kept as the registry writes them (case included), trimmed of leading and trailing
+/// Organization names are kept as the IEEE writes them (case included), trimmed of leading and trailing
 /// whitespace (the files have trailing spaces and tabs, and leading no-break spaces).
 ///
 /// ## Performance
@@ -14,7 +15,7 @@
 /// heap; equal names share one string (about 29,600 distinct names). A lookup parses the address and makes at most
 /// three hash lookups, one per prefix length: O(1), about 0.2 µs in release.
 public struct MACVendorDatabase: Sendable {
-    /// Where Debian's `ieee-data` package installs the registry files.
+    /// Where Debian's `ieee-data` package installs the assignment files.
     public static let defaultDirectory = "/usr/share/ieee-data"
 
     /// A database that knows no prefix.
@@ -30,22 +31,22 @@ public struct MACVendorDatabase: Sendable {
         self.tables = tables
     }
 
-    /// Loads every registry file in `directory`, and throws on the first one that is missing or malformed.
+    /// Loads every assignment file in `directory`, and throws on the first one that is missing or malformed.
     ///
-    /// What is kept: a record's registry (`MA-S`, `IAB`, `MA-M`, `MA-L`), its assignment (the prefix, 9, 7 or 6 hex
-    /// digits) and its organization name, trimmed; addresses are skipped. Left out: the `MA-L` rows whose
-    /// organization is `IEEE Registration Authority`, which stand for blocks subdivided into MA-M, MA-S and IAB
-    /// assignments (an address in such a block that no sub-block covers has no known vendor, rather than the
-    /// registry's name). Where a prefix appears twice (the old `08:00:30` and `00:01:C8`), the first row wins.
+    /// What is kept: a record's assignment type (its `Registry` column: `MA-S`, `IAB`, `MA-M`, `MA-L`), its
+    /// assignment (the prefix, 9, 7 or 6 hex digits) and its organization name, trimmed; addresses are skipped. Left
+    /// out: the `MA-L` rows whose organization is `IEEE Registration Authority`, which stand for blocks subdivided into
+    /// MA-M, MA-S and IAB assignments (an address in such a block that no sub-block covers has no known vendor, rather
+    /// than the IEEE's name). Where a prefix appears twice (the old `08:00:30` and `00:01:C8`), the first row wins.
     ///
-    /// - Parameter directory: The directory holding the registry files; ``defaultDirectory`` unless told.
+    /// - Parameter directory: The directory holding the assignment files; ``defaultDirectory`` unless told.
     /// - Throws: ``MACVendorDatabaseError`` naming the directory or file and, for bad content, the record's line.
     /// - Complexity: O(*n*), where *n* is the files' total size.
     public init(directory: String = defaultDirectory) throws(MACVendorDatabaseError) {
         try Self.checkDirectory(directory)
         var database = Self.empty
         var names: [String: String] = [:]
-        for file in RegistryFile.all {
+        for file in AssignmentFile.all {
             database.add(try file.entries(in: directory), prefixLength: file.prefixLength, names: &names)
         }
         self = database
@@ -58,7 +59,7 @@ public struct MACVendorDatabase: Sendable {
     /// database; a file that is missing or malformed is one problem and is left out whole, the other files kept.
     /// What is kept of each file is as in ``init(directory:)``.
     ///
-    /// - Parameter directory: The directory holding the registry files; ``defaultDirectory`` unless told.
+    /// - Parameter directory: The directory holding the assignment files; ``defaultDirectory`` unless told.
     /// - Returns: The database of the files that loaded, and an error for each directory or file that did not.
     /// - Complexity: O(*n*), where *n* is the files' total size.
     public static func load(
@@ -72,7 +73,7 @@ public struct MACVendorDatabase: Sendable {
         var database = empty
         var problems: [MACVendorDatabaseError] = []
         var names: [String: String] = [:]
-        for file in RegistryFile.all {
+        for file in AssignmentFile.all {
             do throws(MACVendorDatabaseError) {
                 database.add(try file.entries(in: directory), prefixLength: file.prefixLength, names: &names)
             } catch {
@@ -82,11 +83,11 @@ public struct MACVendorDatabase: Sendable {
         return (database, problems)
     }
 
-    /// The organization that the registry assigned the address's block to, trying 36-, then 28-, then 24-bit prefixes.
+    /// The organization that the IEEE assigned the address's block to, trying 36-, then 28-, then 24-bit prefixes.
     ///
     /// - Parameter mac: An address written `aa:bb:cc:dd:ee:ff` or `aa-bb-cc-dd-ee-ff`, in either case.
     /// - Returns: The organization's name; nil for an address not written that way, a locally administered address
-    ///   (randomized, private), a multicast address, the all-zero address, or a prefix the registries do not list.
+    ///   (randomized, private), a multicast address, the all-zero address, or a prefix the IEEE does not list.
     /// - Complexity: O(1).
     public func vendor(for mac: String) -> String? {
         guard let address = MACAddress(mac), !address.isLocallyAdministered, !address.isMulticast,

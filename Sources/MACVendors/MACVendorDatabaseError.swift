@@ -1,4 +1,4 @@
-/// Why a registry file, or the directory holding them, could not be loaded into a ``MACVendorDatabase``.
+/// Why an IEEE assignment file, or the directory holding them, could not be loaded into a ``MACVendorDatabase``.
 ///
 /// Every error names the path it is about and, for what is wrong inside a file, the line of the offending record
 /// (the line it starts on: a quoted field may span lines).
@@ -47,7 +47,7 @@ public struct MACVendorDatabaseErrorCode: Hashable, Sendable, CustomStringConver
     public static let malformedCSV = MACVendorDatabaseErrorCode(base: .malformedCSV)
     /// The first line is not `Registry,Assignment,Organization Name,…`.
     public static let malformedHeader = MACVendorDatabaseErrorCode(base: .malformedHeader)
-    /// A record has the wrong number of fields, another file's registry, an assignment that is not the file's
+    /// A record has the wrong number of fields, another file's assignment type, an assignment that is not the file's
     /// number of hex digits, or an empty organization name.
     public static let malformedRecord = MACVendorDatabaseErrorCode(base: .malformedRecord)
 

@@ -129,7 +129,7 @@ public struct ClientFailure: Error, Hashable, Sendable, CustomStringConvertible 
         case PeerScanWire.deviceNotFoundError:
             return ClientFailure(
                 .failure,
-                "peerscand knows no device \(error.parameters["id"] ?? "with that id") (list them: peerscanctl history)"
+                "peerscand knows no device \(error.parameters["id"] ?? "with that id") (list them: peerscanctl known)"
             )
         case "org.varlink.service.InterfaceNotFound":
             return protocolMismatch(

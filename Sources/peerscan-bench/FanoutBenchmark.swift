@@ -100,7 +100,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let server = VarlinkServer(
             listener: .path(path, permissions: 0o600),
             interfaces: [interface],
-            info: .init(vendor: "peerscan", product: "peerscan-bench", version: peerscanBenchVersion, url: ""),
+            info: .init(vendor: "peerscan", product: "peerscan-bench", version: PeerScanVersion.current, url: ""),
             logger: logger
         )
         Measurement.resetPeakResidentBytes()
@@ -173,8 +173,6 @@ struct FanoutBenchmark: AsyncParsableCommand {
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }
-
-let peerscanBenchVersion = "0.1.0"
 
 /// Reads the client process's acknowledgement lines on a thread of its own (blocking reads stay off the
 /// concurrency pool) and hands them to the benchmark.

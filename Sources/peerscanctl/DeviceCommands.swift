@@ -2,10 +2,10 @@ import ArgumentParser
 import PeerScanClient
 import PeerScanModel
 
-struct HistoryCommand: AsyncParsableCommand {
+struct KnownCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "history",
-        abstract: "Print every device peerscand remembers, also those not present now.",
+        commandName: "known",
+        abstract: "List the devices the registry knows: every device peerscand remembers, also those not present now.",
         discussion: """
             Calls ListKnownDevices and prints one row per device, most recently seen first: NAME (its name, or its \
             first MAC address), STATE (online; offline: listed but not answering; absent: remembered only), FIRST \
@@ -16,20 +16,42 @@ struct HistoryCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var options: KnownOptions
+
+    func run() async throws { try await options.printKnownDevices() }
+}
+
+/// The options of `known`, and of `history`, its old name.
+struct KnownOptions: ParsableArguments {
     @OptionGroup var connection: ConnectionOptions
 
     @Flag(help: "Print the ListKnownDevices reply as JSON.")
     var json = false
 
-    func run() async throws {
+    /// Calls ListKnownDevices and prints the table, or the reply as JSON.
+    func printKnownDevices() async throws {
         let path = connection.socketPath()
         try await reportingFailures(socketPath: path) {
             let received = try await PeerScanConnection.withConnection(to: path) { try await $0.knownDevices() }
             let lines =
-                json ? [WatchPrinter.jsonLine(received.json)] : DeviceHistoryText.table(received.reply.devices)
+                json ? [WatchPrinter.jsonLine(received.json)] : KnownDeviceText.table(received.reply.devices)
             for line in lines { try StandardStreams().write(OutputLine(.standardOutput, line)) }
         }
     }
+}
+
+/// `peerscanctl history`: the old name of `known`, kept so that scripts written for it keep working. It is hidden
+/// from the help and the shell completions (an argument-parser alias would be listed there, next to `known`).
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "The old name of \"known\", kept for scripts.",
+        shouldDisplay: false
+    )
+
+    @OptionGroup var options: KnownOptions
+
+    func run() async throws { try await options.printKnownDevices() }
 }
 
 struct ShowCommand: AsyncParsableCommand {
@@ -61,7 +83,7 @@ struct ShowCommand: AsyncParsableCommand {
             let received = try await PeerScanConnection.withConnection(to: path) { connection in
                 try await connection.device(try await resolve(device, on: connection))
             }
-            let lines = json ? [WatchPrinter.jsonLine(received.json)] : DeviceHistoryText.details(received.reply)
+            let lines = json ? [WatchPrinter.jsonLine(received.json)] : KnownDeviceText.details(received.reply)
             for line in lines { try StandardStreams().write(OutputLine(.standardOutput, line)) }
         }
     }
@@ -98,16 +120,16 @@ struct ForgetCommand: AsyncParsableCommand {
     }
 }
 
-/// The id of the device `query` names (see ``DeviceHistoryText/matches(_:in:)``); an id is taken as it is.
+/// The id of the device `query` names (see ``KnownDeviceText/matches(_:in:)``); an id is taken as it is.
 /// - Throws: `ClientFailure` when nothing, or more than one device, matches.
 private func resolve(_ query: String, on connection: PeerScanConnection) async throws -> DeviceID {
     if let id = DeviceID(text: query) { return id }
-    let matches = DeviceHistoryText.matches(query, in: try await connection.knownDevices().reply.devices)
+    let matches = KnownDeviceText.matches(query, in: try await connection.knownDevices().reply.devices)
     switch matches.count {
     case 1:
         return matches[0].id
     case 0:
-        throw ClientFailure(.failure, "no device is named \(query) or has that MAC address (see: peerscanctl history)")
+        throw ClientFailure(.failure, "no device is named \(query) or has that MAC address (see: peerscanctl known)")
     default:
         let ids = matches.map { "  \($0.id)  \($0.name ?? "-")" }.joined(separator: "\n")
         throw ClientFailure(.failure, "\(matches.count) devices match \(query); give one's id:\n\(ids)")

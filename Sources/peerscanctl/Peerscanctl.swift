@@ -1,4 +1,5 @@
 import ArgumentParser
+import PeerScanModel
 
 /// peerscanctl: the command-line client of peerscand.
 @main
@@ -11,7 +12,7 @@ struct Peerscanctl: AsyncParsableCommand {
             current snapshot: the configuration (scanning on or off, this host's mDNS name, the state of \
             avahi-daemon, the interfaces browsed), then one row per device with its name, host name, addresses and \
             service types. "watch" prints the snapshot, then one line per change as it happens, and survives \
-            restarts of peerscand. "history" lists every device peerscand remembers, present or not; "show" prints one \
+            restarts of peerscand. "known" lists the devices the registry knows, present or not; "show" prints one \
             device's history (first and last seen, every host name, MAC address and address). "scanning" switches \
             scanning on or off, or shows whether it is on; "forget" makes peerscand forget a device.
 
@@ -45,13 +46,10 @@ struct Peerscanctl: AsyncParsableCommand {
             Shell completions: peerscanctl --generate-completion-script bash|zsh|fish. See also peerscand(8), \
             varlinkctl(1).
             """,
-        version: peerscanctlVersion,
+        version: PeerScanVersion.current,
         subcommands: [
-            ListCommand.self, WatchCommand.self, HistoryCommand.self, ShowCommand.self, ScanningCommand.self,
-            ForgetCommand.self,
+            ListCommand.self, WatchCommand.self, KnownCommand.self, ShowCommand.self, ScanningCommand.self,
+            ForgetCommand.self, HistoryCommand.self,
         ]
     )
 }
-
-/// The version `peerscanctl --version` prints.
-let peerscanctlVersion = "0.1.0"

@@ -19,9 +19,6 @@ import Probing
 import ServiceLifecycle
 import VarlinkServer
 
-/// The version peerscand reports in org.varlink.service.GetInfo.
-let peerscanVersion = "0.1.0"
-
 @main
 struct Peerscand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,7 +43,8 @@ struct Peerscand: AsyncParsableCommand {
             snapshot are also written to standard output as JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; \
             the switch is kept in the state directory. SIGTERM or SIGINT stop the daemon; SIGHUP is logged and \
             ignored (nothing to reload).
-            """
+            """,
+        version: PeerScanVersion.current
     )
 
     @Option(name: .customLong("interface"), help: "Browse only this interface (repeatable; default: all).")
@@ -70,7 +68,7 @@ struct Peerscand: AsyncParsableCommand {
             discussion: """
                 Every device seen, with the keys it is known by (host names, MAC addresses), when it was first and \
                 last seen, and every address: what keeps a device's id across sources and restarts (peerscanctl \
-                show, history, forget). Written every second in one transaction, off the changeset path. A \
+                show, known, forget). Written every second in one transaction, off the changeset path. A \
                 database that cannot be used is moved aside (registry.sqlite.broken-TIME) and a fresh one started.
                 """
         )
@@ -168,7 +166,7 @@ struct Peerscand: AsyncParsableCommand {
     )
     var neighbourTable = true
 
-    @Option(help: "Where the IEEE registry files (oui.csv, mam.csv, oui36.csv, iab.csv) are: Debian's ieee-data.")
+    @Option(help: "Where the IEEE assignment files (Debian's ieee-data: oui.csv, mam.csv, oui36.csv, iab.csv) are.")
     var vendorDirectory = MACVendorDatabase.defaultDirectory
 
     @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
@@ -328,7 +326,12 @@ struct Peerscand: AsyncParsableCommand {
         let server = VarlinkServer(
             listener: listener,
             interfaces: [interface],
-            info: .init(vendor: "peerscan", product: "peerscand", version: peerscanVersion, url: "man:peerscand(8)"),
+            info: .init(
+                vendor: "peerscan",
+                product: "peerscand",
+                version: PeerScanVersion.current,
+                url: "man:peerscand(8)"
+            ),
             maximumMessageSize: maxMessageSize,
             limits: ConnectionLimits(
                 maximumConnections: maxConnections ?? ConnectionLimits.connectionsForFileLimit(),
@@ -386,7 +389,7 @@ struct Peerscand: AsyncParsableCommand {
         logger.log(
             .starting,
             [
-                "version": "\(peerscanVersion)",
+                "version": "\(PeerScanVersion.current)",
                 "scanning": "\(isScanning)",
                 "interfaces": "\(interfaces.joined(separator: ","))",
                 "socket": "\(activated.map { "fd \($0) (socket activation)" } ?? socket)",

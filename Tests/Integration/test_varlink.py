@@ -213,6 +213,11 @@ def test_the_served_interface_is_the_committed_file_and_python_varlink_parses_it
     info = service.GetInfo()
     assert info["interfaces"] == ["org.varlink.service", "io.peerscan"]
     assert info["product"] == "peerscand" and info["vendor"] and info["version"] and info["url"]
+    # One version: GetInfo's is what both executables' --version print.
+    for tool in ("peerscand", "peerscanctl"):
+        executable = str(__import__("conftest").PEERSCAND.with_name(tool))
+        printed = lan.run_in_scanner([executable, "--version"]).stdout
+        assert printed.strip() == info["version"], (tool, printed)
 
     description = service.GetInterfaceDescription("io.peerscan")["description"]
     assert description == INTERFACE_FILE.read_text()

@@ -3,7 +3,7 @@ import MACVendors
 import TestSupport
 import Testing
 
-/// Writes registry files (name to content) into `directory`.
+/// Writes assignment files (name to content) into `directory`.
 private func write(_ files: [String: String], into directory: String) throws {
     for (name, content) in files {
         try Data(content.utf8).write(to: URL(fileURLWithPath: directory + "/" + name))
@@ -12,8 +12,9 @@ private func write(_ files: [String: String], into directory: String) throws {
 
 private let header = "Registry,Assignment,Organization Name,Organization Address\r\n"
 
-/// A small registry: a 24-bit block subdivided by a 28-bit and a 36-bit assignment, a placeholder block with one IAB
-/// sub-block, quoting, line breaks inside quotes, CRLF, whitespace to trim, and rows with the group and local bits.
+/// A small set of assignments: a 24-bit block subdivided by a 28-bit and a 36-bit assignment, a placeholder block with
+/// one IAB sub-block, quoting, line breaks inside quotes, CRLF, whitespace to trim, and rows with the group and local
+/// bits.
 private let fixture = [
     "oui.csv": header
         + "MA-L,70B3D5,Big Block Corp,1 Road\r\n"
@@ -205,7 +206,7 @@ private func withDatabase(
         "Debian's ieee-data is not installed: no /usr/share/ieee-data/oui.csv"
     )
 )
-struct InstalledRegistryTests {
+struct InstalledIEEEDataTests {
     @Test func knownAssignments() throws {
         let database = try MACVendorDatabase()
         #expect(database.vendor(for: "00:00:0c:12:34:56") == "Cisco Systems, Inc")

@@ -38,6 +38,37 @@ struct OptionParsingTests {
         #expect(try #require(try Peerscanctl.parseAsRoot(["watch", "--json"]) as? WatchCommand).json)
     }
 
+    @Test("known lists the registry's devices; history, its old name, parses to the same options")
+    func knownAndItsOldName() throws {
+        let known = try #require(try Peerscanctl.parseAsRoot(["known", "--json", "--socket", "/k"]) as? KnownCommand)
+        #expect(known.options.json && known.options.connection.socket == "/k")
+        let old = try #require(try Peerscanctl.parseAsRoot(["history", "--json", "--socket", "/h"]) as? HistoryCommand)
+        #expect(old.options.json && old.options.connection.socket == "/h")
+        #expect(try #require(try Peerscanctl.parseAsRoot(["history"]) as? HistoryCommand).options.json == false)
+    }
+
+    @Test("the help and the shell completions list known, not its old name history")
+    func historyIsHidden() throws {
+        let subcommands = Peerscanctl.helpMessage(columns: 200).split(separator: "\n", omittingEmptySubsequences: false)
+            .drop { !$0.hasPrefix("SUBCOMMANDS:") }.dropFirst()
+            .prefix { !$0.isEmpty }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(subcommands == ["list", "watch", "known", "show", "scanning", "forget"])
+        // What a listed subcommand leaves in each script, found for known and absent for history.
+        let traces = [
+            CompletionShell.bash: ["_peerscanctl_NAME()", "|NAME|"],
+            .zsh: ["_peerscanctl_NAME()", "'NAME:"],
+            .fish: ["-fa 'NAME'", "\"peerscanctl NAME\""],
+        ]
+        for (shell, patterns) in traces {
+            let script = Peerscanctl.completionScript(for: shell)
+            for pattern in patterns {
+                #expect(script.contains(pattern.replacing("NAME", with: "known")), "\(shell): \(pattern)")
+                #expect(!script.contains(pattern.replacing("NAME", with: "history")), "\(shell): \(pattern)")
+            }
+        }
+    }
+
     @Test(
         "scanning on, off, status",
         arguments: [("on", ScanningCommand.Action.on), ("off", .off), ("status", .status)]

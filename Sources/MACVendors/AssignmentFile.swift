@@ -4,20 +4,21 @@ import Glibc
 import Darwin
 #endif
 
-/// One of the registry files of `ieee-data`: its name, the registry its rows must name, and its prefix length.
-struct RegistryFile: Sendable {
+/// One of the IEEE's assignment files as `ieee-data` installs them: its name, the type of assignment its rows must
+/// name in their `Registry` column (`MA-S`, `IAB`, `MA-M`, `MA-L`), and its prefix length.
+struct AssignmentFile: Sendable {
     var name: String
-    var registry: String
+    var assignmentType: String
     var hexDigits: Int
 
     var prefixLength: Int { hexDigits * 4 }
 
     /// The files in lookup order; within one prefix length, the first file's row wins.
     static let all = [
-        RegistryFile(name: "oui36.csv", registry: "MA-S", hexDigits: 9),
-        RegistryFile(name: "iab.csv", registry: "IAB", hexDigits: 9),
-        RegistryFile(name: "mam.csv", registry: "MA-M", hexDigits: 7),
-        RegistryFile(name: "oui.csv", registry: "MA-L", hexDigits: 6),
+        AssignmentFile(name: "oui36.csv", assignmentType: "MA-S", hexDigits: 9),
+        AssignmentFile(name: "iab.csv", assignmentType: "IAB", hexDigits: 9),
+        AssignmentFile(name: "mam.csv", assignmentType: "MA-M", hexDigits: 7),
+        AssignmentFile(name: "oui.csv", assignmentType: "MA-L", hexDigits: 6),
     ]
 
     /// The organization that stands for a block subdivided into smaller assignments, in `MA-L` rows.
@@ -56,8 +57,8 @@ struct RegistryFile: Sendable {
             guard fields.count == header.count else {
                 throw malformed("\(fields.count) fields where the header has \(header.count)")
             }
-            let registry = fields[0].text(in: bytes)
-            guard registry == self.registry else { throw malformed("registry \"\(registry)\", not \(self.registry)") }
+            let type = fields[0].text(in: bytes)
+            guard type == assignmentType else { throw malformed("Registry column \"\(type)\", not \(assignmentType)") }
             guard let prefix = hexValue(bytes[fields[1].range]) else {
                 throw malformed("assignment \"\(fields[1].text(in: bytes))\" is not \(hexDigits) hex digits")
             }

@@ -11,7 +11,7 @@ private func records(_ text: String) throws -> [(line: Int, fields: [String])] {
     return records
 }
 
-@Suite struct RegistryCSVTests {
+@Suite struct CSVRecordReaderTests {
     @Test func fieldsAndLines() throws {
         let split = try records("\u{FEFF}a,\"b,c\",\r\n\r\n\"x\ny\",\"\"\"q\"\"\",z\"w\nlast,,")
         #expect(split.map(\.line) == [1, 3, 5])

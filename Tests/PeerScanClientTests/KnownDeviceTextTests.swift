@@ -35,8 +35,8 @@ private func known(
     )
 }
 
-@Suite("history and show")
-struct DeviceHistoryTextTests {
+@Suite("known and show")
+struct KnownDeviceTextTests {
     let nas = known("NAS", host: "nas.local", mac: "00:00:0c:00:00:01")
     let plug = known(nil, mac: "02:00:00:00:00:02", present: true, online: false)
     let old = known("Old Laptop", host: "laptop.local", mac: "02:00:00:00:00:03", present: false, online: false)
@@ -44,20 +44,20 @@ struct DeviceHistoryTextTests {
     @Test("a device is found by id, MAC address, name or host name (with or without .local), case-insensitively")
     func matching() {
         let all = [nas, plug, old]
-        #expect(DeviceHistoryText.matches(nas.id.description.uppercased(), in: all) == [nas])
-        #expect(DeviceHistoryText.matches("02:00:00:00:00:02", in: all) == [plug])
-        #expect(DeviceHistoryText.matches("02:00:00:00:00:02".uppercased(), in: all) == [plug])
-        #expect(DeviceHistoryText.matches("nas", in: all) == [nas])
-        #expect(DeviceHistoryText.matches("NAS.local.", in: all) == [nas])
-        #expect(DeviceHistoryText.matches("old laptop", in: all) == [old])
-        #expect(DeviceHistoryText.matches("printer", in: all).isEmpty)
+        #expect(KnownDeviceText.matches(nas.id.description.uppercased(), in: all) == [nas])
+        #expect(KnownDeviceText.matches("02:00:00:00:00:02", in: all) == [plug])
+        #expect(KnownDeviceText.matches("02:00:00:00:00:02".uppercased(), in: all) == [plug])
+        #expect(KnownDeviceText.matches("nas", in: all) == [nas])
+        #expect(KnownDeviceText.matches("NAS.local.", in: all) == [nas])
+        #expect(KnownDeviceText.matches("old laptop", in: all) == [old])
+        #expect(KnownDeviceText.matches("printer", in: all).isEmpty)
         let twin = known("NAS", host: "nas-2.local", mac: "00:00:0c:00:00:09")
-        #expect(DeviceHistoryText.matches("nas", in: all + [twin]).count == 2, "an ambiguous name matches both")
+        #expect(KnownDeviceText.matches("nas", in: all + [twin]).count == 2, "an ambiguous name matches both")
     }
 
-    @Test("the history table: state online/offline/absent, last seen now while online, a nameless device by its MAC")
+    @Test("the known table: state online/offline/absent, last seen now while online, a nameless device by its MAC")
     func table() {
-        let lines = DeviceHistoryText.table([nas, plug, old])
+        let lines = KnownDeviceText.table([nas, plug, old])
         #expect(lines.count == 4)
         #expect(lines[0].hasPrefix("NAME "))
         #expect(lines[1].hasPrefix("NAS ") && lines[1].contains(" online ") && lines[1].contains(" now "))
@@ -66,14 +66,14 @@ struct DeviceHistoryTextTests {
         #expect(
             lines[3].hasPrefix("Old Laptop ") && lines[3].contains(" absent ") && lines[3].hasSuffix(old.id.description)
         )
-        #expect(DeviceHistoryText.table([]) == ["peerscand remembers no device yet."])
+        #expect(KnownDeviceText.table([]) == ["peerscand remembers no device yet."])
     }
 
     @Test("show: the device, then each host name, MAC address and address with when it was first and last seen")
     func details() {
         var evil = old
         evil.name = "Old\u{1b}[2JLaptop"
-        let lines = DeviceHistoryText.details(PeerScanWire.GetDeviceReply(device: nil, history: evil))
+        let lines = KnownDeviceText.details(PeerScanWire.GetDeviceReply(device: nil, history: evil))
         #expect(lines.contains("state:       absent"))
         #expect(lines.contains("name:        Old\\e[2JLaptop"), "control characters escaped")
         #expect(lines.contains("host names:"))

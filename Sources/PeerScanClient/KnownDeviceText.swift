@@ -1,8 +1,8 @@
 import Foundation
 import PeerScanModel
 
-/// What `peerscanctl history` and `show` print, and how they find a device by name or MAC address.
-public enum DeviceHistoryText {
+/// What `peerscanctl known` and `show` print, and how they find a device by name or MAC address.
+public enum KnownDeviceText {
     /// The device a user means by `query`: its id, a name (display name or host name, case-insensitive) or a MAC
     /// address, among `devices`.
     ///
@@ -19,7 +19,7 @@ public enum DeviceHistoryText {
         }
     }
 
-    /// The `history` table: one row per device remembered, most recently seen first.
+    /// The `known` table: one row per device the registry knows, most recently seen first.
     /// - Complexity: O(n) for n devices.
     public static func table(_ devices: [PeerScanWire.KnownDevice]) -> [String] {
         guard !devices.isEmpty else { return ["peerscand remembers no device yet."] }
