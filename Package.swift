@@ -18,7 +18,7 @@
 //   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
 //   NeighbourTable    the Swift wrapper of CNetlink, its only importer: the kernel's ARP/NDP table, dump and changes
 //   Probing           the probe rounds: a sweep of the connected subnets, re-probes of the neighbours the kernel knows
-//   MACVendors        the organization behind a MAC address, from Debian's ieee-data registry files
+//   MACVendors        the organization behind a MAC address, from the IEEE's assignment files (Debian's ieee-data)
 //   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
 //   CMosquitto        the system library libmosquitto (Debian: libmosquitto-dev; no pkg-config: its -D_REENTRANT is refused)
 //   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up

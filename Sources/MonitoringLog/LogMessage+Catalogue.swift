@@ -145,7 +145,7 @@ extension LogMessage {
     public static let registryWritesResumed = LogMessage("registry writes resumed", .notice, keys: ["path"])
     public static let registryLoaded = LogMessage("registry loaded", .info, keys: ["path", "devices", "forgotten"])
     public static let registryForgetting = LogMessage("registry forgetting", .info, keys: ["devices"])
-    public static let vendorDatabaseUnusable = LogMessage("vendor registry unusable", .warning, keys: ["error"])
+    public static let vendorDatabaseUnusable = LogMessage("vendor data unusable", .warning, keys: ["error"])
 
     // MARK: Clients (Varlink)
 

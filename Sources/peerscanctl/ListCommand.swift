@@ -11,7 +11,7 @@ struct ListCommand: AsyncParsableCommand {
             one row per device: NAME (the name most of its services share, or the first MAC address of a device \
             that speaks no mDNS), STATE (online, or offline: it has not answered for peerscand's --offline-after), \
             HOST (its mDNS host name), MAC (its MAC addresses), VENDOR (the organization of the first MAC address's \
-            block in the IEEE registry), ADDRESSES (IPv4, then IPv6) and SERVICES (the DNS-SD service types it \
+            block in the IEEE assignments), ADDRESSES (IPv4, then IPv6) and SERVICES (the DNS-SD service types it \
             offers). Named devices come first, sorted by name. While scanning is off there are no devices.
 
             With --json, prints the reply's parameters (epoch, sequence, snapshot) exactly as received, as one line \

@@ -29,7 +29,7 @@ struct Peerscand: AsyncParsableCommand {
             neighbour table (ARP and NDP), which it keeps filled by probing the directly connected subnets. It \
             merges what it finds into devices — one per physical host: an mDNS host name with the MAC addresses its \
             addresses resolve to, or a MAC address that no mDNS host claims — each identified by a UUID it keeps \
-            across sources and restarts, with its vendor (from the IEEE registry) and whether it is online. A \
+            across sources and restarts, with its vendor (from the IEEE's assignments) and whether it is online. A \
             registry in the state directory (SQLite) remembers every device seen: its first and last seen, every host \
             name, MAC address and address. It keeps a \
             snapshot of two sections: "config" (the scanning switch and this host) and "networks" (the devices, \
