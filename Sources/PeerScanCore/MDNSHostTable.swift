@@ -31,55 +31,57 @@ import PeerScanModel
 /// device that waits on nothing is never held.
 public struct MDNSHostTable: Sendable {
     /// One resolved instance, and when (in resolution order) it was last resolved.
-    private struct Row: Sendable {
+    struct Row: Sendable {
         var instance: ServiceInstance
         var hostName: String
         var resolution: UInt64
     }
 
-    private var rows: [ServiceInstanceKey: Row] = [:]
-    private var keysByHost: [String: Set<ServiceInstanceKey>] = [:]
+    // The state below is internal, not private, only for the extensions in MDNSHostTable+*.swift: nothing outside
+    // the table touches it.
+    var rows: [ServiceInstanceKey: Row] = [:]
+    var keysByHost: [String: Set<ServiceInstanceKey>] = [:]
     /// The address records of each host with rows: confirmed, and (during a resync) not reported again yet.
-    private var addressRecords: [String: Set<HostAddress>] = [:]
-    private var unconfirmedAddressRecords: [String: Set<HostAddress>] = [:]
+    var addressRecords: [String: Set<HostAddress>] = [:]
+    var unconfirmedAddressRecords: [String: Set<HostAddress>] = [:]
     /// The hosts whose address records are being resynced (from ``beginResync()`` until
     /// ``finishAddressResync(final:)`` settles them).
-    private var hostsResyncingAddresses: Set<String> = []
-    private var unconfirmed: Set<ServiceInstanceKey> = []
+    var hostsResyncingAddresses: Set<String> = []
+    var unconfirmed: Set<ServiceInstanceKey> = []
     /// The service types seen (an instance found or resolved, or the type's browser settled) since the resync began.
-    private var typesSeenAgain: Set<String> = []
+    var typesSeenAgain: Set<String> = []
     /// The interfaces withdrawn (their link went down) and not reported back yet, and the rows and address records
     /// learnt on withdrawn interfaces that were not reported again since.
-    private var withdrawnInterfaces: Set<String> = []
+    var withdrawnInterfaces: Set<String> = []
     /// The interfaces withdrawn whose withdrawal is not finished yet (still down, or back and being learnt again).
-    private var resyncingInterfaces: Set<String> = []
-    private var withdrawnRows: Set<ServiceInstanceKey> = []
-    private var withdrawnAddressRecords: [String: Set<HostAddress>] = [:]
+    var resyncingInterfaces: Set<String> = []
+    var withdrawnRows: Set<ServiceInstanceKey> = []
+    var withdrawnAddressRecords: [String: Set<HostAddress>] = [:]
     /// The withdrawn interfaces on which a row or record was withdrawn, or reported again, since their last round; and
     /// those on which one was reported again since they were withdrawn.
-    private var interfacesActiveThisRound: Set<String> = []
-    private var interfacesReportedAgain: Set<String> = []
+    var interfacesActiveThisRound: Set<String> = []
+    var interfacesReportedAgain: Set<String> = []
     private var resolutionCounter: UInt64 = 0
-    private var changedHosts: Set<String> = []
+    var changedHosts: Set<String> = []
 
     // Settling (see the type's documentation).
-    private let settles: Bool
+    let settles: Bool
     /// Rows found but not resolved yet, and how many of them each instance name has.
-    private var pendingRows: Set<ServiceInstanceKey> = []
-    private var pendingRowsByName: [String: Int] = [:]
+    var pendingRows: Set<ServiceInstanceKey> = []
+    var pendingRowsByName: [String: Int] = [:]
     /// The hosts whose device was last reported as present.
-    private var reportedHosts: Set<String> = []
+    var reportedHosts: Set<String> = []
     /// The services each reported host lost a row of since it was last reported.
-    private var servicesLosingRows: [String: Set<ServiceKey>] = [:]
+    var servicesLosingRows: [String: Set<ServiceKey>] = [:]
     /// The reported hosts that lost an address record since they were last reported (their rows may be going too).
-    private var hostsLosingAddresses: Set<String> = []
+    var hostsLosingAddresses: Set<String> = []
     /// The hosts whose address records the source started to follow and has not reported as known yet.
-    private var hostsAwaitingAddresses: Set<String> = []
+    var hostsAwaitingAddresses: Set<String> = []
     /// The hosts held back, with the window each waits in.
-    private var heldHosts: [String: Int] = [:]
+    var heldHosts: [String: Int] = [:]
     /// The last window asked for, and whether it is still open.
-    private var window = 0
-    private var isWindowOpen = false
+    var window = 0
+    var isWindowOpen = false
 
     /// Creates an empty table.
     /// - Parameter settles: Whether devices are held back while they wait on rows (see ``MDNSHostTable``).
@@ -88,7 +90,7 @@ public struct MDNSHostTable: Sendable {
     }
 
     /// Whether a resync is under way (``beginResync()`` was called and ``finishResync()`` was not yet).
-    public private(set) var isResyncing = false
+    public internal(set) var isResyncing = false
 
     /// The number of devices.
     public var deviceCount: Int { keysByHost.count }
@@ -179,143 +181,6 @@ public struct MDNSHostTable: Sendable {
         }
     }
 
-    /// Removes what was learnt on `interface` before it was withdrawn and not reported again since (see
-    /// ``DiscoveryEvent/interfaceWithdrawn(_:)``): once its link has been back long enough for the daemon to learn
-    /// the link again, or it stayed down that long.
-    ///
-    /// A daemon withdraws a large link, and learns it again, slowly (on the test LAN, 2,200 services: about a minute,
-    /// at the pace it frees and takes resolvers over D-Bus). So the rows not seen again go only once the daemon has
-    /// reported from the link again and then a whole round passed in which nothing was withdrawn or reported again.
-    /// The address records not reported again go only in the last round: a host's records come back piecemeal (an
-    /// answer carrying one of its addresses is no sign the others are gone).
-    ///
-    /// - Parameter final: Drop everything withdrawn on the interface and not reported again (the last round, or a
-    ///   link that is still down).
-    /// - Returns: How many devices lost something (a row or an address record), and how many rows and hosts of the
-    ///   interface still wait (another round is due while it is not 0).
-    /// - Complexity: O(w) for w rows and address records withdrawn on any interface.
-    @discardableResult
-    public mutating func finishWithdrawal(of interface: String, final: Bool = true) -> (devices: Int, waiting: Int) {
-        let wasBusy = interfacesActiveThisRound.remove(interface) != nil
-        let isBack = interfacesReportedAgain.contains(interface)
-        var touched: Set<String> = []
-        var waiting = 0
-        if final || (isBack && !wasBusy) {
-            for key in withdrawnRows where key.interface == interface {
-                if let host = rows[key]?.hostName { touched.insert(host) }
-                remove(key)
-            }
-        } else {
-            waiting += withdrawnRows.count { $0.interface == interface }
-        }
-        for (host, records) in withdrawnAddressRecords {
-            let withdrawn = records.filter { $0.interface == interface }
-            guard !withdrawn.isEmpty else { continue }
-            guard final else {
-                waiting += 1
-                continue
-            }
-            withdrawnAddressRecords[host]?.subtract(withdrawn)
-            if withdrawnAddressRecords[host]?.isEmpty == true { withdrawnAddressRecords[host] = nil }
-            guard addressRecords[host] != nil else { continue }
-            addressRecords[host]?.subtract(withdrawn)
-            changedHosts.insert(host)
-            touched.insert(host)
-        }
-        if waiting == 0 {
-            interfacesReportedAgain.remove(interface)
-            resyncingInterfaces.remove(interface)
-        }
-        return (touched.count, waiting)
-    }
-
-    /// A row withdrawn with its interface is reported again.
-    private mutating func confirmWithdrawn(_ key: ServiceInstanceKey) {
-        if withdrawnRows.remove(key) != nil { noteReconfirmation(on: key.interface) }
-    }
-
-    private mutating func noteReconfirmation(on interface: String) {
-        interfacesActiveThisRound.insert(interface)
-        interfacesReportedAgain.insert(interface)
-    }
-
-    /// The devices with a row learnt on `interface` (for the log).
-    /// - Complexity: O(r) for r rows.
-    public func deviceCount(on interface: String) -> Int {
-        Set(rows.values.lazy.filter { $0.instance.key.interface == interface }.map(\.hostName)).count
-    }
-
-    private mutating func forgetWithdrawals() {
-        withdrawnInterfaces = []
-        resyncingInterfaces = []
-        withdrawnRows = []
-        withdrawnAddressRecords = [:]
-        interfacesActiveThisRound = []
-        interfacesReportedAgain = []
-    }
-
-    /// Marks every instance unconfirmed; instances seen or resolved again before ``finishResync()`` are kept.
-    public mutating func beginResync() {
-        forgetWithdrawals()  // the daemon that comes back reports every interface anew: the resync covers them
-        unconfirmed = Set(rows.keys)
-        for (host, records) in addressRecords { unconfirmedAddressRecords[host, default: []].formUnion(records) }
-        hostsResyncingAddresses = Set(addressRecords.keys)
-        typesSeenAgain = []
-        isResyncing = true
-    }
-
-    /// Removes the unconfirmed instances of the service types seen again since ``beginResync()``: their browsers
-    /// have reported, so an instance still unconfirmed is gone. Instances of types not seen again stay until
-    /// ``finishResync()``. The resync ends when no unconfirmed instance is left.
-    public mutating func finishResyncOfTypesSeenAgain() {
-        for key in unconfirmed where typesSeenAgain.contains(key.type) { remove(key) }
-        if unconfirmed.isEmpty { finishResync() }
-    }
-
-    /// Removes every instance that was not seen or resolved again since ``beginResync()``.
-    public mutating func finishResync() {
-        for key in unconfirmed { remove(key) }
-        unconfirmed = []
-        typesSeenAgain = []
-        isResyncing = false
-    }
-
-    /// Drops the address records not reported again since ``beginResync()``, and those removed meanwhile and not
-    /// reported again since — in the last round.
-    ///
-    /// Later than the rows: a host's records are only followed again once one of its rows has resolved again, against
-    /// a daemon whose cache may be empty (and flushes records while it fills again). And a daemon that comes back to
-    /// a large LAN asks every host again, which takes it a while (on the test LAN, 520 hosts: ~27 s until the last
-    /// answered, some hosts over 40 s), and a host's records come back piecemeal (an answer carrying one of its
-    /// addresses is no sign that the others are gone: dropping them then, they came back seconds later). So the
-    /// earlier rounds only tell whether any record still waits; the last one drops what never came back.
-    ///
-    /// - Parameter final: Drop every record not reported again (the last round).
-    /// - Returns: How many hosts still wait for records to be reported again.
-    /// - Complexity: O(u) for u unconfirmed records.
-    @discardableResult
-    public mutating func finishAddressResync(final: Bool = true) -> Int {
-        guard final else {
-            if unconfirmedAddressRecords.isEmpty { hostsResyncingAddresses = [] }
-            return unconfirmedAddressRecords.count
-        }
-        for (host, records) in unconfirmedAddressRecords where !records.isEmpty {
-            addressRecords[host]?.subtract(records)
-            changedHosts.insert(host)
-        }
-        unconfirmedAddressRecords = [:]
-        hostsResyncingAddresses = []
-        return 0
-    }
-
-    /// The source lost its daemon: the rows it found but had not resolved, and the address lookups it had started,
-    /// are gone with it (they are reported again once it is back), so nothing waits on them any more.
-    public mutating func sourceWentAway() {
-        pendingRows = []
-        pendingRowsByName = [:]
-        hostsAwaitingAddresses = []
-    }
-
     /// Forgets everything (scanning switched off).
     public mutating func removeAll() {
         changedHosts.formUnion(keysByHost.keys)
@@ -335,118 +200,7 @@ public struct MDNSHostTable: Sendable {
         forgetWithdrawals()
     }
 
-    /// Whether nothing is settling: no row found is still unresolved and no device is held back.
-    public var isSettled: Bool { pendingRows.isEmpty && heldHosts.isEmpty && hostsAwaitingAddresses.isEmpty }
-
-    /// A settle window the caller must time: when it has passed, call ``takeChangedDevices(windowExpired:)`` with
-    /// its ``window``.
-    public struct SettleRequest: Hashable, Sendable {
-        /// The window's number.
-        public var window: Int
-    }
-
-    /// The host names whose device changed since they were last reported, each with its device now (`nil` if gone),
-    /// in order of host name — except the devices held back while they settle (see ``MDNSHostTable``).
-    ///
-    /// - Parameter expired: A window the caller reports as passed: what was held in it (or earlier) is released.
-    /// - Returns: The changes to report, and a window to time if a device was held back and no window is open.
-    /// - Complexity: O(c log c + r) for c changed hosts and r of their rows.
-    public mutating func takeChangedDevices(
-        windowExpired expired: Int? = nil
-    ) -> (changes: [(hostName: String, device: Device?)], settle: SettleRequest?) {
-        var releasedNow: Set<String> = []
-        if let expired {
-            for (host, heldIn) in heldHosts where heldIn <= expired { releasedNow.insert(host) }
-            if expired >= window { isWindowOpen = false }
-        }
-        var changes: [(hostName: String, device: Device?)] = []
-        var stillHeld: Set<String> = []
-        var request: SettleRequest?
-        for host in changedHosts.sorted() {
-            if settles && !releasedNow.contains(host) && isWaiting(host) {
-                if heldHosts[host] == nil {
-                    if !isWindowOpen {
-                        window += 1
-                        isWindowOpen = true
-                        request = SettleRequest(window: window)
-                    }
-                    heldHosts[host] = window
-                }
-                stillHeld.insert(host)
-                continue
-            }
-            heldHosts[host] = nil
-            servicesLosingRows[host] = nil
-            hostsLosingAddresses.remove(host)
-            let device = device(hostName: host)
-            if device != nil { reportedHosts.insert(host) } else { reportedHosts.remove(host) }
-            changes.append((host, device))
-        }
-        changedHosts = stillHeld
-        return (changes, request)
-    }
-
-    /// Whether a host's device waits on rows: not reported yet, with rows of its instance names still unresolved;
-    /// or reported, having lost a row, with rows left of that service or of another service of the same instance
-    /// name (a device that leaves withdraws all of them at once).
-    private func isWaiting(_ host: String) -> Bool {
-        guard let keys = keysByHost[host], !keys.isEmpty else { return false }  // gone: nothing to wait for
-        if !reportedHosts.contains(host) {
-            if hostsAwaitingAddresses.contains(host) { return true }
-            return !pendingRowsByName.isEmpty && keys.contains { pendingRowsByName[$0.name] != nil }
-        }
-        if hostsLosingAddresses.contains(host) { return true }  // its rows may be going too: a departure
-        guard let losing = servicesLosingRows[host] else { return false }
-        let names = Set(losing.map(\.name))
-        return keys.contains { losing.contains($0.service) || names.contains($0.name) }
-    }
-
-    private mutating func forgetPending(_ key: ServiceInstanceKey) {
-        guard pendingRows.remove(key) != nil else { return }
-        pendingRowsByName[key.name, default: 1] -= 1
-        if pendingRowsByName[key.name] == 0 { pendingRowsByName[key.name] = nil }
-    }
-
-    /// Every device, in no particular order.
-    public var devices: [Device] { keysByHost.keys.compactMap { device(hostName: $0) } }
-
-    /// The device with this canonical host name, derived from its instances, or `nil` if it has none.
-    /// - Complexity: O(k log k) for k instances of the device.
-    public func device(hostName: String) -> Device? {
-        guard let keys = keysByHost[hostName], !keys.isEmpty else { return nil }
-        let hostRows = keys.compactMap { rows[$0] }
-        var addresses: Set<String> = []
-        var interfaces: Set<String> = []
-        var latest: [ServiceKey: Row] = [:]
-        for record in addressRecords[hostName] ?? [] { addresses.insert(record.address) }
-        for record in unconfirmedAddressRecords[hostName] ?? [] { addresses.insert(record.address) }
-        for row in hostRows {
-            addresses.formUnion(row.instance.addresses)
-            interfaces.insert(row.instance.key.interface)
-            let service = row.instance.key.service
-            if let current = latest[service], current.resolution > row.resolution { continue }
-            latest[service] = row
-        }
-        let services = latest.sorted { $0.key < $1.key }.map { service, row in
-            DeviceService(
-                name: service.name,
-                type: service.type,
-                domain: service.domain,
-                port: row.instance.port,
-                txt: Self.canonicalTXT(row.instance.txt)
-            )
-        }
-        return Device(
-            id: DeviceID.make(hostName: hostName),
-            hostName: hostName,
-            displayName: Self.displayName(hostName: hostName, services: services),
-            addresses: addresses.sorted(by: AddressOrder.precedes),
-            interfaces: interfaces.sorted(),
-            services: services
-        )
-    }
-
-    private mutating func remove(_ key: ServiceInstanceKey) {
+    mutating func remove(_ key: ServiceInstanceKey) {
         guard let row = rows.removeValue(forKey: key) else { return }
         if settles && reportedHosts.contains(row.hostName) {
             servicesLosingRows[row.hostName, default: []].insert(key.service)
@@ -465,22 +219,6 @@ public struct MDNSHostTable: Sendable {
         changedHosts.insert(row.hostName)
     }
 
-    /// A TXT record in canonical form: the first entry of each key (RFC 6763 §6.4; keys compare case-insensitively),
-    /// sorted by key, so that the order a responder publishes in never shows as a change.
-    static func canonicalTXT(_ entries: [TXTEntry]) -> [TXTEntry] {
-        var seen: Set<String> = []
-        return entries.filter { !$0.key.isEmpty && seen.insert($0.key.lowercased()).inserted }.sorted {
-            $0.key < $1.key
-        }
-    }
-
-    /// The instance name most of the services share (ties: the smallest), or the host name's first label.
-    static func displayName(hostName: String, services: [DeviceService]) -> String {
-        var counts: [String: Int] = [:]
-        for service in services { counts[service.name, default: 0] += 1 }
-        let best = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }
-        return best?.key ?? String(hostName.split(separator: ".").first ?? Substring(hostName))
-    }
 }
 
 extension Dictionary {
@@ -492,26 +230,5 @@ extension Dictionary {
         guard self[key]?.remove(member) != nil else { return false }
         if self[key]?.isEmpty == true { self[key] = nil }
         return true
-    }
-}
-
-/// The order of addresses in a device: IPv4 before IPv6, IPv4 numerically, IPv6 by text.
-enum AddressOrder {
-    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        let lhsV4 = ipv4Octets(lhs)
-        let rhsV4 = ipv4Octets(rhs)
-        switch (lhsV4, rhsV4) {
-        case (let l?, let r?): return l.lexicographicallyPrecedes(r)
-        case (.some, nil): return true
-        case (nil, .some): return false
-        case (nil, nil): return lhs < rhs
-        }
-    }
-
-    private static func ipv4Octets(_ address: String) -> [Int]? {
-        let parts = address.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
-        let octets = parts.compactMap { Int($0) }
-        return octets.count == 4 ? octets : nil
     }
 }

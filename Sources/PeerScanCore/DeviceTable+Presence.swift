@@ -1,0 +1,70 @@
+// The device table's presence: whether a neighbour or a MAC address answers, and forgetting devices.
+
+import Discovery
+import PeerScanModel
+
+extension DeviceTable {
+    /// Whether the kernel's entry counts as the neighbour answering now: reachable, being verified (delay, probe)
+    /// or configured (permanent); stale only if the kernel confirmed it within ``Presence/offlineAfter`` (an entry
+    /// may stay stale for hours after its host left, until traffic makes the kernel verify it: the daemon's
+    /// probing does).
+    public func isAnswering(_ neighbour: Neighbour, now: Duration) -> Bool {
+        switch neighbour.state {
+        case .reachable, .delay, .probe, .permanent:
+            return neighbour.macAddress != nil
+        case .stale:
+            guard neighbour.macAddress != nil else { return false }
+            guard let confirmed = neighbour.lastConfirmed else { return true }
+            return now - confirmed < presence.offlineAfter
+        case .incomplete, .failed:
+            return false
+        }
+    }
+
+    func answers(mac: String, now: Duration) -> Bool {
+        (addressesByMAC[mac] ?? []).contains { address in
+            guard let neighbour = neighbours[address], neighbour.macAddress == mac else { return false }
+            return isAnswering(neighbour, now: now)
+        }
+    }
+
+    /// Forgets a device and every key it was known by (an operator's request). A device that answers now stays,
+    /// with its history starting over (it is new again); one that does not is removed.
+    ///
+    /// - Returns: Whether the device was known.
+    public mutating func forget(_ id: DeviceID, now: Duration) -> Bool {
+        let known = identities.isKnown(id) || published[id] != nil
+        identities.forget(id)
+        guard let origin = origins[id] else { return known }
+        if silent.contains(id) {
+            switch origin {
+            case .host(let hostName): forget(hostName: hostName)
+            case .mac(let mac): forget(mac: mac)
+            }
+            publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
+        } else {
+            published[id] = nil  // published again as a new device, with its keys bound anew
+            markForDerivation(origin)
+        }
+        return known
+    }
+
+    mutating func forget(hostName: String) {
+        guard let host = mdnsHosts.removeValue(forKey: hostName) else { return }
+        for address in host.device.addresses {
+            hostsByAddress[address]?.remove(hostName)
+            if hostsByAddress[address]?.isEmpty == true { hostsByAddress[address] = nil }
+            if let mac = macByAddress[address] { forget(mac: mac) }
+        }
+    }
+
+    mutating func forget(mac: String) {
+        for address in addressesByMAC.removeValue(forKey: mac) ?? [] where macByAddress[address] == mac {
+            macByAddress[address] = nil
+            interfaceByAddress[address] = nil
+            failedSince[address] = nil
+        }
+        lastAnswerByMAC[mac] = nil
+        dirtyMACs.insert(mac)
+    }
+}

@@ -1,0 +1,230 @@
+// Taking the device table's changes: deriving the devices marked dirty again, identifying and publishing them, and
+// checking the offline and forget deadlines of those that do not answer.
+
+import Discovery
+import PeerScanModel
+
+extension DeviceTable {
+    // MARK: Output
+
+    /// The devices that changed since the last take, each with its item now (`nil` if removed), in order of
+    /// identifier, and the events to log. Checks the deadlines of devices that do not answer.
+    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
+    public mutating func takeChanges(now: Duration) -> (changes: [(id: DeviceID, device: Device?)], events: [Event]) {
+        for id in silent {
+            guard let device = published[id], let last = lastAnswer[id], let origin = origins[id] else { continue }
+            let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
+            guard now >= last + deadline else { continue }
+            markForDerivation(origin)
+        }
+        while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty {
+            for hostName in dirtyHosts.sorted() {
+                dirtyHosts.remove(hostName)
+                derive(hostName: hostName, now: now)
+            }
+            for mac in dirtyMACs.sorted() {
+                dirtyMACs.remove(mac)
+                derive(mac: mac, now: now)
+            }
+        }
+        defer {
+            pendingChanges = []
+            pendingEvents = []
+        }
+        var latest: [DeviceID: Device?] = [:]
+        for (id, device) in pendingChanges { latest[id] = device }  // a device's last change counts
+        return (latest.map { (id: $0.key, device: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
+    }
+
+    // MARK: Derivation
+
+    /// Derives the device of `origin` again at the next take.
+    mutating func markForDerivation(_ origin: Origin) {
+        switch origin {
+        case .host(let hostName): dirtyHosts.insert(hostName)
+        case .mac(let mac): dirtyMACs.insert(mac)
+        }
+    }
+
+    mutating func markDirty(host hostName: String) {
+        dirtyHosts.insert(hostName)
+        for address in mdnsHosts[hostName]?.device.addresses ?? [] {
+            if let mac = macByAddress[address] { dirtyMACs.insert(mac) }
+        }
+        if let id = idByOrigin[.host(hostName)] { dirtyMACs.formUnion(linkedMACs(of: id)) }
+    }
+
+    mutating func markDirty(mac: String) {
+        dirtyMACs.insert(mac)
+        for address in addressesByMAC[mac] ?? [] {
+            for hostName in hostsByAddress[address] ?? [] { dirtyHosts.insert(hostName) }
+        }
+        if let hostName = linkedHost(of: mac) { dirtyHosts.insert(hostName) }
+    }
+
+    /// The published mDNS host whose device `mac`'s key is bound to (the registry knows them as one device).
+    private func linkedHost(of mac: String) -> String? {
+        guard let id = identities.id(for: .macAddress(mac)), case .host(let hostName)? = origins[id] else { return nil }
+        return hostName
+    }
+
+    /// The MAC addresses bound to `id` that answer for some address now.
+    private func linkedMACs(of id: DeviceID) -> [String] {
+        identities.keys(of: id).compactMap { key in
+            guard case .macAddress(let mac) = key, addressesByMAC[mac]?.isEmpty == false else { return nil }
+            return mac
+        }
+    }
+
+    /// Whether no mDNS host other than `hostName` claims one of `mac`'s addresses.
+    private func isUnclaimed(_ mac: String, except hostName: String) -> Bool {
+        (addressesByMAC[mac] ?? []).allSatisfy { address in
+            (hostsByAddress[address] ?? []).allSatisfy { $0 == hostName }
+        }
+    }
+
+    private func interfaces(of addresses: Set<String>) -> Set<String> {
+        Set(addresses.compactMap { interfaceByAddress[$0] })
+    }
+
+    private mutating func derive(hostName: String, now: Duration) {
+        let origin = Origin.host(hostName)
+        guard let host = mdnsHosts[hostName] else {
+            publish(nil, origin: origin, answering: false, lastAnswer: now)
+            return
+        }
+        var macs = Set(host.device.addresses.compactMap { macByAddress[$0] })
+        // The MAC addresses the registry knows as this device's are its own too, while no other host claims them
+        // (its mDNS addresses may not be resolved yet: after a restart, or an IPv6-only announcement).
+        if let known = idByOrigin[origin] ?? identities.id(for: .hostName(DeviceID.canonicalHostName(hostName))) {
+            for mac in linkedMACs(of: known) where isUnclaimed(mac, except: hostName) { macs.insert(mac) }
+        }
+        var addresses = Set(host.device.addresses)
+        for mac in macs { addresses.formUnion(addressesByMAC[mac] ?? []) }
+        let answering = host.isPresent || macs.contains { answers(mac: $0, now: now) }
+        var last = host.isPresent ? now : host.lastSeen
+        for mac in macs { last = max(last, lastAnswerByMAC[mac] ?? .zero) }
+        let online = answering || now < last + presence.offlineAfter
+        if !online && now >= last + presence.forgetAfter {
+            forget(hostName: hostName)
+            for mac in macs { forget(mac: mac) }
+            publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
+            return
+        }
+        var device = host.device
+        let sortedMACs = macs.sorted()
+        device.id = identify(origin, macAddresses: sortedMACs)
+        device.addresses = addresses.sorted(by: AddressOrder.precedes)
+        device.interfaces = Set(host.device.interfaces).union(interfaces(of: addresses)).sorted()
+        device.macAddresses = sortedMACs
+        device.vendor = sortedMACs.first.flatMap(vendorOf)
+        device.online = online
+        publish(device, origin: origin, answering: answering, lastAnswer: last)
+    }
+
+    private mutating func derive(mac: String, now: Duration) {
+        let origin = Origin.mac(mac)
+        let addresses = addressesByMAC[mac] ?? []
+        let hostsByAddress = self.hostsByAddress
+        let owner = addresses.compactMap { hostsByAddress[$0]?.min() }.min() ?? linkedHost(of: mac)
+        guard !addresses.isEmpty, owner == nil else {
+            publish(nil, origin: origin, answering: false, lastAnswer: now, mergedInto: owner.map(Origin.host))
+            return
+        }
+        if holdsNeighbourOnlyDevices && idByOrigin[origin] == nil {
+            heldMACs.insert(mac)
+            return
+        }
+        heldMACs.remove(mac)
+        let answering = answers(mac: mac, now: now)
+        let last = lastAnswerByMAC[mac] ?? now
+        let online = answering || now < last + presence.offlineAfter
+        if !online && now >= last + presence.forgetAfter {
+            forget(mac: mac)
+            publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
+            return
+        }
+        let device = Device(
+            id: identify(origin, macAddresses: [mac]),
+            hostName: nil,
+            displayName: nil,
+            addresses: addresses.sorted(by: AddressOrder.precedes),
+            interfaces: interfaces(of: addresses).sorted(),
+            services: [],
+            macAddresses: [mac],
+            vendor: vendorOf(mac),
+            online: online
+        )
+        publish(device, origin: origin, answering: answering, lastAnswer: last)
+    }
+
+    /// The identifier of the device derived from `origin`: the one it has, or one from ``identities``. Binds the
+    /// device's keys either way.
+    private mutating func identify(_ origin: Origin, macAddresses: [String]) -> DeviceID {
+        let current = idByOrigin[origin]
+        let origins = self.origins
+        let isAvailable = { (id: DeviceID) -> Bool in
+            guard let holder = origins[id], holder != origin else { return true }
+            // A host takes over the item of a MAC-only device of one of its MAC addresses.
+            if case .host = origin, case .mac(let mac) = holder, macAddresses.contains(mac) { return true }
+            return false
+        }
+        switch origin {
+        case .host(let hostName):
+            return identities.identify(
+                hostName: hostName,
+                macAddresses: macAddresses,
+                current: current,
+                isAvailable: isAvailable
+            )
+        case .mac(let mac):
+            return identities.identify(macAddress: mac, current: current, isAvailable: isAvailable)
+        }
+    }
+
+    /// Publishes what `origin` derives now: `device`, or nothing (the device went: forgotten, if `forgets`, or merged
+    /// into the device of `owner`).
+    mutating func publish(
+        _ device: Device?,
+        origin: Origin,
+        answering: Bool,
+        lastAnswer last: Duration,
+        mergedInto owner: Origin? = nil,
+        forgets: Bool = false
+    ) {
+        guard let device else {
+            guard let id = idByOrigin.removeValue(forKey: origin), origins[id] == origin,
+                let old = published.removeValue(forKey: id)
+            else { return }
+            origins[id] = nil
+            lastAnswer[id] = nil
+            silent.remove(id)
+            pendingChanges.append((id, nil))
+            if let survivor = owner.flatMap({ idByOrigin[$0] }), survivor != id {
+                identities.merge(id, into: survivor)
+                pendingEvents.append(.merged(old, into: survivor))
+            } else {
+                if forgets { identities.forget(id) }
+                pendingEvents.append(.forgotten(old))
+            }
+            return
+        }
+        let id = device.id
+        if let holder = origins[id], holder != origin { idByOrigin[holder] = nil }  // taken over
+        let old = published[id]
+        published[id] = device
+        origins[id] = origin
+        idByOrigin[origin] = id
+        lastAnswer[id] = last
+        if answering { silent.remove(id) } else { silent.insert(id) }
+        guard old != device else { return }
+        pendingChanges.append((id, device))
+        if let old {
+            if old.online != device.online { pendingEvents.append(device.online ? .online(device) : .offline(device)) }
+        } else if identities.notePublished(id) {
+            pendingEvents.append(.returned(device))
+        } else {
+            pendingEvents.append(.appeared(device))
+        }
+    }
+}

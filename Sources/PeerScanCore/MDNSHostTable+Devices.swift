@@ -1,0 +1,62 @@
+// The devices the mDNS host table derives from its rows and address records.
+
+import Discovery
+import PeerScanModel
+
+extension MDNSHostTable {
+    /// Every device, in no particular order.
+    public var devices: [Device] { keysByHost.keys.compactMap { device(hostName: $0) } }
+
+    /// The device with this canonical host name, derived from its instances, or `nil` if it has none.
+    /// - Complexity: O(k log k) for k instances of the device.
+    public func device(hostName: String) -> Device? {
+        guard let keys = keysByHost[hostName], !keys.isEmpty else { return nil }
+        let hostRows = keys.compactMap { rows[$0] }
+        var addresses: Set<String> = []
+        var interfaces: Set<String> = []
+        var latest: [ServiceKey: Row] = [:]
+        for record in addressRecords[hostName] ?? [] { addresses.insert(record.address) }
+        for record in unconfirmedAddressRecords[hostName] ?? [] { addresses.insert(record.address) }
+        for row in hostRows {
+            addresses.formUnion(row.instance.addresses)
+            interfaces.insert(row.instance.key.interface)
+            let service = row.instance.key.service
+            if let current = latest[service], current.resolution > row.resolution { continue }
+            latest[service] = row
+        }
+        let services = latest.sorted { $0.key < $1.key }.map { service, row in
+            DeviceService(
+                name: service.name,
+                type: service.type,
+                domain: service.domain,
+                port: row.instance.port,
+                txt: Self.canonicalTXT(row.instance.txt)
+            )
+        }
+        return Device(
+            id: DeviceID.make(hostName: hostName),
+            hostName: hostName,
+            displayName: Self.displayName(hostName: hostName, services: services),
+            addresses: addresses.sorted(by: AddressOrder.precedes),
+            interfaces: interfaces.sorted(),
+            services: services
+        )
+    }
+
+    /// A TXT record in canonical form: the first entry of each key (RFC 6763 §6.4; keys compare case-insensitively),
+    /// sorted by key, so that the order a responder publishes in never shows as a change.
+    static func canonicalTXT(_ entries: [TXTEntry]) -> [TXTEntry] {
+        var seen: Set<String> = []
+        return entries.filter { !$0.key.isEmpty && seen.insert($0.key.lowercased()).inserted }.sorted {
+            $0.key < $1.key
+        }
+    }
+
+    /// The instance name most of the services share (ties: the smallest), or the host name's first label.
+    static func displayName(hostName: String, services: [DeviceService]) -> String {
+        var counts: [String: Int] = [:]
+        for service in services { counts[service.name, default: 0] += 1 }
+        let best = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }
+        return best?.key ?? String(hostName.split(separator: ".").first ?? Substring(hostName))
+    }
+}
