@@ -1,14 +1,19 @@
 // swift-tools-version: 6.2
 // peerscan: a diffable snapshot of the devices on the local networks, streamed over Varlink.
 //
-// Every target in one line, in data-flow order (Avahi events -> mDNS host table -> snapshot -> diff -> subscribers ->
-// socket -> client). Modules depend downward only; only AvahiBrowser imports CAvahi.
+// Every target in one line, in data-flow order (sources -> the discovery seam -> mDNS hosts and devices -> snapshot ->
+// diff -> subscribers -> socket -> client). Modules depend downward only; each C library (C…) has one Swift wrapper, its only importer.
 //   Diffable          snapshots of sections and items, and their minimal-move differences; no dependencies
 //   AsyncPrimitives   a draining queue and a one-shot signal; generic (its lock: NIOConcurrencyHelpers)
 //   MonitoringLog     the catalogue of log messages, levels and keys (the monitoring contract) and how they are logged
 //   CAvahi            the system library libavahi-client (pkg-config avahi-client)
 //   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
 //   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types, their JSON and definition
+//   Discovery         the seam every source delivers through: events, observations, the source protocol, the clock
+//   AvahiSource       the mDNS source: AvahiBrowser's events as discovery events, link withdrawals told apart
+//   NeighbourSource   the neighbour source: the kernel's neighbour entries as observations
+//   CCrypto           the system library libcrypto, OpenSSL's (pkg-config libcrypto)
+//   SystemCrypto      the Swift wrapper of CCrypto, its only importer: SHA-1 through EVP, typed libcrypto errors
 //   PeerScanCore      the daemon's state: discovery events, mDNS host table, snapshot store, scan service, UUIDv5 ids
 //   Varlink           the Varlink protocol (NUL-framed JSON messages, errors) and its client
 //   VarlinkServer     the Varlink server: Unix socket, connections, peer credentials, org.varlink.service
@@ -46,7 +51,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
@@ -113,6 +117,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: SystemCrypto — OpenSSL's libcrypto (which libmosquitto loads anyway) and its one wrapper.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "SystemCrypto", dependencies: ["CCrypto"]),
+        .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto"]),
+
+
         // MARK: Discovery — the seam every source delivers through: events, observations, the source protocol, the clock.
         .target(name: "Discovery", dependencies: ["NetworkInterfaces", "PeerScanModel"]),
 
@@ -150,7 +164,7 @@ let package = Package(
                 "Discovery",
                 "MonitoringLog",
                 "PeerScanModel",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SystemCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -377,7 +391,7 @@ let package = Package(
 
 
         // MARK: peerscanctl — the command-line client: its logic in PeerScanClient, a thin executable on top.
-        // Neither links the daemon's modules (PeerScanCore, swift-crypto, ServiceLifecycle).
+        // Neither links the daemon's modules (PeerScanCore, SystemCrypto, ServiceLifecycle).
         .target(
             name: "PeerScanClient",
             dependencies: [

@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import PeerScanModel
+internal import SystemCrypto
 
 extension DeviceID {
     /// peerscan's namespace: the version 5 UUID of the DNS name `peerscan.io` in RFC 9562's DNS namespace
@@ -42,12 +42,20 @@ extension DeviceID {
 
     /// A version 5 (SHA-1, name-based) UUID, as RFC 9562 section 5.5 defines it.
     ///
+    /// The SHA-1 comes from the system's libcrypto, which fails only when it is broken (out of memory, or an OpenSSL
+    /// configuration that loads no provider of SHA-1). No other identifier would be right, so that traps, with
+    /// OpenSSL's reasons.
+    ///
     /// - Complexity: O(n) in the length of `name`.
     public static func makeNameBased(namespace: UUID, name: String) -> UUID {
-        var hash = Insecure.SHA1()
-        withUnsafeBytes(of: namespace.uuid) { hash.update(bufferPointer: $0) }
-        hash.update(data: Array(name.utf8))
-        var bytes = Array(hash.finalize().prefix(16))
+        var message = withUnsafeBytes(of: namespace.uuid) { Array($0) }
+        message.append(contentsOf: name.utf8)
+        var bytes: [UInt8]
+        do {
+            bytes = Array(try SHA1.hash(message).prefix(16))
+        } catch {
+            fatalError("a device id needs SHA-1 from the system's libcrypto: \(error)")
+        }
         bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
         return UUID(
