@@ -1,7 +1,7 @@
-"""An independent replayer of peerscan changesets, written from the README's description only.
+"""An independent replayer of peerscan changesets, written from docs/protocol.md's description only.
 
 A snapshot is ``{"sections": [{"id": ..., "items": [...]}, ...]}``; a changeset is the JSON object documented in
-the README ("Changesets"). ``apply(snapshot, changes)`` returns the new snapshot and checks every identifier the
+docs/protocol.md ("Changesets"). ``apply(snapshot, changes)`` returns the new snapshot and checks every identifier the
 changeset names, raising ``ChangesetMismatch`` when it does not fit.
 """
 

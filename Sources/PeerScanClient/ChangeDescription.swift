@@ -76,7 +76,7 @@ public enum ChangeDescription {
         var hiddenDevices = 0
         var removed: [ChangeLine] = []
         for delete in changes.itemDeletes {
-            guard case .peer(let device)? = old.item(at: delete.from) else { continue }
+            guard case .device(let device)? = old.item(at: delete.from) else { continue }
             if networksDeleted && delete.from.section == oldNetworks {
                 hiddenDevices += 1
             } else {
@@ -88,7 +88,7 @@ public enum ChangeDescription {
         var added: [(ItemIndexPath, ChangeLine)] = []
         for insert in changes.itemInserts {
             switch insert.item {
-            case .peer(let device): added.append((insert.at, ChangeLine(.added, summary(of: device))))
+            case .device(let device): added.append((insert.at, ChangeLine(.added, summary(of: device))))
             case .scanning(let enabled):
                 configuration.append(ChangeLine(.configuration, "scanning \(enabled ? "on" : "off")"))
             case .host(let status): configuration += hostLines(from: nil, to: status)
@@ -106,9 +106,9 @@ public enum ChangeDescription {
                 configuration.insert(ChangeLine(.configuration, text), at: 0)
             case (.host(let was)?, .host(let now)):
                 configuration += hostLines(from: was, to: now)
-            case (.peer(let was)?, .peer(let now)):
+            case (.device(let was)?, .device(let now)):
                 added.append((update.at, ChangeLine(.changed, changeSummary(from: was, to: now))))
-            case (_, .peer(let now)):
+            case (_, .device(let now)):
                 added.append((update.at, ChangeLine(.changed, "\(escaped(now.label)): changed")))
             default:
                 break

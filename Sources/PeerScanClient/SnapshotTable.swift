@@ -61,7 +61,7 @@ public enum SnapshotTable {
                 fields.append(
                     ("interfaces", status.interfaces.isEmpty ? "-" : escaped(status.interfaces.joined(separator: ",")))
                 )
-            case .peer:
+            case .device:
                 break
             }
         }

@@ -57,16 +57,16 @@ enum SnapshotProjection {
         let old = next.item(withIdentifier: id)?.device
         guard old != device else { return nil }
         if let old, let device, old.sortKey == device.sortKey {
-            try next.updateItems([.peer(device)])  // the sort key is unchanged
+            try next.updateItems([.device(device)])  // the sort key is unchanged
         } else {
             if old != nil { try next.deleteItems([id]) }
             if let device {
                 let devices = next.items(inSection: .networks) ?? []
                 let index = insertionIndex(of: device, in: devices)
                 if index < devices.count {
-                    try next.insertItems([.peer(device)], beforeItem: devices[index].id)
+                    try next.insertItems([.device(device)], beforeItem: devices[index].id)
                 } else {
-                    try next.appendItems([.peer(device)], toSection: .networks)
+                    try next.appendItems([.device(device)], toSection: .networks)
                 }
             }
         }

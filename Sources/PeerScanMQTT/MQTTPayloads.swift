@@ -6,7 +6,7 @@ public enum MQTTPayloads {
     /// A device topic's payload: the device's item exactly as in the snapshot
     /// (`{"addresses":[…],"id":…,"kind":"peer",…}`).
     public static func device(_ device: Device) -> [UInt8] {
-        encode(ScanItem.peer(device))
+        encode(ScanItem.device(device))
     }
 
     /// An `events` message for a changeset: `{"changes":{…},"event":"changeset","sequence":N}`, the line

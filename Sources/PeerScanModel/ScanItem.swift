@@ -29,7 +29,7 @@ public struct HostStatus: Hashable, Sendable {
 
 /// An item of peerscan's snapshot.
 ///
-/// JSON form (the wire form of every item — see the README's snapshot model):
+/// JSON form (the wire form of every item — see docs/protocol.md):
 /// - `{"id": UUID, "kind": "scanning", "enabled": Bool}`
 /// - `{"id": UUID, "kind": "host", "hostName": String?, "avahiState": "running"|"connecting"|"registering"|
 ///   "collision"|"failure"|"unavailable", "avahiReason": String?, "interfaces": [String]}`
@@ -41,15 +41,16 @@ public enum ScanItem: Hashable, Sendable, Identifiable {
     case scanning(enabled: Bool)
     /// This host.
     indirect case host(HostStatus)
-    /// A device found on the network. Boxed (`indirect`): a snapshot copies and compares its items often, and a box
-    /// is one reference to count instead of one per field of the device.
-    indirect case peer(Device)
+    /// A device found on the network (`"kind": "peer"` on the wire, the name the protocol has always used). Boxed
+    /// (`indirect`): a snapshot copies and compares its items often, and a box is one reference to count instead of
+    /// one per field of the device.
+    indirect case device(Device)
 
     public var id: DeviceID {
         switch self {
         case .scanning: DeviceID.scanning
         case .host: DeviceID.host
-        case .peer(let device): device.id
+        case .device(let device): device.id
         }
     }
 
@@ -58,13 +59,13 @@ public enum ScanItem: Hashable, Sendable, Identifiable {
         switch self {
         case .scanning: "scanning"
         case .host: "host"
-        case .peer: "peer"
+        case .device: "peer"
         }
     }
 
-    /// The device, for a `peer` item.
+    /// The device, for a device item.
     public var device: Device? {
-        if case .peer(let device) = self { return device }
+        if case .device(let device) = self { return device }
         return nil
     }
 }
@@ -141,7 +142,7 @@ extension ScanItem: Codable {
                     )
                 )
             }
-            self = .peer(
+            self = .device(
                 Device(
                     id: id,
                     hostName: try container.decodeIfPresent(String.self, forKey: .hostName),
@@ -161,8 +162,8 @@ extension ScanItem: Codable {
                 debugDescription: "Unknown item kind \"\(other)\"."
             )
         }
-        // A peer may not take a config item's id: a snapshot would hold two items with one identifier. (The daemon
-        // derives peer ids from host names; a client takes them as they come and does not re-derive them.)
+        // A device may not take a config item's id: a snapshot would hold two items with one identifier. (The daemon
+        // derives device ids from host names; a client takes them as they come and does not re-derive them.)
         guard self.id == id, kind != "peer" || (id != DeviceID.scanning && id != DeviceID.host) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .id,
@@ -186,7 +187,7 @@ extension ScanItem: Codable {
             try container.encode(status.sourceState.name, forKey: .avahiState)
             try container.encode(status.sourceState.reason, forKey: .avahiReason)
             try container.encode(status.interfaces, forKey: .interfaces)
-        case .peer(let device):
+        case .device(let device):
             try container.encode(device.hostName, forKey: .hostName)
             try container.encode(device.displayName, forKey: .displayName)
             try container.encode(device.addresses, forKey: .addresses)

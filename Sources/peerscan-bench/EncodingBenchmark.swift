@@ -24,10 +24,10 @@ struct EncodingBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let off = try ScanSnapshot([(.config, [.scanning(enabled: false)])])
-        let peers = (0..<devices).map { ScanItem.peer(Self.device($0, value: 0)) }
+        let peers = (0..<devices).map { ScanItem.device(Self.device($0, value: 0)) }
         let on = try ScanSnapshot([(.config, [.scanning(enabled: true)]), (.networks, peers)])
         var changed = on
-        try changed.updateItems([.peer(Self.device(devices / 2, value: 1))])
+        try changed.updateItems([.device(Self.device(devices / 2, value: 1))])
         let switchedOn = on.difference(from: off)
         let oneDevice = changed.difference(from: on)
 

@@ -2,7 +2,7 @@
 in the test LAN's namespaces, peerscand in the scanner namespace, and clients on the socket file — the PyPI `varlink`
 package, raw sockets, and a client run as another user.
 
-The key test replays Monitor with `testclient/applier.py` (written from the README, not from the Swift code) and
+The key test replays Monitor with `testclient/applier.py` (written from docs/protocol.md, not from the Swift code) and
 checks the result against GetSnapshot at every sequence GetSnapshot reported.
 """
 

@@ -49,7 +49,7 @@ func makeSnapshot(scanning: Bool = true, host: HostStatus = runningHost, devices
     var sections: [(ScanSection, [ScanItem])] = [(.config, [.scanning(enabled: scanning), .host(host)])]
     if scanning {
         let sorted = devices.sorted { $0.sortKey < $1.sortKey }
-        sections.append((.networks, sorted.map(ScanItem.peer)))
+        sections.append((.networks, sorted.map(ScanItem.device)))
     }
     return try! ScanSnapshot(sections)
 }

@@ -89,8 +89,8 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         let host = HostStatus(hostName: "me.local", sourceState: .running, interfaces: [])
         var expected = ScanChangeset()
         expected.itemInserts = [
-            .init(item: .peer(nas), at: ItemIndexPath(section: 1, item: 0)),
-            .init(item: .peer(tv), at: ItemIndexPath(section: 1, item: 1)),
+            .init(item: .device(nas), at: ItemIndexPath(section: 1, item: 0)),
+            .init(item: .device(tv), at: ItemIndexPath(section: 1, item: 1)),
         ]
         expected.itemUpdates = [.init(item: .host(host), at: ItemIndexPath(section: 0, item: 1))]
         #expect(outcome.changes == expected)
@@ -124,7 +124,7 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         let after = try #require(await store.snapshot.device(hostName: "tv.local"))
         #expect(after != before)
         var expected = ScanChangeset()
-        expected.itemUpdates = [.init(item: .peer(after), at: ItemIndexPath(section: 1, item: 1))]
+        expected.itemUpdates = [.init(item: .device(after), at: ItemIndexPath(section: 1, item: 1))]
         #expect(outcome.changes == expected)
     }
 
@@ -145,7 +145,7 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
                 to: ItemIndexPath(section: 1, item: 2)
             )
         ]
-        expected.itemUpdates = [.init(item: .peer(renamed), at: ItemIndexPath(section: 1, item: 2))]
+        expected.itemUpdates = [.init(item: .device(renamed), at: ItemIndexPath(section: 1, item: 2))]
         #expect(outcome.changes == expected)
     }
 
@@ -157,7 +157,7 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         )
         let renamed = try #require(await store.snapshot.device(hostName: "attic.local"))
         var expected = ScanChangeset()
-        expected.itemUpdates = [.init(item: .peer(renamed), at: ItemIndexPath(section: 1, item: 0))]
+        expected.itemUpdates = [.init(item: .device(renamed), at: ItemIndexPath(section: 1, item: 0))]
         #expect(outcome.changes == expected)
     }
 

@@ -30,7 +30,7 @@ private func snapshot(_ devices: [Device], scanning: Bool = true) throws -> Scan
     try snapshot.appendItems([.scanning(enabled: scanning)], toSection: .config)
     if scanning {
         try snapshot.appendSections([.networks])
-        try snapshot.appendItems(devices.map { .peer($0) }, toSection: .networks)
+        try snapshot.appendItems(devices.map { .device($0) }, toSection: .networks)
     }
     return snapshot
 }

@@ -13,7 +13,7 @@ private struct NoFields: Encodable {}
 /// What every method sends and receives, fully populated: parameters, then the replies it can make.
 private func samples() throws -> [String: (parameters: [any Encodable], replies: [any Encodable])] {
     let snapshot = try WireSamples.snapshot()
-    let device = ScanItem.peer(WireSamples.device())
+    let device = ScanItem.device(WireSamples.device())
     let known = WireSamples.knownDevice()
     return [
         "GetSnapshot": ([NoFields()], [PeerScanWire.SnapshotReply(epoch: "e", sequence: 7, snapshot: snapshot)]),

@@ -48,8 +48,8 @@ private func decode(_ json: String) throws -> ScanItem {
         .host(HostStatus(hostName: "me.local", sourceState: .collision)),
         .host(HostStatus(sourceState: .failure(reason: "Daemon connection failed"))),
         .host(HostStatus(sourceState: .unavailable(reason: "no D-Bus"))),
-        .peer(television),
-        .peer(
+        .device(television),
+        .device(
             Device(
                 id: DeviceID(UUID(uuidString: "c45eec53-58f7-538b-bb64-7829098a1339")!),
                 hostName: "bare.local",
@@ -59,7 +59,7 @@ private func decode(_ json: String) throws -> ScanItem {
                 services: []
             )
         ),
-        .peer(
+        .device(
             Device(
                 id: DeviceID(UUID(uuidString: "0b7f3f31-51c8-5a7c-8b8f-2b1c1a7f0b01")!),
                 hostName: nil,
@@ -89,7 +89,7 @@ private func decode(_ json: String) throws -> ScanItem {
             {"domain":"local","name":"Living Room TV","port":7001,"txt":{},"type":"_raop._tcp"}],\#
             "vendor":"Apple, Inc."}
             """#
-        #expect(try encode(.peer(television)) == expected)
+        #expect(try encode(.device(television)) == expected)
     }
 
     @Test func encodesTheConfigItemsWithTheDocumentedKeys() throws {
@@ -135,7 +135,7 @@ private func decode(_ json: String) throws -> ScanItem {
     // A peer claiming a config item's id would make a client's snapshot hold two items with one identifier.
     @Test(arguments: [DeviceID.scanning, DeviceID.host])
     func decodingAPeerWithAConfigItemsIdThrows(configID: DeviceID) throws {
-        var json = try encode(.peer(television))
+        var json = try encode(.device(television))
         json = json.replacingOccurrences(of: television.id.description, with: configID.description)
         #expect(throws: DecodingError.self) { try decode(json) }
     }
@@ -143,7 +143,7 @@ private func decode(_ json: String) throws -> ScanItem {
     // Clients take peer ids as they come: decoding does not re-derive them from host names (no SHA-1 per peer).
     @Test func decodingAPeerKeepsItsIdAsReceived() throws {
         let other = DeviceID(UUID(uuidString: "00000000-0000-4000-8000-000000000001")!)
-        let json = try encode(.peer(television)).replacingOccurrences(
+        let json = try encode(.device(television)).replacingOccurrences(
             of: television.id.description,
             with: other.description
         )

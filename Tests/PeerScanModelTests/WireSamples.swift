@@ -40,13 +40,13 @@ enum WireSamples {
                     .host(HostStatus(hostName: "scanner.local", sourceState: .failure(reason: "no D-Bus"))),
                 ]
             ),
-            (.networks, [.peer(device())]),
+            (.networks, [.device(device())]),
         ])
     }
 
     /// A changeset with one change of every kind (not one that applies to anything: it is for its encoding).
     static func changesetOfEveryKind() -> ScanChangeset {
-        let item = ScanItem.peer(device())
+        let item = ScanItem.device(device())
         var changes = ScanChangeset()
         changes.sectionDeletes = [.init(id: .networks, from: 1)]
         changes.sectionInserts = [.init(id: .networks, at: 1)]
@@ -116,7 +116,7 @@ struct RandomScan: Sendable, CustomStringConvertible {
             interfaces: (0..<Int.random(in: 0...2, using: &random)).map { _ in awkwardString(using: &random) }
         )
         var sections: [(ScanSection, [ScanItem])] = [(.config, [.scanning(enabled: scanning), .host(host)])]
-        if scanning { sections.append((.networks, devices.sorted { $0.sortKey < $1.sortKey }.map(ScanItem.peer))) }
+        if scanning { sections.append((.networks, devices.sorted { $0.sortKey < $1.sortKey }.map(ScanItem.device))) }
         return try ScanSnapshot(sections)
     }
 

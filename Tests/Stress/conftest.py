@@ -415,7 +415,7 @@ class StressDaemon:
 
 
 def apply_in_place(sections: list[list], changes: dict) -> None:
-    """The README's five steps on `[[section id, [items]]]`, in place (the fleet's replayer: no copies, so that 99
+    """docs/protocol.md's five steps on `[[section id, [items]]]`, in place (the fleet's replayer: no copies, so that 99
     clients keep up on two cores). Raises AssertionError when the changeset does not fit."""
     moved, removals = {}, []
     for delete in changes.get("itemDeletes", []):

@@ -111,7 +111,7 @@ def test_load_many_hosts_churning_with_100_monitor_clients(stress: Stress) -> No
 def test_avahi_killed_and_restarted_during_load(stress: Stress) -> None:
     """avahi-daemon is SIGKILLed and started again the profile's number of times while the LAN churns: afterwards
     nothing is lost or stale and every client agrees. Then once more on a quiet LAN: not one changeset touches a
-    device (peerscand keeps the devices through the outage and resyncs without churn, as the README promises)."""
+    device (peerscand keeps the devices through the outage and resyncs without churn, as docs/scanning.md promises)."""
     kills = stress.profile.avahi_kills
     stop, thread, _ = churn_in_background(stress)
     try:
@@ -239,8 +239,9 @@ def test_scanner_veth_down_and_up(stress: Stress) -> None:
 
 def test_state_directory_full(stress: Stress) -> None:
     """The state directory's file system (a 16 MiB tmpfs) fills up while the LAN churns: peerscand keeps serving
-    (snapshot = truth, clients consistent), logs `registry write failed` once (at most once a minute, per the
-    README), and once there is room again logs `registry writes resumed` and writes every present device."""
+    (snapshot = truth, clients consistent), logs `registry write failed` once (at most once a minute, per
+    docs/reliability.md), and once there is room again logs `registry writes resumed` and writes every present
+    device."""
     filler = stress.state / "filler"
     filled = time.monotonic()
     fill_file_system(filler)
