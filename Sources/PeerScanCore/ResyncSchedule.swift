@@ -39,9 +39,6 @@ struct ResyncSchedule: Sendable {
     private var withdrawals: [String: Withdrawal] = [:]
     private var withdrawalGeneration = 0
 
-    /// The interfaces whose withdrawal is not finished.
-    var withdrawnInterfaces: Set<String> { Set(withdrawals.keys) }
-
     /// The source's daemon changed state: one that went away starts a resync (devices are kept through the outage),
     /// one that is back arms the resync's deadline.
     mutating func sourceStateChanged(
