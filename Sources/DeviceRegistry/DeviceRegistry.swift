@@ -175,6 +175,12 @@ public final class DeviceRegistry: Sendable {
         }
     }
 
+    /// Whether a device is remembered (seen and neither forgotten nor merged into another).
+    /// - Complexity: O(1)
+    public func remembers(_ id: DeviceID) -> Bool {
+        state.withLockedValue { $0.histories[id] != nil }
+    }
+
     /// The devices not present whose last sighting is `forgetAfter` or more ago.
     public func expiredDevices(forgetAfter: Duration, now: Date = Date()) -> [DeviceID] {
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)

@@ -16,9 +16,14 @@ import PeerScanModel
 /// message, as a slow Varlink client is resynchronized.
 ///
 /// On every (re)connection the whole state is published again — the broker may have restarted without its retained
-/// messages — and topics of devices that are gone (removed while disconnected, or before this daemon started) are
-/// deleted: the broker's retained device and discovery topics of this scanner come back on subscription and are
-/// compared with the snapshot.
+/// messages — and the broker's retained device and discovery topics of this scanner, which come back on
+/// subscription, are compared with the snapshot. A device's topics are deleted when the mirror saw it leave the list
+/// while scanning was on (a departure, a forget, a merge), or when the snapshot lacks it and the registry does not
+/// remember it (``isRemembered``: forgotten while the daemon was down). A device the snapshot lacks otherwise — not
+/// found again yet after a restart, or scanning is off — keeps its topics, its device topic showing it offline, so
+/// that a consumer keeps what it built on them (Home Assistant its entity and what the user changed). A device is
+/// deleted discovery config first, so that a consumer drops it before its state topic empties (Home Assistant would
+/// otherwise render its state from an empty payload).
 public struct MQTTMirror: Sendable {
     /// How the mirror publishes.
     public struct Settings: Sendable, Equatable {
@@ -65,6 +70,10 @@ public struct MQTTMirror: Sendable {
     public private(set) var droppedEvents = 0
 
     private var devices: [DeviceID: Device]
+    /// Whether the registry remembers a device: its topics stay while the snapshot lacks it.
+    private let isRemembered: @Sendable (DeviceID) -> Bool
+    /// Devices seen leaving the list while scanning was on, whose topics are not deleted yet.
+    private var departed = Set<DeviceID>()
     /// What the broker holds, per device: empty after a (re)connection until published or learned from it.
     private var retained: [DeviceID: Retained] = [:]
     /// Devices whose topics may differ from what they should hold, in the order they changed.
@@ -77,16 +86,27 @@ public struct MQTTMirror: Sendable {
     private var inFlight = Set<Int32>()
 
     /// Creates a mirror of `snapshot`, disconnected.
-    public init(settings: Settings, snapshot: ScanSnapshot, sequence: UInt64) {
+    ///
+    /// - Parameters:
+    ///   - isRemembered: Whether the registry remembers a device (called for devices the snapshot lacks whose topics
+    ///     the broker holds); by default none is, and such topics are deleted.
+    public init(
+        settings: Settings,
+        snapshot: ScanSnapshot,
+        sequence: UInt64,
+        isRemembered: @escaping @Sendable (DeviceID) -> Bool = { _ in false }
+    ) {
         self.settings = settings
         self.snapshot = snapshot
         self.sequence = sequence
         self.devices = Self.devices(of: snapshot)
+        self.isRemembered = isRemembered
     }
 
-    /// The topic filters to subscribe to after connecting: the scanner's device and discovery topics, whose retained
-    /// messages tell what the broker holds from before.
-    public var subscriptions: [String] { [settings.topics.allDevices, settings.topics.allDiscoveryConfigs] }
+    /// The topic filters to subscribe to after connecting: the scanner's discovery and device topics, whose retained
+    /// messages tell what the broker holds from before. Discovery configs first: the broker sends each
+    /// subscription's retained messages in turn, so a device to delete has its config deleted before its state topic.
+    public var subscriptions: [String] { [settings.topics.allDiscoveryConfigs, settings.topics.allDevices] }
 
     /// Whether every device topic is as it should be and nothing waits for the broker.
     public var isSettled: Bool { isConnected && dirty.isEmpty && events.isEmpty && !statusPending && inFlight.isEmpty }
@@ -155,17 +175,22 @@ public struct MQTTMirror: Sendable {
         let hasSectionChanges =
             !changes.sectionDeletes.isEmpty || !changes.sectionInserts.isEmpty || !changes.sectionReloads.isEmpty
         if hasSectionChanges {
-            for id in devices.keys { markDirty(id) }
+            let old = devices
             devices = Self.devices(of: snapshot)
+            noteDepartures(from: old)
+            for id in old.keys { markDirty(id) }
             markAllDirty()
         } else {
             // Only what changed: O(c), not a walk over every device.
             for delete in changes.itemDeletes {
-                devices[delete.id] = nil
+                if devices.removeValue(forKey: delete.id) != nil { departed.insert(delete.id) }
                 markDirty(delete.id)
             }
             for insert in changes.itemInserts {
-                if let device = insert.item.device { devices[device.id] = device }
+                if let device = insert.item.device {
+                    devices[device.id] = device
+                    departed.remove(device.id)
+                }
                 markDirty(insert.item.id)
             }
             for update in changes.itemUpdates {
@@ -183,6 +208,7 @@ public struct MQTTMirror: Sendable {
         self.snapshot = snapshot
         self.sequence = sequence
         devices = Self.devices(of: snapshot)
+        noteDepartures(from: old)  // left in the updates the mirror missed
         for id in old.keys { markDirty(id) }
         markAllDirty()
         if !events.isEmpty { droppedEvents += events.count }
@@ -229,21 +255,29 @@ public struct MQTTMirror: Sendable {
             dirtySet.remove(id)
             let wanted = wantedRetained(id)
             var have = retained[id] ?? Retained()
+            // Deleted config first (a consumer drops the device before its state topic empties); created or changed
+            // device topic first (the state is there when a consumer subscribes to it).
+            let configFirst = wanted.config == nil && have.config != nil
+            var topics: [MQTTMessage] = []
             if have.device != wanted.device {
-                messages.append(
+                topics.append(
                     MQTTMessage(topic: settings.topics.device(id), payload: wanted.device ?? [], retain: true)
                 )
                 have.device = wanted.device
-                room -= 1
             }
             if have.config != wanted.config {
-                messages.append(
-                    MQTTMessage(topic: settings.topics.discoveryConfig(id), payload: wanted.config ?? [], retain: true)
+                let config = MQTTMessage(
+                    topic: settings.topics.discoveryConfig(id),
+                    payload: wanted.config ?? [],
+                    retain: true
                 )
+                if configFirst { topics.insert(config, at: 0) } else { topics.append(config) }
                 have.config = wanted.config
-                room -= 1
             }
+            messages += topics
+            room -= topics.count
             retained[id] = have.device == nil && have.config == nil ? nil : have
+            if wanted.device == nil && wanted.config == nil { departed.remove(id) }
         }
         return messages
     }
@@ -259,7 +293,14 @@ public struct MQTTMirror: Sendable {
     // MARK: - Helpers
 
     private func wantedRetained(_ id: DeviceID) -> Retained {
-        guard let device = devices[id] else { return Retained() }
+        guard let device = devices[id] else {
+            // Not in the snapshot: kept, shown offline, while the registry remembers it — unless it was seen leaving.
+            guard let have = retained[id], !departed.contains(id), isRemembered(id) else { return Retained() }
+            return Retained(
+                device: have.device.map { MQTTPayloads.offline(devicePayload: $0) ?? $0 },
+                config: settings.homeAssistant ? have.config : nil
+            )
+        }
         return Retained(
             device: MQTTPayloads.device(device),
             config: settings.homeAssistant ? MQTTPayloads.homeAssistantConfig(device, topics: settings.topics) : nil
@@ -279,6 +320,13 @@ public struct MQTTMirror: Sendable {
             return
         }
         events.append(MQTTMessage(topic: settings.topics.events, payload: payload))
+    }
+
+    /// The devices of `old` that the list lacks now left it, unless scanning is off (then they are only not listed);
+    /// those listed again are back.
+    private mutating func noteDepartures(from old: [DeviceID: Device]) {
+        if snapshot.contains(section: .networks) { departed.formUnion(old.keys.filter { devices[$0] == nil }) }
+        departed.subtract(devices.keys)
     }
 
     private mutating func markDirty(_ id: DeviceID) {

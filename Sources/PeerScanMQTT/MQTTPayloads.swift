@@ -36,7 +36,7 @@ public enum MQTTPayloads {
             uniqueID: uniqueID,
             defaultEntityID: "device_tracker.\(entitySlug(uniqueID))",
             stateTopic: topics.device(device.id),
-            valueTemplate: "{{ 'home' if value_json.online else 'not_home' }}",
+            valueTemplate: valueTemplate,
             payloadHome: "home",
             payloadNotHome: "not_home",
             sourceType: "router",
@@ -53,6 +53,25 @@ public enum MQTTPayloads {
             origin: .init(name: "peerscan")
         )
         return encode(config)
+    }
+
+    /// The tracker's value template: `home` or `not_home` from the device topic's `online`, and nothing (which Home
+    /// Assistant ignores) for a payload that is not a device's JSON, such as the empty one of a deleted topic.
+    static let valueTemplate =
+        "{% if value_json is defined and value_json.online is defined %}"
+        + "{{ 'home' if value_json.online else 'not_home' }}{% endif %}"
+
+    /// A device topic's payload with the device shown offline, or `nil` if the payload is not a device's.
+    ///
+    /// For a device the registry remembers that is not in the snapshot (not found again since a restart, or scanning
+    /// is off): its topics stay, showing it absent, so that a consumer keeps what it built on them (Home Assistant
+    /// its entity, with the name a user gave it).
+    public static func offline(devicePayload: [UInt8]) -> [UInt8]? {
+        guard case .device(var device)? = try? JSONDecoder().decode(ScanItem.self, from: Data(devicePayload)) else {
+            return nil  // not ours to rewrite: it is kept as it is
+        }
+        device.online = false
+        return self.device(device)
     }
 
     private struct Event: Encodable {

@@ -3,11 +3,14 @@ import Logging
 import MQTTClient
 import MonitoringLog
 import PeerScanCore
+import PeerScanModel
 import ServiceLifecycle
 
 /// Mirrors the snapshot (peerscand's `--mqtt-url`) to an MQTT broker (see ``MQTTMirror``), keeping the connection up by itself.
 ///
-/// The store never waits for the broker: this service reads the store's updates from a bounded queue (a resync from
+/// It starts once the store's first browse has settled (``SnapshotStore/waitUntilInitialBrowseSettled()``), the
+/// snapshot Varlink clients get first too: a restarted daemon compares the broker's retained topics with the devices
+/// it has found again, not with an empty snapshot. The store never waits for the broker: this service reads the store's updates from a bounded queue (a resync from
 /// the snapshot if it ever falls behind), and the mirror publishes each device from the current snapshot when the
 /// broker has room, so a slow or absent broker costs neither the Varlink clients nor memory. At shutdown the status
 /// becomes `offline` and the connection ends cleanly.
@@ -15,6 +18,7 @@ public struct MQTTService: Service {
     let store: SnapshotStore
     let configuration: MQTTConfiguration
     let settings: MQTTMirror.Settings
+    let isRemembered: @Sendable (DeviceID) -> Bool
     let logger: Logger
 
     /// Creates the service.
@@ -22,11 +26,20 @@ public struct MQTTService: Service {
     ///   - store: The store whose snapshot is mirrored.
     ///   - configuration: The broker and how to connect (its will is set to the status `offline`).
     ///   - settings: The topics and limits of the mirror.
+    ///   - isRemembered: Whether the registry remembers a device (see ``MQTTMirror``): its topics stay while the
+    ///     snapshot lacks it.
     ///   - logger: Where connections, losses and resyncs are logged.
-    public init(store: SnapshotStore, configuration: MQTTConfiguration, settings: MQTTMirror.Settings, logger: Logger) {
+    public init(
+        store: SnapshotStore,
+        configuration: MQTTConfiguration,
+        settings: MQTTMirror.Settings,
+        isRemembered: @escaping @Sendable (DeviceID) -> Bool = { _ in false },
+        logger: Logger
+    ) {
         self.store = store
         self.configuration = configuration
         self.settings = settings
+        self.isRemembered = isRemembered
         self.logger = logger
     }
 
@@ -41,6 +54,9 @@ public struct MQTTService: Service {
     public func run() async throws {
         var configuration = self.configuration
         configuration.will = MQTTMirror.offlineMessage(topics: settings.topics)
+        // The first snapshot clients get, not an empty one: the broker's retained devices are compared with it.
+        await cancelWhenGracefulShutdown { await store.waitUntilInitialBrowseSettled() }
+        guard await store.hasInitialBrowseSettled else { return }  // shutting down before it settled
         logger.log(
             .mqttConnecting,
             ["broker": "\(configuration.host):\(configuration.port)", "prefix": "\(settings.topics.prefix)"]
@@ -55,7 +71,12 @@ public struct MQTTService: Service {
         }
         let subscription = await store.subscribe(limit: Self.storeQueueLimit)
         defer { subscription.cancel() }
-        let initial = MQTTMirror(settings: settings, snapshot: subscription.snapshot, sequence: subscription.sequence)
+        let initial = MQTTMirror(
+            settings: settings,
+            snapshot: subscription.snapshot,
+            sequence: subscription.sequence,
+            isRemembered: isRemembered
+        )
         let inputs = DrainingQueue<Input>()
         let droppedEvents = await withDiscardingTaskGroup { group in
             group.addTask {

@@ -274,7 +274,15 @@ struct Peerscand: AsyncParsableCommand {
         ]
         if dump { services.append(DumpService(store: store)) }
         if let (configuration, settings) = mqttSettings {
-            services.append(MQTTService(store: store, configuration: configuration, settings: settings, logger: logger))
+            services.append(
+                MQTTService(
+                    store: store,
+                    configuration: configuration,
+                    settings: settings,
+                    isRemembered: { registry.remembers($0) },
+                    logger: logger
+                )
+            )
         }
         services += [
             RegistryService(registry: registry, scanner: scanner, forgetAfter: forgetDuration, logger: logger),

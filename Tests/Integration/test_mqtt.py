@@ -425,3 +425,43 @@ def test_tls_with_a_ca_file_a_client_certificate_and_credentials_from_systemd(la
         assert other.process.poll() is None and not any("mqtt connected" in line for line in other.stderr_lines)
     finally:
         broker.stop()
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGKILL"])
+def test_a_daemon_restart_deletes_and_empties_no_retained_topic(lan, start_daemon, broker, stop):
+    """A restarted peerscand compares the broker's retained topics with its first settled snapshot, not an empty one:
+    no device or discovery topic is emptied or deleted across the restart (Home Assistant would remove and re-create
+    every entity, losing what its user changed) — the only visible effect is the status while it is down."""
+    alpha, beta = lan.add_peer("alpha"), lan.add_peer("beta")
+    alpha.register("Alpha", "_http._tcp", 80)
+    beta.register("Beta", "_ipp._tcp", 631)
+    arguments = ("--mqtt-url", broker.url, "--mqtt-topic-prefix", PREFIX, "--mqtt-home-assistant")
+    daemon = start_daemon(*arguments)
+    daemon.wait_for(lambda s: len(applier.devices(s)) == 2, what="both devices")
+    wait_until(lambda: retained_devices(broker) == daemon.devices(), 10, "the first publication")
+    configs = broker.retained("homeassistant/device_tracker/+/+/config")
+    assert len(configs) == 2
+    watch = Subscriber(broker, "#")
+    try:
+        time.sleep(0.3)  # subscribed (the retained messages it gets first are not the restart's)
+        seen = len(watch.messages)
+        if stop == "SIGKILL":
+            daemon.process.send_signal(signal.SIGKILL)
+            daemon.process.wait(timeout=10)
+        else:
+            assert daemon.stop() == 0
+        restarted = start_daemon(*arguments)
+        restarted.wait_for(lambda s: len(applier.devices(s)) == 2, what="both devices after the restart")
+        wait_until(lambda: broker.retained(f"{PREFIX}/status") == {f"{PREFIX}/status": "online"}, 15,
+                   "the status online again")
+        wait_until(lambda: retained_devices(broker) == restarted.devices(), 10, "the retained devices after it")
+        time.sleep(1)  # what the restarted mirror publishes after comparing with the broker's retained topics
+    finally:
+        watch.stop()
+    during = watch.messages[seen:]
+    emptied = [message["topic"] for message in during
+               if message["topic"] != f"{PREFIX}/events" and not message["payload"]]
+    assert emptied == [], f"topics emptied across the restart: {emptied}"
+    assert broker.retained("homeassistant/device_tracker/+/+/config") == configs, "the discovery configs as they were"
+    statuses = [message["payload"] for message in during if message["topic"] == f"{PREFIX}/status"]
+    assert statuses[0] == "offline" and statuses[-1] == "online", statuses

@@ -39,6 +39,8 @@ private func snapshot(_ devices: [Device], scanning: Bool = true) throws -> Scan
 private struct Broker {
     var retained: [String: [UInt8]] = [:]
     var events: [[UInt8]] = []
+    /// Every retained message, in the order published.
+    var log: [MQTTMessage] = []
     var published = 0
     var nextID: Int32 = 1
 
@@ -49,6 +51,7 @@ private struct Broker {
             for message in messages {
                 published += 1
                 if message.retain {
+                    log.append(message)
                     retained[message.topic] = message.payload.isEmpty ? nil : message.payload
                 } else {
                     events.append(message.payload)
@@ -62,6 +65,13 @@ private struct Broker {
     }
 
     func text(_ topic: String) -> String? { retained[topic].map { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// Whether an MQTT topic matches a filter with `+` (one level) wildcards.
+private func matches(_ topic: String, _ filter: String) -> Bool {
+    let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+    let wanted = filter.split(separator: "/", omittingEmptySubsequences: false)
+    return levels.count == wanted.count && zip(levels, wanted).allSatisfy { $1 == "+" || $0 == $1 }
 }
 
 private func json(_ bytes: [UInt8]) throws -> [String: Any] {
@@ -173,6 +183,101 @@ private func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(broker.retained.count == 2, "status and device 1: \(broker.retained.keys.sorted())")
     }
 
+    // A restarted daemon whose first snapshot lacks a device the registry remembers (not found again yet, or scanning
+    // is off) must not delete it: Home Assistant would remove its entity and the user's changes with it.
+    @Test func aRememberedDeviceTheSnapshotLacksKeepsItsTopicsShownOffline() throws {
+        let settings = MQTTMirror.Settings(topics: topics, homeAssistant: true)
+        let kept = device(1)
+        let earlier = MQTTMirror(settings: settings, snapshot: try snapshot([kept, device(2)]), sequence: 0)
+        var broker = Broker()
+        var run = earlier
+        run.connected()
+        broker.deliver(&run)
+        let config = try #require(broker.retained[topics.discoveryConfig(kept.id)])
+
+        var restarted = MQTTMirror(
+            settings: settings,
+            snapshot: try snapshot([]),
+            sequence: 0,
+            isRemembered: { $0 == kept.id }
+        )
+        restarted.connected()
+        broker.log = []
+        for topic in restarted.subscriptions.flatMap({ filter in broker.retained.keys.filter { matches($0, filter) } })
+        {
+            restarted.received(MQTTMessage(topic: topic, payload: broker.retained[topic]!, retain: true))
+        }
+        broker.deliver(&restarted)
+        #expect(broker.retained[topics.discoveryConfig(kept.id)] == config, "its config is not touched")
+        let shown = try json(try #require(broker.retained[topics.device(kept.id)]))
+        #expect(shown["online"] as? Bool == false, "shown absent")
+        #expect(shown["hostName"] as? String == kept.hostName, "with what was known of it")
+        #expect(!broker.log.contains { $0.topic == topics.discoveryConfig(kept.id) })
+        #expect(broker.retained[topics.device(device(2).id)] == nil, "a device the registry forgot goes")
+        #expect(broker.retained[topics.discoveryConfig(device(2).id)] == nil)
+    }
+
+    // Home Assistant renders a tracker's state from its state topic until the config is gone: deleting the state
+    // first made it render an empty payload (a template error per device).
+    @Test func aDeviceThatGoesHasItsConfigDeletedBeforeItsStateTopic() throws {
+        let settings = MQTTMirror.Settings(topics: topics, homeAssistant: true)
+        var mirror = MQTTMirror(settings: settings, snapshot: try snapshot([device(1)]), sequence: 0)
+        var broker = Broker()
+        mirror.connected()
+        broker.deliver(&mirror)
+        #expect(
+            broker.log.map(\.topic) == [
+                topics.status, topics.device(device(1).id), topics.discoveryConfig(device(1).id),
+            ],
+            "created: the state first, so that it is there when the config subscribes to it"
+        )
+        broker.log = []
+        mirror.apply(try snapshot([]).difference(from: mirror.snapshot), sequence: 1)
+        broker.deliver(&mirror)
+        #expect(broker.log.map(\.topic) == [topics.discoveryConfig(device(1).id), topics.device(device(1).id)])
+        #expect(broker.log.allSatisfy { $0.payload.isEmpty })
+        #expect(
+            mirror.subscriptions == [topics.allDiscoveryConfigs, topics.allDevices],
+            "after a reconnection the broker hands back configs first: a stale device's config is deleted first"
+        )
+    }
+
+    // What this run saw leave the list goes, remembered or not; what scanning off merely stops listing stays, offline.
+    @Test func aDeviceSeenLeavingGoesAndOneNoLongerListedBecauseScanningIsOffStays() throws {
+        let settings = MQTTMirror.Settings(topics: topics, homeAssistant: true)
+        var mirror = MQTTMirror(
+            settings: settings,
+            snapshot: try snapshot([device(1), device(2)]),
+            sequence: 0,
+            isRemembered: { _ in true }
+        )
+        var broker = Broker()
+        mirror.connected()
+        broker.deliver(&mirror)
+        mirror.apply(try snapshot([device(1)]).difference(from: mirror.snapshot), sequence: 1)
+        broker.deliver(&mirror)
+        #expect(broker.retained[topics.device(device(2).id)] == nil, "it left while scanning was on")
+        #expect(broker.retained[topics.discoveryConfig(device(2).id)] == nil)
+
+        mirror.apply(try snapshot([], scanning: false).difference(from: mirror.snapshot), sequence: 2)
+        broker.deliver(&mirror)
+        let kept = try json(try #require(broker.retained[topics.device(device(1).id)]))
+        #expect(kept["online"] as? Bool == false, "scanning off: not listed, shown absent, not deleted")
+        #expect(broker.retained[topics.discoveryConfig(device(1).id)] != nil)
+
+        mirror.apply(try snapshot([device(1)]).difference(from: mirror.snapshot), sequence: 3)
+        broker.deliver(&mirror)
+        #expect(try json(try #require(broker.retained[topics.device(device(1).id)]))["online"] as? Bool == true)
+    }
+
+    @Test func theTrackerTemplateIgnoresAPayloadThatIsNotADevice() throws {
+        #expect(MQTTPayloads.offline(devicePayload: Array("".utf8)) == nil)
+        #expect(MQTTPayloads.offline(devicePayload: Array("{\"kind\":\"scanning\"}".utf8)) == nil)
+        let offline = try #require(MQTTPayloads.offline(devicePayload: MQTTPayloads.device(device(4))))
+        #expect(try json(offline)["online"] as? Bool == false)
+        #expect(MQTTPayloads.valueTemplate.hasPrefix("{% if value_json is defined"))
+    }
+
     @Test func homeAssistantConfigsFollowTheDiscoverySchema() throws {
         let settings = MQTTMirror.Settings(topics: topics, homeAssistant: true)
         let printer = device(3, mac: "00:00:0c:12:34:56")
@@ -192,7 +297,11 @@ private func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(config["payload_available"] as? String == "online")
         #expect(config["payload_not_available"] as? String == "offline")
         #expect(config["source_type"] as? String == "router")
-        #expect(config["value_template"] as? String == "{{ 'home' if value_json.online else 'not_home' }}")
+        #expect(
+            config["value_template"] as? String
+                == "{% if value_json is defined and value_json.online is defined %}"
+                + "{{ 'home' if value_json.online else 'not_home' }}{% endif %}"
+        )
         #expect(config.keys.contains("name") && config["name"] is NSNull, "named after its device")
         let block = try #require(config["device"] as? [String: Any])
         #expect(block["identifiers"] as? [String] == ["peerscan_\(printer.id)"])
