@@ -181,6 +181,8 @@ def test_every_device_is_one_tracker_and_one_ha_device_that_follows_presence_unt
     ha.wait_for(lambda: plug_id not in trackers(ha) and plug_id not in ha_devices(ha)
                 and entity_id not in ha.states(), 15, "the plug's tracker and device gone from Home Assistant")
     assert set(trackers(ha)) == set(ha_devices(ha)) == set(listed) - {plug_id}
+    # The log is written by a thread of its own: the removal's line shows that what came before it is there too.
+    ha.wait_for(lambda: f"Removing component: {entity_id}" in ha.log_text(), 10, "the removal in Home Assistant's log")
     report_other_log_lines(ha)
     assert not log_problems(ha, log_before), ("Home Assistant's log when peerscand deleted the forgotten device's "
                                               "topics:\n" + "\n".join(log_problems(ha, log_before)))
