@@ -277,6 +277,10 @@ def broker(lan, tmp_path):
 def home_assistant(lan, broker, tmp_path, home_assistant_python):
     """A running Home Assistant next to the broker (in the scanner namespace), its MQTT integration connected to it;
     stopped (and its log kept in the test's temp dir) at the end."""
+    for family in ("-4", "-6"):  # nothing Home Assistant might try to reach outside the test LAN is reachable
+        routes = subprocess.run(["ip", family, "-n", lan.scanner_ns, "route", "show", "default"], check=True,
+                                capture_output=True, text=True).stdout
+        assert not routes.strip(), f"the scanner namespace has a default route: {routes}"
     instance = HomeAssistant(home_assistant_python, lan.scanner_ns, tmp_path / "home-assistant", broker)
     instance.prepare()
     try:
