@@ -2,7 +2,7 @@
 
 Home Assistant is installed by scripts/install-home-assistant (a venv of its own, cached in .build-ha/) and runs in
 the scanner namespace of the integration tests' LAN (Tests/Integration/conftest.py: `lan`, `start_daemon`, reused
-here), beside a mosquitto broker on that namespace's loopback (Tests/Integration/test_mqtt.py's `Broker`). Its HTTP
+here), beside a mosquitto broker on that namespace's loopback (`testlan.broker.Broker`). Its HTTP
 server listens on the namespace's 127.0.0.1 only, and nothing in its configuration reaches further: no
 `default_config:` (no cloud, no discovery, no recorder), and the namespace has no route out of the test LAN.
 
@@ -40,14 +40,14 @@ from testlan.waiting import wait_notified, wait_until
 
 # The integration tests' fixtures and helpers, reused. Their modules import `conftest` by name (how pytest imports a
 # conftest outside a package): when this directory's tests run, `conftest` is this module, so it re-exports what they
-# take from it (Daemon, PEERSCAND); test_mqtt.py (the Broker) is imported only once this module is complete.
+# take from it (Daemon, PEERSCAND).
 from Tests.Integration import conftest as integration
 
 if TYPE_CHECKING:
-    from Tests.Integration.test_mqtt import Broker
+    from testlan.broker import Broker
 
 Daemon, PEERSCAND = integration.Daemon, integration.PEERSCAND
-lan, start_daemon = integration.lan, integration.start_daemon  # fixtures
+lan, start_daemon, broker = integration.lan, integration.start_daemon, integration.broker  # fixtures
 
 ROOT = Path(__file__).resolve().parents[2]
 BRIDGE = Path(__file__).with_name("websocket_bridge.py")
@@ -260,17 +260,6 @@ class HomeAssistant:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-
-
-@pytest.fixture
-def broker(lan, tmp_path):
-    """mosquitto on the scanner namespace's loopback, retaining across its restarts (as test_mqtt.py's)."""
-    from Tests.Integration.test_mqtt import Broker
-
-    broker = Broker(lan.scanner_ns, "127.0.0.1", tmp_path / "broker", persistence=True)
-    broker.start()
-    yield broker
-    broker.stop()
 
 
 @pytest.fixture

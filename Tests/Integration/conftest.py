@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from testclient import applier, varlinkclient
+from testlan.broker import Broker
 from testlan.lan import TestLAN
 from testlan.waiting import wait_notified, wait_until
 
@@ -159,6 +160,15 @@ def lan():
     with TestLAN() as lan:
         lan.start_avahi()
         yield lan
+
+
+@pytest.fixture
+def broker(lan, tmp_path):
+    """mosquitto on the scanner namespace's loopback, keeping retained messages across its restarts."""
+    broker = Broker(lan.scanner_ns, "127.0.0.1", tmp_path / "broker", persistence=True)
+    broker.start()
+    yield broker
+    broker.stop()
 
 
 @pytest.fixture

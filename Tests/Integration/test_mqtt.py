@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from testclient import applier, varlinkclient
+from testlan.broker import Broker
 from testlan.lan import TestLAN
 from testlan.netns import run
 from testlan.waiting import wait_notified, wait_until
@@ -29,52 +30,6 @@ from testlan.waiting import wait_notified, wait_until
 from conftest import Daemon
 
 PREFIX = "peerscan/test"
-
-
-class Broker:
-    """A mosquitto in namespace `ns`, listening on `host`:`port`; `persistence` keeps retained messages across
-    restarts (written at shutdown)."""
-
-    def __init__(self, ns: str, host: str, directory: Path, port: int = 1883, persistence: bool = False) -> None:
-        self.ns, self.host, self.port = ns, host, port
-        self.config = directory / "mosquitto.conf"
-        self.log = directory / "mosquitto.log"
-        directory.mkdir(parents=True, exist_ok=True)
-        os.chmod(directory, 0o777)  # mosquitto drops to its own user
-        self.config.write_text(f"user root\nlistener {port} {host}\nallow_anonymous true\n"
-                               f"persistence {'true' if persistence else 'false'}\n"
-                               f"persistence_location {directory}/\nlog_dest file {self.log}\n")
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(["ip", "netns", "exec", self.ns, "mosquitto", "-c", str(self.config)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(lambda: subprocess.run(["ip", "netns", "exec", self.ns, "mosquitto_pub", "-h", self.host, "-p",
-                                           str(self.port), "-t", "ready", "-n"], capture_output=True).returncode == 0,
-                   10, "mosquitto to accept a publication", interval=0.05,
-                   give_up=lambda: None if self.process.poll() is None else "mosquitto exited",
-                   details=lambda: self.log.read_text() if self.log.exists() else "no log")
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    @property
-    def url(self) -> str:
-        return f"mqtt://{self.host}:{self.port}"
-
-    def retained(self, filter: str = f"{PREFIX}/#") -> dict[str, str]:
-        """Every retained message under `filter` now, by topic (what a new subscriber is given)."""
-        result = subprocess.run(["ip", "netns", "exec", self.ns, "mosquitto_sub", "-h", self.host, "-p",
-                                 str(self.port), "-t", filter, "-F", "%j", "--retained-only", "-W", "1"],
-                                capture_output=True, text=True, timeout=15)
-        messages = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
-        return {message["topic"]: message["payload"] for message in messages}
 
 
 class Subscriber:
@@ -102,14 +57,6 @@ class Subscriber:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=5)
-
-
-@pytest.fixture
-def broker(lan, tmp_path):
-    broker = Broker(lan.scanner_ns, "127.0.0.1", tmp_path / "broker", persistence=True)
-    broker.start()
-    yield broker
-    broker.stop()
 
 
 def retained_devices(broker: Broker, prefix: str = PREFIX) -> dict[str, dict]:
