@@ -12,6 +12,7 @@
 //   Discovery         the seam every source delivers through: events, observations, the source protocol, the clock
 //   AvahiSource       the mDNS source: AvahiBrowser's events as discovery events, link withdrawals told apart
 //   NeighbourSource   the neighbour source: the kernel's neighbour entries as observations
+//   MDNSQuestions     the question source: one-shot mDNS queries asking a host whose neighbour entries failed if it is there
 //   CCrypto           the system library libcrypto, OpenSSL's (pkg-config libcrypto)
 //   SystemCrypto      the Swift wrapper of CCrypto, its only importer: SHA-1 through EVP, typed libcrypto errors
 //   PeerScanCore      the daemon's state: discovery events, mDNS host table, snapshot store, scan service, UUIDv5 ids
@@ -154,6 +155,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "NeighbourSourceTests", dependencies: ["Discovery", "NeighbourSource", "NeighbourTable"]),
+        .target(
+            name: "MDNSQuestions",
+            dependencies: [
+                "Discovery", "MonitoringLog",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "MDNSQuestionsTests", dependencies: ["Discovery", "MDNSQuestions"]),
 
         // MARK: PeerScanCore — the daemon's state: mDNS host table, snapshot store, scan service. Knows nothing of Avahi.
         .target(
@@ -369,6 +379,7 @@ let package = Package(
                 "DeviceRegistry",
                 "Discovery",
                 "MACVendors",
+                "MDNSQuestions",
                 "MonitoringLog",
                 "NeighbourSource",
                 "NeighbourTable",

@@ -137,6 +137,33 @@ class Peer:
         plen = 24 if ":" not in address else 64
         run("ip", "-n", self.namespace, "addr", "del", f"{address}/{plen}", "dev", self.interface)
 
+    @property
+    def mac(self) -> str:
+        """The MAC address of the peer's interface."""
+        return json.loads(run("ip", "-j", "-n", self.namespace, "link", "show", self.interface))[0]["address"]
+
+    def link_down(self) -> None:
+        """The peer's link goes down (it walked out of range): nothing it sends or answers arrives any more."""
+        run("ip", "-n", self.namespace, "link", "set", self.interface, "down")
+
+    def link_up(self) -> None:
+        """The link comes back up."""
+        run("ip", "-n", self.namespace, "link", "set", self.interface, "up")
+
+    def answer_neighbours(self, answers: bool) -> None:
+        """Whether the peer's kernel answers ARP requests and neighbour solicitations (nftables in its namespace drops
+        its ARP replies and neighbour advertisements while not): the scanner's entries for it fail, while it still
+        resolves the scanner itself (its own requests go out) and so can answer it by unicast."""
+        run("ip", "netns", "exec", self.namespace, "nft", "delete table arp mute", check=False)
+        run("ip", "netns", "exec", self.namespace, "nft", "delete table ip6 mute", check=False)
+        if answers:
+            return
+        run("ip", "netns", "exec", self.namespace, "nft",
+            "add table arp mute; add chain arp mute out { type filter hook output priority 0; }; "
+            "add rule arp mute out arp operation reply drop; "
+            "add table ip6 mute; add chain ip6 mute out { type filter hook output priority 0; }; "
+            "add rule ip6 mute out icmpv6 type nd-neighbor-advert drop")
+
     def stop(self, graceful: bool = True) -> None:
         """Stop the responder: ``graceful`` sends goodbyes for all services, else SIGKILL (silent)."""
         if self.proc is None:

@@ -63,6 +63,8 @@ public enum Observation: Sendable, Equatable {
     case neighbourUpdated(Neighbour)
     /// A neighbour entry was deleted (the kernel forgot it).
     case neighbourRemoved(Neighbour)
+    /// A host answered a ``HostQuestion``: it is there, whatever the kernel's entries for it say.
+    case hostAnswered(hostName: String, address: String)
 }
 
 /// An entry of the kernel's neighbour table (ARP for IPv4, NDP for IPv6): an address on a link, the MAC address it

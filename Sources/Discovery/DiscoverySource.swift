@@ -11,4 +11,30 @@ public protocol DiscoverySource: Sendable {
     func run() async throws
     /// Starts or stops browsing.
     func setBrowsing(_ enabled: Bool)
+    /// Asks a host whether it is still there; a source that can ask reports an answer as
+    /// ``Observation/hostAnswered(hostName:address:)``, and reports nothing when none came. The others ignore it
+    /// (the default).
+    func ask(_ question: HostQuestion)
+}
+
+extension DiscoverySource {
+    public func ask(_ question: HostQuestion) {}
+}
+
+/// A question for an mDNS host whose neighbour entries stopped answering: is it still there? Asked before the host is
+/// concluded offline (see `DeviceTable`'s presence).
+public struct HostQuestion: Hashable, Sendable {
+    /// The host name, e.g. `tv.local`.
+    public var hostName: String
+    /// Its known addresses: which IP protocols to ask over (a link-local IPv6 address carries a `%interface` scope).
+    public var addresses: [String]
+    /// The interfaces it was seen on: where to ask.
+    public var interfaces: [String]
+
+    /// Creates a question.
+    public init(hostName: String, addresses: [String], interfaces: [String]) {
+        self.hostName = hostName
+        self.addresses = addresses
+        self.interfaces = interfaces
+    }
 }

@@ -15,7 +15,7 @@ extension LogMessage {
     /// A device answers again, or one known from before is back.
     public static let deviceOnline = LogMessage("device online", .info, keys: deviceKeys + ["reason"])
     /// A device stopped answering `--offline-after` ago.
-    public static let deviceOffline = LogMessage("device offline", .info, keys: deviceKeys)
+    public static let deviceOffline = LogMessage("device offline", .info, keys: deviceKeys + ["reason", "asked"])
     /// A device forgotten (`--forget-after`, or by a client).
     public static let deviceRemoved = LogMessage("device removed", .info, keys: deviceKeys)
     /// A device's fields changed (not its presence).
@@ -128,6 +128,17 @@ extension LogMessage {
         keys: ["swept", "failures", "known", "forced", "error"]
     )
 
+    // MARK: Questions (is a host whose neighbour entries failed still there?)
+
+    /// A host was asked (a one-shot mDNS query for its host name).
+    public static let hostAsked = LogMessage("host asked", .debug, keys: ["host", "interfaces"])
+    /// A host answered a question.
+    public static let hostAnswered = LogMessage("host answered", .debug, keys: ["host", "address"])
+    /// No answer to a question came in time.
+    public static let hostUnanswered = LogMessage("host unanswered", .debug, keys: ["host"])
+    /// A question could not be sent (no socket, no interface): the host goes offline at its deadline unasked.
+    public static let hostQuestionFailed = LogMessage("host question failed", .warning, keys: ["host", "error"])
+
     // MARK: Registry and vendors
 
     public static let registryUnusable = LogMessage("registry unusable", .error, keys: ["path", "error"])
@@ -222,7 +233,7 @@ extension LogMessage {
         avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
         avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
         neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, probingUnavailable, probing,
-        neighbourReprobeNotPermitted, probeRound,
+        neighbourReprobeNotPermitted, probeRound, hostAsked, hostAnswered, hostUnanswered, hostQuestionFailed,
         registryUnusable, registryMovedAside, registryUnavailable, registryWriteFailed, registryWritesResumed,
         registryLoaded,
         registryForgetting, vendorDatabaseUnusable,

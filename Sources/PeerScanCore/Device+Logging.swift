@@ -29,8 +29,8 @@ extension DeviceTable.Event {
             return LogEntry(.deviceOnline, device.logFields.merging(["reason": "returned"]) { $1 })
         case .online(let device):
             return LogEntry(.deviceOnline, device.logFields.merging(["reason": "answered"]) { $1 })
-        case .offline(let device):
-            return LogEntry(.deviceOffline, device.logFields)
+        case .offline(let device, let unanswered):
+            return LogEntry(.deviceOffline, device.logFields.merging(unanswered.logFields) { $1 })
         case .forgotten(let device):
             return LogEntry(.deviceRemoved, device.logFields)
         case .merged(let device, let into):
@@ -42,5 +42,15 @@ extension DeviceTable.Event {
             if let device { metadata["id"] = "\(device)" }
             return LogEntry(.macChanged, metadata)
         }
+    }
+}
+
+extension DeviceTable.Unanswered {
+    /// The `reason` of a `device offline` line: `unanswered`, with what was asked and not answered in `asked`
+    /// (`arp`, `ndp`, `mdns`); or `withdrawn` for a device judged by its mDNS records alone, which went.
+    var logFields: [String: String] {
+        let asked = [(arp, "arp"), (ndp, "ndp"), (mdns, "mdns")].filter(\.0).map(\.1)
+        guard !asked.isEmpty else { return ["reason": "withdrawn"] }
+        return ["reason": "unanswered", "asked": asked.joined(separator: ",")]
     }
 }

@@ -1,5 +1,5 @@
-// The device table's neighbour inputs: the kernel's entries, the addresses that move between MAC addresses, and
-// address conflicts.
+// The device table's observations: the kernel's entries, the addresses that move between MAC addresses, address
+// conflicts, and hosts' answers to questions.
 
 import Discovery
 import PeerScanModel
@@ -16,6 +16,8 @@ extension DeviceTable {
             if interfaces.contains(neighbour.interface) { updateNeighbour(neighbour, now: now) }
         case .neighbourRemoved(let neighbour):
             removeNeighbour(neighbour, now: now)
+        case .hostAnswered(let hostName, _):
+            noteAnswer(hostName: hostName, now: now)
         }
     }
 

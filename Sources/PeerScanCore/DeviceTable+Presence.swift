@@ -4,20 +4,36 @@ import Discovery
 import PeerScanModel
 
 extension DeviceTable {
-    /// Whether the kernel's entry counts as the neighbour answering now: reachable, being verified (delay, probe)
-    /// or configured (permanent); stale only if the kernel confirmed it within ``Presence/offlineAfter`` (an entry
-    /// may stay stale for hours after its host left, until traffic makes the kernel verify it: the daemon's
-    /// probing does).
+    /// Whether the kernel's entry counts as the neighbour answering now: reachable or configured (permanent); stale or
+    /// being verified (delay, probe) only if the kernel confirmed it within ``Presence/offlineAfter`` (an entry may
+    /// stay stale for hours after its host left, until traffic makes the kernel verify it: the daemon's probing does;
+    /// and one the kernel verifies for a host that left lingers in delay and probe for seconds).
     public func isAnswering(_ neighbour: Neighbour, now: Duration) -> Bool {
         switch neighbour.state {
-        case .reachable, .delay, .probe, .permanent:
+        case .reachable, .permanent:
             return neighbour.macAddress != nil
-        case .stale:
+        case .stale, .delay, .probe:
             guard neighbour.macAddress != nil else { return false }
             guard let confirmed = neighbour.lastConfirmed else { return true }
             return now - confirmed < presence.offlineAfter
         case .incomplete, .failed:
             return false
+        }
+    }
+
+    /// Whether one of `mac`'s entries is reachable (or configured): the kernel heard from it lately.
+    func isConfirmed(mac: String) -> Bool {
+        (addressesByMAC[mac] ?? []).contains { address in
+            guard let neighbour = neighbours[address], neighbour.macAddress == mac else { return false }
+            return neighbour.state == .reachable || neighbour.state == .permanent
+        }
+    }
+
+    /// Whether one of `mac`'s entries failed (or went, or is being resolved anew): the kernel asked and got no answer.
+    func hasFailedEntry(mac: String) -> Bool {
+        (addressesByMAC[mac] ?? []).contains { address in
+            guard let neighbour = neighbours[address] else { return true }
+            return neighbour.state == .failed || neighbour.state == .incomplete
         }
     }
 

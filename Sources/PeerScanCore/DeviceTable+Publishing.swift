@@ -14,7 +14,7 @@ extension DeviceTable {
         for id in silent {
             guard let device = published[id], let last = lastAnswer[id], let origin = origins[id] else { continue }
             let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
-            guard now >= last + deadline else { continue }
+            guard now >= last + deadline || isQuestionDue(origin, now: now) else { continue }
             markForDerivation(origin)
         }
         while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty {
@@ -101,9 +101,17 @@ extension DeviceTable {
         }
         var addresses = Set(host.device.addresses)
         for mac in macs { addresses.formUnion(addressesByMAC[mac] ?? []) }
-        let answering = host.isPresent || macs.contains { answers(mac: $0, now: now) }
-        var last = host.isPresent ? now : host.lastSeen
-        for mac in macs { last = max(last, lastAnswerByMAC[mac] ?? .zero) }
+        // Liveness from the host where the kernel resolves it; from its records only where it does not.
+        let answering: Bool
+        var last: Duration
+        if macs.isEmpty {
+            answering = host.isPresent
+            last = host.isPresent ? now : host.lastSeen
+        } else {
+            answering = macs.contains { answers(mac: $0, now: now) }
+            last = max(host.appearedAt, host.answeredAt ?? .zero)
+            for mac in macs { last = max(last, lastAnswerByMAC[mac] ?? .zero) }
+        }
         let online = answering || now < last + presence.offlineAfter
         if !online && now >= last + presence.forgetAfter {
             forget(hostName: hostName)
@@ -119,7 +127,22 @@ extension DeviceTable {
         device.macAddresses = sortedMACs
         device.vendor = sortedMACs.first.flatMap(vendorOf)
         device.online = online
-        publish(device, origin: origin, answering: answering, lastAnswer: last)
+        if !macs.isEmpty {
+            askIfDue(
+                hostName: hostName,
+                device: device,
+                isConfirmed: macs.contains { isConfirmed(mac: $0) },
+                isDoubted: !answering || macs.contains { hasFailedEntry(mac: $0) },
+                now: now
+            )
+        }
+        publish(
+            device,
+            origin: origin,
+            answering: answering,
+            lastAnswer: last,
+            unanswered: unanswered(addresses: addresses, asked: macs.isEmpty ? nil : mdnsHosts[hostName])
+        )
     }
 
     private mutating func derive(mac: String, now: Duration) {
@@ -155,7 +178,13 @@ extension DeviceTable {
             vendor: vendorOf(mac),
             online: online
         )
-        publish(device, origin: origin, answering: answering, lastAnswer: last)
+        publish(
+            device,
+            origin: origin,
+            answering: answering,
+            lastAnswer: last,
+            unanswered: unanswered(addresses: addresses, asked: nil)
+        )
     }
 
     /// The identifier of the device derived from `origin`: the one it has, or one from ``identities``. Binds the
@@ -183,12 +212,13 @@ extension DeviceTable {
     }
 
     /// Publishes what `origin` derives now: `device`, or nothing (the device went: forgotten, if `forgets`, or merged
-    /// into the device of `owner`).
+    /// into the device of `owner`). `unanswered` is what the `offline` event says, if the device goes offline.
     mutating func publish(
         _ device: Device?,
         origin: Origin,
         answering: Bool,
         lastAnswer last: Duration,
+        unanswered: Unanswered = Unanswered(),
         mergedInto owner: Origin? = nil,
         forgets: Bool = false
     ) {
@@ -220,7 +250,9 @@ extension DeviceTable {
         guard old != device else { return }
         pendingChanges.append((id, device))
         if let old {
-            if old.online != device.online { pendingEvents.append(device.online ? .online(device) : .offline(device)) }
+            if old.online != device.online {
+                pendingEvents.append(device.online ? .online(device) : .offline(device, unanswered: unanswered))
+            }
         } else if identities.notePublished(id) {
             pendingEvents.append(.returned(device))
         } else {

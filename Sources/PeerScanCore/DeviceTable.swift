@@ -25,10 +25,17 @@ import PeerScanModel
 ///   leaves it when its entry failed and the MAC address then answers on another address: the host dropped it.
 ///
 /// ## Presence
-/// A device *answers* while its mDNS host has records, or the kernel holds one of its MAC addresses' entries as
-/// answering. It is ``Device/online`` while it answers and for ``Presence/offlineAfter`` after it last did (its last
-/// mDNS record went, or the kernel's last confirmation of its entries), and is forgotten (removed) once it has not
-/// answered for ``Presence/forgetAfter``. With both zero, a device goes as soon as it stops answering.
+/// Liveness comes from the host. A device with a MAC address (an address on a directly connected subnet that the
+/// kernel resolved) *answers* while the kernel holds one of its MAC addresses' entries as answering; mDNS records that
+/// Avahi still caches are not an answer (a host that leaves without goodbyes keeps them for minutes). When such a
+/// device with mDNS records stops answering, the table asks its host once (a ``HostQuestion``, see
+/// ``takeQuestions()``), and an answer counts as the host answering then. A device with no MAC address — an mDNS host
+/// the kernel never resolved (a routed subnet, or the neighbour table not followed) — answers while it has records.
+///
+/// A device is ``Device/online`` while it answers and for ``Presence/offlineAfter`` after it last did (the kernel's
+/// last confirmation, the last answer to a question, the moment its records appeared, or, without a MAC address, the
+/// moment its last record went), and is forgotten (removed) once it has not answered for ``Presence/forgetAfter``.
+/// An offline device keeps its services as last known. With both zero, a device goes as soon as it stops answering.
 ///
 /// Time is the caller's monotonic clock, passed to every call that needs it: the table does no I/O.
 public struct DeviceTable: Sendable {
@@ -61,8 +68,8 @@ public struct DeviceTable: Sendable {
         case returned(Device)
         /// A device answers again.
         case online(Device)
-        /// A device stopped answering ``Presence/offlineAfter`` ago.
-        case offline(Device)
+        /// A device stopped answering ``Presence/offlineAfter`` ago; `unanswered` says what was asked and not answered.
+        case offline(Device, unanswered: Unanswered)
         /// A device that had not answered for ``Presence/forgetAfter`` was removed.
         case forgotten(Device)
         /// A MAC-only device turned out to be an mDNS host's: it was removed in favour of that device.
@@ -79,12 +86,35 @@ public struct DeviceTable: Sendable {
         case mac(String)
     }
 
+    /// What a device that went offline was asked and did not answer.
+    public struct Unanswered: Hashable, Sendable {
+        /// The kernel's probes of its IPv4 addresses (ARP).
+        public var arp = false
+        /// The kernel's probes of its IPv6 addresses (NDP).
+        public var ndp = false
+        /// A question for its host name (mDNS).
+        public var mdns = false
+
+        /// Creates a list of what went unanswered.
+        public init(arp: Bool = false, ndp: Bool = false, mdns: Bool = false) {
+            self.arp = arp
+            self.ndp = ndp
+            self.mdns = mdns
+        }
+    }
+
     struct MDNSHost: Sendable {
         /// The device as the mDNS host table last reported it; its services are emptied once it has none left.
         var device: Device
         var isPresent: Bool
         /// When its last service went (meaningful while not present).
         var lastSeen: Duration
+        /// When it last became present (records appearing are a sign of the host, once).
+        var appearedAt: Duration
+        /// When it last answered a question, and when it was last asked (`nil`: not since its kernel entries last
+        /// answered).
+        var answeredAt: Duration?
+        var askedAt: Duration?
     }
 
     // The state below is internal, not private, only for the extensions in DeviceTable+*.swift: nothing outside the
@@ -135,6 +165,7 @@ public struct DeviceTable: Sendable {
     var dirtyMACs: Set<String> = []
     var pendingChanges: [(id: DeviceID, device: Device?)] = []
     var pendingEvents: [Event] = []
+    var pendingQuestions: [HostQuestion] = []
 
     /// Creates an empty table.
     /// - Parameters:
@@ -163,8 +194,14 @@ public struct DeviceTable: Sendable {
     /// - Complexity: O(a) for a addresses of the device.
     public mutating func updateMDNSDevice(hostName: String, device: Device?, now: Duration) {
         if let device {
-            let oldAddresses = mdnsHosts[hostName]?.device.addresses ?? []
-            mdnsHosts[hostName] = MDNSHost(device: device, isPresent: true, lastSeen: now)
+            let old = mdnsHosts[hostName]
+            let oldAddresses = old?.device.addresses ?? []
+            var host = old ?? MDNSHost(device: device, isPresent: true, lastSeen: now, appearedAt: now)
+            if !host.isPresent { host.appearedAt = now }
+            host.device = device
+            host.isPresent = true
+            host.lastSeen = now
+            mdnsHosts[hostName] = host
             for address in oldAddresses where !device.addresses.contains(address) {
                 if let mac = macByAddress[address] { markDirty(mac: mac) }
                 hostsByAddress[address]?.remove(hostName)
@@ -201,6 +238,7 @@ public struct DeviceTable: Sendable {
         heldMACs = []
         dirtyHosts = []
         dirtyMACs = []
+        pendingQuestions = []
     }
 
 }

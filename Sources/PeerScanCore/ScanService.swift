@@ -9,7 +9,7 @@ import ServiceLifecycle
 ///
 /// Everything pending is applied together (see ``DrainingQueue``), so a burst of mDNS events becomes one changeset.
 /// The service carries out the store's effects: it starts and stops browsing, saves the scanning switch, arms the
-/// store's timers (on the store's clock) and writes the store's log lines.
+/// store's timers (on the store's clock), writes the store's log lines and hands its questions to the sources.
 public struct ScanService: Service {
     /// The store the service feeds.
     public let store: SnapshotStore
@@ -118,6 +118,9 @@ public struct ScanService: Service {
 
     private func perform(_ effects: StoreEffects, in group: inout ThrowingDiscardingTaskGroup<any Error>) {
         for entry in effects.logs { logger.log(entry) }
+        for question in effects.questions {
+            for source in sources { source.ask(question) }
+        }
         if let browsing = effects.browsing {
             for source in sources { source.setBrowsing(browsing) }
         }

@@ -255,6 +255,7 @@ public actor SnapshotStore {
         }
         let (changed, events) = devices.takeChanges(now: time)
         let identityChanges = devices.takeIdentityChanges()  // taken even with no registry: they must not pile up
+        effects.questions += devices.takeQuestions()
         if let recordDevices {
             let records = DeviceRecords(
                 identityChanges: identityChanges,

@@ -41,6 +41,8 @@ public struct StoreEffects: Sendable, Equatable {
     public var checkAfter: Duration?
     /// The batch's log lines, in order (the monitoring log: devices, presence, resyncs).
     public var logs: [LogEntry]
+    /// Ask the sources these questions (``DiscoverySource/ask(_:)``), in order.
+    public var questions: [HostQuestion]
 
     /// No effects.
     public init(
@@ -50,7 +52,8 @@ public struct StoreEffects: Sendable, Equatable {
         settleDeadline: Int? = nil,
         withdrawalDeadlines: [String: Int] = [:],
         checkAfter: Duration? = nil,
-        logs: [LogEntry] = []
+        logs: [LogEntry] = [],
+        questions: [HostQuestion] = []
     ) {
         self.browsing = browsing
         self.persistScanning = persistScanning
@@ -59,6 +62,7 @@ public struct StoreEffects: Sendable, Equatable {
         self.withdrawalDeadlines = withdrawalDeadlines
         self.checkAfter = checkAfter
         self.logs = logs
+        self.questions = questions
     }
 }
 

@@ -7,6 +7,7 @@ import Discovery
 import Foundation
 import Logging
 import MACVendors
+import MDNSQuestions
 import MQTTClient
 import MonitoringLog
 import NeighbourSource
@@ -208,6 +209,7 @@ struct Peerscand: AsyncParsableCommand {
         var sources: [any DiscoverySource] = [source]
         if let neighbours {
             sources.append(NeighbourDiscoverySource(monitor: neighbours, clock: clock, logger: logger))
+            sources.append(MDNSQuestionSource(logger: logger))
         }
         let scanner = ScanService(
             sources: sources,

@@ -69,10 +69,13 @@ struct ScanningOptions: ParsableArguments {
         help: ArgumentHelp(
             "Seconds after a device last answered that it is shown offline.",
             discussion: """
-                A device answers while it has mDNS records or the kernel reaches it (its neighbour entry is \
-                reachable, or being verified). One failed probe round does not make it offline; it is offline once \
-                it has not answered for this long, and online again as soon as it answers. 0 removes devices as \
-                soon as they stop answering (with --forget-after 0).
+                A device answers while the kernel reaches it (its neighbour entry is reachable, or was confirmed \
+                within this time); Avahi's cached mDNS records do not count, but before concluding, an mDNS host \
+                whose entries failed is asked once (a one-shot mDNS query for its host name) and counts as answering \
+                if it replies. A device the kernel never resolved answers while it has mDNS records. One failed \
+                probe round does not make it offline; it is offline once it has not answered for this long, and \
+                online again as soon as it answers. 0 removes devices as soon as they stop answering (with \
+                --forget-after 0).
                 """
         )
     )

@@ -171,6 +171,20 @@ def test_every_device_is_one_tracker_and_one_ha_device_that_follows_presence_unt
 
     assert not log_problems(ha), "Home Assistant's log during discovery and presence:\n" + "\n".join(log_problems(ha))
 
+    # Alpha leaves without goodbyes (issue 28): its responder killed, its link down. avahi-daemon keeps its records
+    # for minutes; peerscand takes it offline within --offline-after (6 s) + a probe round (2 s) + its question (3 s),
+    # and Home Assistant follows at once.
+    alpha_id = next(device_id for device_id, item in listed.items() if item["hostName"] == "alpha.local")
+    alpha.stop(graceful=False)
+    alpha.link_down()
+    left = time.monotonic()
+    daemon.wait_for(lambda s: applier.devices(s)[alpha_id]["online"] is False, timeout=30, what="alpha offline")
+    offline = time.monotonic() - left
+    lag = ha.wait_for(lambda: tracker_states(ha).get(alpha_id) == "not_home", 15, "alpha not_home in Home Assistant")
+    print(f"alpha: offline {offline:.1f} s after it left, not_home in Home Assistant {lag:.1f} s later")
+    assert offline <= 6 + 2 + 3, f"offline {offline:.1f} s after it left"
+    assert lag <= 3, f"Home Assistant showed not_home {lag:.1f} s after peerscand's offline"
+
     plug.silence()
     daemon.wait_for(lambda s: by_mac(s, plug.mac)["online"] is False, timeout=30, what="the plug offline")
     entity_id = entities[plug_id]["entity_id"]

@@ -145,7 +145,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         let device = try #require(offline.first?.device)
         #expect(!device.online)
         #expect(device.addresses == ["10.0.0.5"] && device.macAddresses == [macA], "what it was known by stays")
-        #expect(events == [.offline(device)])
+        #expect(events == [.offline(device, unanswered: .init(arp: true))], "its ARP probes went unanswered")
         #expect(table.takeChanges(now: .seconds(611)).changes.isEmpty)
         let (forgotten, forgetEvents) = table.takeChanges(now: .seconds(612))
         #expect(forgotten.count == 1 && forgotten[0].device == nil)

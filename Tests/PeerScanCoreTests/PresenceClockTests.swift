@@ -14,23 +14,7 @@ import Testing
 @Suite struct PresenceClockTests {
     @Test(.timeLimit(.minutes(1)))
     func aDeviceGoesOnlineThenOfflineThenIsForgottenOnTheManualClock() async throws {
-        let clock = ManualClock()
-        let store = SnapshotStore(
-            isScanning: true,
-            interfaces: ["eth0"],
-            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600)),
-            clock: ScanClock(clock)
-        )
-        let logs = InMemoryLogHandler()
-        let source = FakeDiscoverySource()
-        let service = ScanService(
-            sources: [source],
-            store: store,
-            stateFile: nil,
-            presenceInterval: .seconds(1),
-            logger: Logger(label: "peerscan.tests") { _ in logs }
-        )
-        let running = Task { try await service.run() }
+        let (clock, store, source, logs, running) = startService(offlineAfter: .seconds(60))
         defer { running.cancel() }
         func messages() -> [String] { logs.entries.map(\.message.description) }
 
@@ -65,6 +49,80 @@ import Testing
         #expect(await eventually { await store.deviceCount == 0 }, "forgotten at 600 s")
         #expect(await eventually { messages().contains("device removed") })
     }
+}
+
+extension PresenceClockTests {
+    @Test(.timeLimit(.minutes(1)))
+    func anMDNSHostThatLeavesIsAskedThroughTheSourcesAndIsOfflineOnceItStopsAnswering() async throws {
+        let (clock, store, source, logs, running) = startService(offlineAfter: .seconds(10))
+        defer { running.cancel() }
+        func online() async -> Bool? { await store.snapshot.device(hostName: "phone.local")?.online }
+
+        let reachable = Neighbour(
+            address: "10.0.0.7",
+            interface: "eth0",
+            macAddress: "3c:22:fb:44:55:66",
+            state: .reachable,
+            lastConfirmed: .zero
+        )
+        source.send(
+            .sourceState(.running, hostName: nil),
+            .serviceResolved(makeInstance("Phone", host: "phone.local", addresses: ["10.0.0.7"])),
+            .observed(.neighbourUpdated(reachable))
+        )
+        #expect(await eventually { await store.snapshot.device(hostName: "phone.local")?.macAddresses.count == 1 })
+        // It leaves without goodbyes at 0 s: the kernel's entry fails, its records stay in Avahi's cache.
+        var failed = reachable
+        failed.state = .failed
+        failed.macAddress = nil
+        source.send(.observed(.neighbourUpdated(failed)))
+        #expect(await eventually { source.questions.map(\.hostName) == ["phone.local"] }, "asked once it failed")
+        #expect(await eventually { clock.sleeperCount >= 1 })
+        for _ in 0..<5 { await advanceOneSecond(clock) }
+        // It answers at 5 s (applied before the clock moves on: the marker host name comes after it).
+        source.send(
+            .observed(.hostAnswered(hostName: "phone.local", address: "10.0.0.7")),
+            .sourceState(.running, hostName: "answered.local")
+        )
+        #expect(await eventually { await store.hostStatus.hostName == "answered.local" })
+        for _ in 5..<12 { await advanceOneSecond(clock) }
+        #expect(await online() == true, "it answered at 5 s: online until 15 s")
+        #expect(await eventually { source.questions.count == 2 }, "asked again at 10 s, half a window later")
+        for _ in 12..<14 { await advanceOneSecond(clock) }
+        #expect(await online() == true)
+        await advanceOneSecond(clock)
+        #expect(await eventually { await online() == false }, "offline at 15 s: the second question went unanswered")
+        #expect(await eventually { logs.entries.contains { $0.message == "device offline" } })
+        let line = try #require(logs.entries.first { $0.message == "device offline" })
+        #expect(line.metadata["reason"] == "unanswered")
+        #expect(line.metadata["asked"] == "arp,mdns", "what was asked and not answered")
+    }
+}
+
+/// A scan service over a fake source, running on a manual clock with this presence (forgotten after 600 s), its log
+/// kept in memory.
+private func startService(
+    offlineAfter: Duration
+) -> (
+    ManualClock, SnapshotStore, FakeDiscoverySource, InMemoryLogHandler, Task<Void, any Error>
+) {
+    let clock = ManualClock()
+    let store = SnapshotStore(
+        isScanning: true,
+        interfaces: ["eth0"],
+        presence: DeviceTable.Presence(offlineAfter: offlineAfter, forgetAfter: .seconds(600)),
+        clock: ScanClock(clock)
+    )
+    let logs = InMemoryLogHandler()
+    let source = FakeDiscoverySource()
+    let service = ScanService(
+        sources: [source],
+        store: store,
+        stateFile: nil,
+        presenceInterval: .seconds(1),
+        logger: Logger(label: "peerscan.tests") { _ in logs }
+    )
+    return (clock, store, source, logs, Task { try await service.run() })
 }
 
 /// Moves the clock one second and waits until the presence check it woke has slept again.

@@ -174,6 +174,7 @@ final class FakeDiscoverySource: DiscoverySource {
     let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let calls = NIOLockedValueBox<[Bool]>([])
+    private let asked = NIOLockedValueBox<[HostQuestion]>([])
 
     init() {
         (events, continuation) = AsyncStream.makeStream()
@@ -181,6 +182,13 @@ final class FakeDiscoverySource: DiscoverySource {
 
     /// The arguments of every ``setBrowsing(_:)`` call, in order.
     var browsingCalls: [Bool] { calls.withLockedValue { $0 } }
+
+    /// Every question asked, in order.
+    var questions: [HostQuestion] { asked.withLockedValue { $0 } }
+
+    func ask(_ question: HostQuestion) {
+        asked.withLockedValue { $0.append(question) }
+    }
 
     /// Delivers events, in order.
     func send(_ events: DiscoveryEvent...) {

@@ -1,0 +1,182 @@
+import Discovery
+import Glibc
+
+/// Asks one host whether it is there: the one-shot query of ``MDNSQuery`` for its host name, sent to the mDNS group of
+/// each of its interfaces over each IP protocol it has addresses of, twice (a second apart, in case one is lost), and
+/// the first answer within ``timeout``.
+///
+/// Multicast, not unicast to the host's address: the host's neighbour entries just failed, and a datagram to it would
+/// wait for the same resolution. Each question has sockets of its own (an ephemeral port each), so what arrives on
+/// them is an answer to it; the ID is checked all the same. Reading never blocks a thread: the sockets are polled
+/// between short sleeps.
+struct MDNSQuestioner: Sendable {
+    /// How long to wait for an answer after the first query.
+    var timeout: Duration = .seconds(3)
+    /// When the query is sent again, if no answer came.
+    var resendAfter: Duration = .seconds(1)
+
+    /// Asks; returns the address the answer came from, or `nil` if none came in time.
+    ///
+    /// - Throws: ``MDNSQuestionError`` if the name is not a DNS name, or nothing could be sent at all (no socket, no
+    ///   interface, every send refused).
+    func ask(_ question: HostQuestion) async throws(MDNSQuestionError) -> String? {
+        let id = UInt16.random(in: 1...UInt16.max)
+        let message = try MDNSQuery.message(id: id, hostName: question.hostName)
+        let families = Set(question.addresses.map { $0.contains(":") ? AF_INET6 : AF_INET })
+        var sockets: [QuerySocket] = []
+        defer { for socket in sockets { socket.close() } }
+        var lastError: MDNSQuestionError?
+        for family in families.sorted() {
+            do { sockets.append(try QuerySocket(family: family)) } catch { lastError = error }
+        }
+        let interfaces = question.interfaces.compactMap { name in
+            let index = if_nametoindex(name)
+            return index == 0 ? nil : index
+        }
+        var sent = 0
+        for socket in sockets {
+            for interface in interfaces {
+                do {
+                    try socket.send(message, on: interface)
+                    sent += 1
+                } catch {
+                    lastError = error
+                }
+            }
+        }
+        guard sent > 0 else {
+            throw lastError ?? .system(operation: "find the interfaces \(question.interfaces)", code: ENODEV)
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var resent = false
+        while clock.now - start < timeout {
+            for socket in sockets {
+                if let address = socket.receiveAnswer(to: id) { return address }
+            }
+            if !resent && clock.now - start >= resendAfter {
+                resent = true
+                for socket in sockets { for interface in interfaces { try? socket.send(message, on: interface) } }
+            }
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { return nil }  // cancelled: shutting down
+        }
+        return nil
+    }
+}
+
+/// A UDP socket on an ephemeral port that sends to the mDNS group of one IP protocol.
+private struct QuerySocket {
+    let descriptor: Int32
+    let family: Int32
+
+    init(family: Int32) throws(MDNSQuestionError) {
+        self.family = family
+        descriptor = socket(
+            family,
+            Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue),
+            0
+        )
+        guard descriptor >= 0 else { throw .system(operation: "UDP socket", code: errno) }
+        // The hop limit mDNS uses (RFC 6762 §11), and no copy of our own query to ourselves.
+        var hops: Int32 = 255
+        var loop: Int32 = 0
+        if family == AF_INET {
+            var ttl = UInt8(255)
+            var noLoop = UInt8(0)
+            setsockopt(descriptor, Int32(IPPROTO_IP), IP_MULTICAST_TTL, &ttl, 1)
+            setsockopt(descriptor, Int32(IPPROTO_IP), IP_MULTICAST_LOOP, &noLoop, 1)
+        } else {
+            setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_HOPS, &hops, 4)
+            setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_LOOP, &loop, 4)
+        }
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
+
+    /// Sends `message` to the group on the interface with this index.
+    func send(_ message: [UInt8], on interface: UInt32) throws(MDNSQuestionError) {
+        let result: Int
+        if family == AF_INET {
+            var request = ip_mreqn()
+            request.imr_ifindex = Int32(interface)
+            guard
+                setsockopt(
+                    descriptor,
+                    Int32(IPPROTO_IP),
+                    IP_MULTICAST_IF,
+                    &request,
+                    socklen_t(MemoryLayout<ip_mreqn>.size)
+                ) == 0
+            else { throw .system(operation: "IP_MULTICAST_IF \(interface)", code: errno) }
+            var destination = sockaddr_in()
+            destination.sin_family = sa_family_t(AF_INET)
+            destination.sin_port = MDNSQuery.port.bigEndian
+            inet_pton(AF_INET, MDNSQuery.ipv4Group, &destination.sin_addr)
+            result = send(message, to: &destination)
+        } else {
+            var index = interface
+            guard setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_IF, &index, 4) == 0
+            else { throw .system(operation: "IPV6_MULTICAST_IF \(interface)", code: errno) }
+            var destination = sockaddr_in6()
+            destination.sin6_family = sa_family_t(AF_INET6)
+            destination.sin6_port = MDNSQuery.port.bigEndian
+            destination.sin6_scope_id = interface
+            inet_pton(AF_INET6, MDNSQuery.ipv6Group, &destination.sin6_addr)
+            result = send(message, to: &destination)
+        }
+        guard result >= 0 else { throw .system(operation: "send the query on interface \(interface)", code: errno) }
+    }
+
+    /// Sends `message` to a socket address (`sockaddr_in` or `sockaddr_in6`) without blocking.
+    private func send<Address>(_ message: [UInt8], to destination: inout Address) -> Int {
+        withUnsafePointer(to: &destination) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(
+                    descriptor,
+                    message,
+                    message.count,
+                    Int32(MSG_DONTWAIT),
+                    $0,
+                    socklen_t(MemoryLayout<Address>.size)
+                )
+            }
+        }
+    }
+
+    /// The source address of the first queued datagram that answers the query with this ID, reading (and dropping)
+    /// what else is queued; `nil` if none is.
+    func receiveAnswer(to id: UInt16) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 9000)
+        var source = sockaddr_storage()
+        while true {
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let count = withUnsafeMutablePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    recvfrom(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT), $0, &length)
+                }
+            }
+            guard count > 0 else { return nil }
+            if MDNSQuery.isAnswer(Array(buffer[..<count]), to: id) { return Self.text(of: source) }
+        }
+    }
+
+    private static func text(of source: sockaddr_storage) -> String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        if Int32(source.ss_family) == AF_INET {
+            var address = withUnsafeBytes(of: source) { $0.load(as: sockaddr_in.self) }.sin_addr
+            inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
+            return string(text)
+        }
+        let ipv6 = withUnsafeBytes(of: source) { $0.load(as: sockaddr_in6.self) }
+        var address = ipv6.sin6_addr
+        inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
+        var name = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
+        guard ipv6.sin6_scope_id != 0, if_indextoname(ipv6.sin6_scope_id, &name) != nil else { return string(text) }
+        return string(text) + "%" + string(name)
+    }
+}
+
+/// The text of a NUL-terminated C buffer.
+private func string(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

@@ -1,0 +1,69 @@
+// The device table's questions: asking an mDNS host whose kernel entries stopped answering whether it is still there,
+// taking its answers, and saying what went unanswered when a device goes offline.
+
+import Discovery
+import PeerScanModel
+
+extension DeviceTable {
+    /// The questions to ask since the last take, in order (see ``HostQuestion``): the owner hands them to the sources.
+    ///
+    /// An mDNS host with a MAC address is asked when one of its kernel entries fails (or none answers) and none is
+    /// reachable, while it is online and has records; once more each time it answered half ``Presence/offlineAfter``
+    /// ago and no entry is reachable yet (so that a host that answers only questions stays online); never again once a
+    /// question went unanswered, until the kernel hears from it. Nothing is asked while ``Presence/offlineAfter`` is zero (the
+    /// device goes at once).
+    public mutating func takeQuestions() -> [HostQuestion] {
+        defer { pendingQuestions = [] }
+        return pendingQuestions
+    }
+
+    /// A host answered a question now (``Observation/hostAnswered(hostName:address:)``); an unknown host is ignored.
+    mutating func noteAnswer(hostName: String, now: Duration) {
+        guard mdnsHosts[hostName] != nil else { return }
+        mdnsHosts[hostName]?.answeredAt = now
+        markDirty(host: hostName)
+    }
+
+    /// Whether the mDNS host of `origin` is due another question (it answered the last one half the window ago).
+    func isQuestionDue(_ origin: Origin, now: Duration) -> Bool {
+        guard case .host(let hostName) = origin, let host = mdnsHosts[hostName], host.askedAt != nil else {
+            return false
+        }
+        return isQuestionDue(host, now: now)
+    }
+
+    private func isQuestionDue(_ host: MDNSHost, now: Duration) -> Bool {
+        guard let asked = host.askedAt else { return true }
+        guard let answered = host.answeredAt, answered >= asked else { return false }  // the question stands
+        return now >= answered + presence.offlineAfter / 2
+    }
+
+    /// Asks `hostName` (derived as `device` now) if it is due a question: its kernel entries doubt it (`isDoubted`:
+    /// one failed, or none answers) and none confirms it (`isConfirmed`: one is reachable). Forgets the last question
+    /// once one does.
+    mutating func askIfDue(hostName: String, device: Device, isConfirmed: Bool, isDoubted: Bool, now: Duration) {
+        guard var host = mdnsHosts[hostName] else { return }
+        if isConfirmed {
+            if host.askedAt != nil { mdnsHosts[hostName]?.askedAt = nil }
+            return
+        }
+        guard isDoubted, host.isPresent, device.online, presence.offlineAfter > .zero, isQuestionDue(host, now: now)
+        else { return }
+        host.askedAt = now
+        mdnsHosts[hostName] = host
+        pendingQuestions.append(
+            HostQuestion(hostName: hostName, addresses: device.addresses, interfaces: device.interfaces)
+        )
+    }
+
+    /// What a device with these addresses was asked and did not answer, if it goes offline now: the kernel's probes
+    /// of the addresses it resolved (ARP for IPv4, NDP for IPv6), and the last question for `host` if it stands.
+    func unanswered(addresses: Set<String>, asked host: MDNSHost?) -> Unanswered {
+        var result = Unanswered()
+        for address in addresses where macByAddress[address] != nil {
+            if address.contains(":") { result.ndp = true } else { result.arp = true }
+        }
+        if let asked = host?.askedAt, (host?.answeredAt).map({ $0 < asked }) ?? true { result.mdns = true }
+        return result
+    }
+}
