@@ -49,6 +49,8 @@ public struct DeviceHistory: Sendable, Hashable {
     public var boundKeys: Set<IdentityKey>
     /// Every address it had.
     public var addresses: [String: SeenSpan]
+    /// Its presence transitions, oldest first, within ``PresenceTransition/retention``.
+    public var transitions: [PresenceTransition] = []
 
     /// Creates a history.
     public init(
@@ -95,6 +97,20 @@ public struct DeviceHistory: Sendable, Hashable {
         }
     }
 
+    /// Notes a transition if it changes the presence last noted (a restart or a resync re-reports a device as it
+    /// was); drops those past ``PresenceTransition/retention``.
+    /// - Returns: Whether it was noted.
+    @discardableResult
+    mutating func note(_ transition: PresenceTransition) -> Bool {
+        guard transitions.last?.online != transition.online else { return false }
+        transitions.append(transition)
+        let horizon = transition.at - PresenceTransition.retention.age
+        let expired = transitions.prefix { $0.at < horizon }.count
+        let excess = max(transitions.count - expired - PresenceTransition.retention.count, 0)
+        if expired + excess > 0 { transitions.removeFirst(expired + excess) }
+        return true
+    }
+
     /// Takes in another device's history (the two turned out to be one).
     mutating func absorb(_ other: DeviceHistory) {
         seen = seen.union(other.seen)
@@ -103,5 +119,6 @@ public struct DeviceHistory: Sendable, Hashable {
         keys.merge(other.keys) { $0.union($1) }
         boundKeys.formUnion(other.boundKeys)
         addresses.merge(other.addresses) { $0.union($1) }
+        transitions = (transitions + other.transitions).sorted { $0.at < $1.at }
     }
 }

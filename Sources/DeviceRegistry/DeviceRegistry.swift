@@ -133,6 +133,7 @@ public final class DeviceRegistry: Sendable {
             for device in records.devices {
                 var history = state.histories[device.id] ?? DeviceHistory(id: device.id, seen: SeenSpan(at: date))
                 history.note(device, at: date, online: device.online)
+                history.note(PresenceTransition(at: date, online: device.online, reason: device.presenceReason))
                 state.histories[device.id] = history
                 state.present[device.id] = device
                 state.dirty.insert(device.id)
@@ -168,10 +169,14 @@ public final class DeviceRegistry: Sendable {
         }.sorted { ($0.lastSeen, $1.id) > ($1.lastSeen, $0.id) }
     }
 
-    /// One device's history, or `nil` if it is not remembered.
+    /// One device's history with its presence transitions, or `nil` if it is not remembered.
     public func device(_ id: DeviceID, now: Date = Date()) -> KnownDeviceRecord? {
         state.withLockedValue { state in
-            state.histories[id].map { Self.known($0, present: state.present[id], now: now) }
+            state.histories[id].map { history in
+                var record = Self.known(history, present: state.present[id], now: now)
+                record.transitions = history.transitions
+                return record
+            }
         }
     }
 

@@ -10,8 +10,9 @@ import PeerScanModel
 /// - `device(id, name, vendor, first_seen, last_seen)`;
 /// - `device_key(device_id, key, bound, first_seen, last_seen)`: the host names and MAC addresses a device was seen
 ///   with (`host:NAME`, `mac:ADDRESS`); `bound` marks the keys that identify it (each bound to one device);
-/// - `device_address(device_id, address, first_seen, last_seen)`.
-/// Keys and addresses go with their device (`ON DELETE CASCADE`).
+/// - `device_address(device_id, address, first_seen, last_seen)`;
+/// - `device_transition(device_id, at, online, reason)` (migration `v2-transitions`): its presence transitions.
+/// Keys, addresses and transitions go with their device (`ON DELETE CASCADE`).
 struct RegistryDatabase: Sendable {
     /// The database file.
     let path: String
@@ -44,6 +45,19 @@ struct RegistryDatabase: Sendable {
                         first_seen REAL NOT NULL,
                         last_seen REAL NOT NULL,
                         PRIMARY KEY (device_id, address)
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+        migrator.registerMigration("v2-transitions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_transition (
+                        device_id TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE,
+                        at REAL NOT NULL,
+                        online INTEGER NOT NULL,
+                        reason TEXT,
+                        PRIMARY KEY (device_id, at)
                     ) WITHOUT ROWID;
                     """
             )
@@ -128,6 +142,19 @@ struct RegistryDatabase: Sendable {
                 while let row = try addresses.next() {
                     histories[row["device_id"] as String]?.addresses[row["address"] as String] = Self.span(row)
                 }
+                let transitions = try Row.fetchCursor(
+                    db,
+                    sql: "SELECT device_id, at, online, reason FROM device_transition ORDER BY device_id, at"
+                )
+                while let row = try transitions.next() {
+                    histories[row["device_id"] as String]?.transitions.append(
+                        PresenceTransition(
+                            at: Date(timeIntervalSince1970: row["at"]),
+                            online: row["online"],
+                            reason: (row["reason"] as String?).flatMap(PresenceReason.init)
+                        )
+                    )
+                }
                 return Array(histories.values)
             }
         } catch {
@@ -169,6 +196,21 @@ struct RegistryDatabase: Sendable {
                             ]
                         )
                     }
+                    // Transitions change at their ends only (appended, or dropped past their retention).
+                    let kept = history.transitions.first?.at.timeIntervalSince1970 ?? .infinity
+                    try db.execute(
+                        sql: "DELETE FROM device_transition WHERE device_id = ? AND at < ?",
+                        arguments: [id, kept]
+                    )
+                    for transition in history.transitions.suffix(Self.transitionsWrittenPerBatch) {
+                        try db.execute(
+                            sql: "INSERT OR IGNORE INTO device_transition VALUES (?, ?, ?, ?)",
+                            arguments: [
+                                id, transition.at.timeIntervalSince1970, transition.online,
+                                transition.reason?.description,
+                            ]
+                        )
+                    }
                     for (address, span) in history.addresses {
                         try db.execute(
                             sql: "INSERT INTO device_address VALUES (?, ?, ?, ?)",
@@ -191,6 +233,10 @@ struct RegistryDatabase: Sendable {
         }
         return (size(path), size(path + "-wal"))
     }
+
+    /// How many of a device's latest transitions each write stores again (those since its last write are among
+    /// them: a device's presence changes at most a few times a second, and a batch is written every second).
+    private static let transitionsWrittenPerBatch = 16
 
     private static func span(_ row: Row) -> SeenSpan {
         SeenSpan(

@@ -5,8 +5,9 @@ import Glibc
 /// each of its interfaces over each IP protocol it has addresses of, twice (a second apart, in case one is lost), and
 /// the first answer within ``timeout``.
 ///
-/// Multicast, not unicast to the host's address: the host's neighbour entries just failed, and a datagram to it would
-/// wait for the same resolution. Each question has sockets of its own (an ephemeral port each), so what arrives on
+/// Multicast first: the host's neighbour entries just failed, and a datagram to it waits for the same resolution. A
+/// unicast copy to each of its addresses follows, which wakes a host in Wi-Fi power save sooner (its access point
+/// holds unicast frames for its next beacon, multicast ones for the next DTIM). Each question has sockets of its own (an ephemeral port each), so what arrives on
 /// them is an answer to it; the ID is checked all the same. Reading never blocks a thread: the sockets are polled
 /// between short sleeps.
 struct MDNSQuestioner: Sendable {
@@ -46,6 +47,11 @@ struct MDNSQuestioner: Sendable {
         }
         guard sent > 0 else {
             throw lastError ?? .system(operation: "find the interfaces \(question.interfaces)", code: ENODEV)
+        }
+        // A unicast copy to each address: a host in power save gets it at its next beacon (multicast waits for a
+        // DTIM); the kernel queues it while it resolves the address, and drops it quietly if that fails.
+        for socket in sockets {
+            for address in question.addresses { socket.sendUnicast(message, to: address) }
         }
         let clock = ContinuousClock()
         let start = clock.now
@@ -125,6 +131,26 @@ private struct QuerySocket {
             result = send(message, to: &destination)
         }
         guard result >= 0 else { throw .system(operation: "send the query on interface \(interface)", code: errno) }
+    }
+
+    /// Sends `message` to port 5353 of `address` (text; a link-local IPv6 address with its `%interface`) if it is of
+    /// this socket's family.
+    func sendUnicast(_ message: [UInt8], to address: String) {
+        let parts = address.split(separator: "%", maxSplits: 1).map(String.init)
+        if family == AF_INET {
+            var destination = sockaddr_in()
+            destination.sin_family = sa_family_t(AF_INET)
+            destination.sin_port = MDNSQuery.port.bigEndian
+            guard inet_pton(AF_INET, parts[0], &destination.sin_addr) == 1 else { return }
+            _ = send(message, to: &destination)
+        } else {
+            var destination = sockaddr_in6()
+            destination.sin6_family = sa_family_t(AF_INET6)
+            destination.sin6_port = MDNSQuery.port.bigEndian
+            destination.sin6_scope_id = parts.count > 1 ? if_nametoindex(parts[1]) : 0
+            guard inet_pton(AF_INET6, parts[0], &destination.sin6_addr) == 1 else { return }
+            _ = send(message, to: &destination)
+        }
     }
 
     /// Sends `message` to a socket address (`sockaddr_in` or `sockaddr_in6`) without blocking.

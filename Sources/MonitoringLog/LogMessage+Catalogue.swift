@@ -13,7 +13,7 @@ extension LogMessage {
     /// A device seen for the first time (since it was last forgotten).
     public static let newDevice = LogMessage("new device", .notice, keys: deviceKeys)
     /// A device answers again, or one known from before is back.
-    public static let deviceOnline = LogMessage("device online", .info, keys: deviceKeys + ["reason"])
+    public static let deviceOnline = LogMessage("device online", .info, keys: deviceKeys + ["reason", "via"])
     /// A device stopped answering `--offline-after` ago.
     public static let deviceOffline = LogMessage("device offline", .info, keys: deviceKeys + ["reason", "asked"])
     /// A device forgotten (`--forget-after`, or by a client).

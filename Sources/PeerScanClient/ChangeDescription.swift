@@ -192,7 +192,9 @@ public enum ChangeDescription {
     /// `Living Room TV: + _ssh._tcp, address 10.0.0.7 gone, …`: the old name, then every difference.
     static func changeSummary(from old: Device, to new: Device) -> String {
         var parts: [String] = []
-        if old.online != new.online { parts.append(new.online ? "online" : "offline") }
+        if old.online != new.online {
+            parts.append((new.online ? "online" : "offline") + (new.presenceReason.map { " (\($0))" } ?? ""))
+        }
         if old.label != new.label { parts.append("renamed to \(new.label)") }
         if old.hostName != new.hostName {
             parts.append("host \(old.hostName ?? "(none)")→\(new.hostName ?? "(none)")")

@@ -39,8 +39,9 @@ public enum KnownDeviceText {
         return SnapshotTable.columns(rows)
     }
 
-    /// The `show` lines: the device's history, and its services if it is in the snapshot.
-    public static func details(_ reply: PeerScanWire.GetDeviceReply) -> [String] {
+    /// The `show` lines: the device's history, its presence over the last day and its last transitions, and its
+    /// services if it is in the snapshot.
+    public static func details(_ reply: PeerScanWire.GetDeviceReply, now: Date = Date()) -> [String] {
         let device = reply.history
         var lines = [
             "id:          \(device.id)",
@@ -57,6 +58,25 @@ public enum KnownDeviceText {
                 ["  " + SnapshotTable.escaped($0.value), "first \($0.firstSeen)", "last \($0.lastSeen)"]
             }
             lines += SnapshotTable.columns(rows)
+        }
+        let transitions = reply.transitions.compactMap { transition in
+            (try? Date(transition.at, strategy: .iso8601)).map {
+                PresenceTransition(
+                    at: $0,
+                    online: transition.online,
+                    reason: transition.reason.flatMap(PresenceReason.init)
+                )
+            }
+        }
+        if !transitions.isEmpty {
+            let timeline = PresenceTimeline(transitions: transitions, now: now).lines(indent: 13)
+            lines.append("last 24 h:   " + timeline[0])
+            lines.append(timeline[1])
+            lines.append("transitions:")
+            lines += reply.transitions.suffix(5).map { transition in
+                "  \(transition.at)  \(transition.online ? "online " : "offline")"
+                    + (transition.reason.map { "  \(SnapshotTable.escaped($0))" } ?? "")
+            }
         }
         section("host names", device.hostNames)
         section("mac addresses", device.macAddresses)

@@ -26,11 +26,11 @@ extension DeviceTable.Event {
         case .appeared(let device):
             return LogEntry(.newDevice, device.logFields)
         case .returned(let device):
-            return LogEntry(.deviceOnline, device.logFields.merging(["reason": "returned"]) { $1 })
+            return LogEntry(.deviceOnline, device.logFields.merging(device.presenceFields(returned: true)) { $1 })
         case .online(let device):
-            return LogEntry(.deviceOnline, device.logFields.merging(["reason": "answered"]) { $1 })
-        case .offline(let device, let unanswered):
-            return LogEntry(.deviceOffline, device.logFields.merging(unanswered.logFields) { $1 })
+            return LogEntry(.deviceOnline, device.logFields.merging(device.presenceFields()) { $1 })
+        case .offline(let device):
+            return LogEntry(.deviceOffline, device.logFields.merging(device.presenceFields()) { $1 })
         case .forgotten(let device):
             return LogEntry(.deviceRemoved, device.logFields)
         case .merged(let device, let into):
@@ -45,12 +45,13 @@ extension DeviceTable.Event {
     }
 }
 
-extension DeviceTable.Unanswered {
-    /// The `reason` of a `device offline` line: `unanswered`, with what was asked and not answered in `asked`
-    /// (`arp`, `ndp`, `mdns`); or `withdrawn` for a device judged by its mDNS records alone, which went.
-    var logFields: [String: String] {
-        let asked = [(arp, "arp"), (ndp, "ndp"), (mdns, "mdns")].filter(\.0).map(\.1)
-        guard !asked.isEmpty else { return ["reason": "withdrawn"] }
-        return ["reason": "unanswered", "asked": asked.joined(separator: ",")]
+extension Device {
+    /// The `reason` of a presence line and its means: `reason=answered via=arp,ndp` (or `reason=returned` for a device
+    /// seen before, with its `via`), `reason=unanswered asked=arp,mdns`, `reason=withdrawn`.
+    func presenceFields(returned: Bool = false) -> [String: String] {
+        guard let reason = presenceReason else { return returned ? ["reason": "returned"] : [:] }
+        var fields = ["reason": returned ? "returned" : reason.kind.rawValue]
+        if !reason.means.isEmpty { fields[reason.meansKey] = reason.means.joined(separator: ",") }
+        return fields
     }
 }

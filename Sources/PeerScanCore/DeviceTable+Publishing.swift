@@ -141,7 +141,9 @@ extension DeviceTable {
             origin: origin,
             answering: answering,
             lastAnswer: last,
-            unanswered: unanswered(addresses: addresses, asked: macs.isEmpty ? nil : mdnsHosts[hostName])
+            reason: online
+                ? PresenceReason(.answered, answeringMeans(of: macs, now: now))
+                : offlineReason(addresses: addresses, asked: macs.isEmpty ? nil : mdnsHosts[hostName])
         )
     }
 
@@ -183,7 +185,9 @@ extension DeviceTable {
             origin: origin,
             answering: answering,
             lastAnswer: last,
-            unanswered: unanswered(addresses: addresses, asked: nil)
+            reason: online
+                ? PresenceReason(.answered, answeringMeans(of: [mac], now: now))
+                : offlineReason(addresses: addresses, asked: nil)
         )
     }
 
@@ -212,17 +216,18 @@ extension DeviceTable {
     }
 
     /// Publishes what `origin` derives now: `device`, or nothing (the device went: forgotten, if `forgets`, or merged
-    /// into the device of `owner`). `unanswered` is what the `offline` event says, if the device goes offline.
+    /// into the device of `owner`). `reason` becomes the device's ``Device/presenceReason`` if it is new or its
+    /// presence changes; otherwise it keeps the one it has.
     mutating func publish(
-        _ device: Device?,
+        _ derived: Device?,
         origin: Origin,
         answering: Bool,
         lastAnswer last: Duration,
-        unanswered: Unanswered = Unanswered(),
+        reason: PresenceReason? = nil,
         mergedInto owner: Origin? = nil,
         forgets: Bool = false
     ) {
-        guard let device else {
+        guard var device = derived else {
             guard let id = idByOrigin.removeValue(forKey: origin), origins[id] == origin,
                 let old = published.removeValue(forKey: id)
             else { return }
@@ -242,6 +247,11 @@ extension DeviceTable {
         let id = device.id
         if let holder = origins[id], holder != origin { idByOrigin[holder] = nil }  // taken over
         let old = published[id]
+        if let old, old.online == device.online {
+            device.presenceReason = old.presenceReason
+        } else {
+            device.presenceReason = reason
+        }
         published[id] = device
         origins[id] = origin
         idByOrigin[origin] = id
@@ -251,7 +261,7 @@ extension DeviceTable {
         pendingChanges.append((id, device))
         if let old {
             if old.online != device.online {
-                pendingEvents.append(device.online ? .online(device) : .offline(device, unanswered: unanswered))
+                pendingEvents.append(device.online ? .online(device) : .offline(device))
             }
         } else if identities.notePublished(id) {
             pendingEvents.append(.returned(device))

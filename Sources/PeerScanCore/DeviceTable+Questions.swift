@@ -56,14 +56,33 @@ extension DeviceTable {
         )
     }
 
-    /// What a device with these addresses was asked and did not answer, if it goes offline now: the kernel's probes
-    /// of the addresses it resolved (ARP for IPv4, NDP for IPv6), and the last question for `host` if it stands.
-    func unanswered(addresses: Set<String>, asked host: MDNSHost?) -> Unanswered {
-        var result = Unanswered()
+    /// Why a device with these addresses is offline, if it goes offline now: what was asked and not answered — the
+    /// kernel's probes of the addresses it resolved (`arp` for IPv4, `ndp` for IPv6) and the last question for `host`
+    /// if it stands (`mdns`) —, or, with none of those, its records went (`withdrawn`).
+    func offlineReason(addresses: Set<String>, asked host: MDNSHost?) -> PresenceReason {
+        var arp = false
+        var ndp = false
         for address in addresses where macByAddress[address] != nil {
-            if address.contains(":") { result.ndp = true } else { result.arp = true }
+            if address.contains(":") { ndp = true } else { arp = true }
         }
-        if let asked = host?.askedAt, (host?.answeredAt).map({ $0 < asked }) ?? true { result.mdns = true }
-        return result
+        let mdns = host?.askedAt.map { asked in (host?.answeredAt).map { $0 < asked } ?? true } ?? false
+        let means = [(arp, "arp"), (ndp, "ndp"), (mdns, "mdns")].filter(\.0).map(\.1)
+        return means.isEmpty ? PresenceReason(.withdrawn) : PresenceReason(.unanswered, means)
+    }
+
+    /// What answers for `macs` now: `arp` if one of their IPv4 entries does, `ndp` if an IPv6 one does; `mdns` if
+    /// none does (its records, or an answer to a question, keep it online).
+    func answeringMeans(of macs: Set<String>, now: Duration) -> [String] {
+        var arp = false
+        var ndp = false
+        for mac in macs {
+            for address in addressesByMAC[mac] ?? [] {
+                guard let neighbour = neighbours[address], neighbour.macAddress == mac, isAnswering(neighbour, now: now)
+                else { continue }
+                if address.contains(":") { ndp = true } else { arp = true }
+            }
+        }
+        let means = [(arp, "arp"), (ndp, "ndp")].filter(\.0).map(\.1)
+        return means.isEmpty ? ["mdns"] : means
     }
 }

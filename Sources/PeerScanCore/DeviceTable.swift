@@ -68,8 +68,9 @@ public struct DeviceTable: Sendable {
         case returned(Device)
         /// A device answers again.
         case online(Device)
-        /// A device stopped answering ``Presence/offlineAfter`` ago; `unanswered` says what was asked and not answered.
-        case offline(Device, unanswered: Unanswered)
+        /// A device stopped answering ``Presence/offlineAfter`` ago (its ``Device/presenceReason`` says what was asked
+        /// and not answered).
+        case offline(Device)
         /// A device that had not answered for ``Presence/forgetAfter`` was removed.
         case forgotten(Device)
         /// A MAC-only device turned out to be an mDNS host's: it was removed in favour of that device.
@@ -84,23 +85,6 @@ public struct DeviceTable: Sendable {
     enum Origin: Hashable, Sendable {
         case host(String)
         case mac(String)
-    }
-
-    /// What a device that went offline was asked and did not answer.
-    public struct Unanswered: Hashable, Sendable {
-        /// The kernel's probes of its IPv4 addresses (ARP).
-        public var arp = false
-        /// The kernel's probes of its IPv6 addresses (NDP).
-        public var ndp = false
-        /// A question for its host name (mDNS).
-        public var mdns = false
-
-        /// Creates a list of what went unanswered.
-        public init(arp: Bool = false, ndp: Bool = false, mdns: Bool = false) {
-            self.arp = arp
-            self.ndp = ndp
-            self.mdns = mdns
-        }
     }
 
     struct MDNSHost: Sendable {

@@ -76,6 +76,9 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
     /// Whether it answers now: it has mDNS records, or the kernel reaches it, or it did either within the daemon's
     /// `--offline-after`.
     public var online: Bool
+    /// Why it is ``online`` or not: how it last came online, or what went unanswered when it went offline; it
+    /// changes only when ``online`` does. `nil` for a device no daemon has judged yet.
+    public var presenceReason: PresenceReason?
 
     /// Creates a device.
     public init(
@@ -87,7 +90,8 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
         services: [DeviceService],
         macAddresses: [String] = [],
         vendor: String? = nil,
-        online: Bool = true
+        online: Bool = true,
+        presenceReason: PresenceReason? = nil
     ) {
         self.id = id
         self.hostName = hostName
@@ -98,6 +102,7 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
         self.macAddresses = macAddresses
         self.vendor = vendor
         self.online = online
+        self.presenceReason = presenceReason
     }
 
     /// What to call the device: its ``displayName``, else its host name, else its first MAC address, else its first

@@ -40,6 +40,9 @@ public struct KnownDeviceRecord: Sendable, Hashable {
     public var macAddresses: [Sighting]
     /// Every address it had, sorted by value.
     public var addresses: [Sighting]
+    /// Its presence transitions, oldest first (the registry keeps ``PresenceTransition/retention`` of them); empty in
+    /// a list of every device.
+    public var transitions: [PresenceTransition]
 
     /// Creates a record.
     public init(
@@ -52,7 +55,8 @@ public struct KnownDeviceRecord: Sendable, Hashable {
         vendor: String?,
         hostNames: [Sighting],
         macAddresses: [Sighting],
-        addresses: [Sighting]
+        addresses: [Sighting],
+        transitions: [PresenceTransition] = []
     ) {
         self.id = id
         self.name = name
@@ -64,5 +68,26 @@ public struct KnownDeviceRecord: Sendable, Hashable {
         self.hostNames = hostNames
         self.macAddresses = macAddresses
         self.addresses = addresses
+        self.transitions = transitions
+    }
+}
+
+/// A device went online or offline, and why.
+public struct PresenceTransition: Sendable, Hashable {
+    /// How long the registry keeps transitions, and how many per device at the most.
+    public static let retention: (age: TimeInterval, count: Int) = (30 * 24 * 3600, 1000)
+
+    /// When.
+    public var at: Date
+    /// Whether it went online (`true`) or offline.
+    public var online: Bool
+    /// Why (see ``Device/presenceReason``); `nil` if the daemon did not say.
+    public var reason: PresenceReason?
+
+    /// Creates a transition.
+    public init(at: Date, online: Bool, reason: PresenceReason?) {
+        self.at = at
+        self.online = online
+        self.reason = reason
     }
 }

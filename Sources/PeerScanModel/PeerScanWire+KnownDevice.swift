@@ -34,3 +34,14 @@ extension PeerScanWire.KnownDevice {
         )
     }
 }
+
+extension PeerScanWire.Transition {
+    /// The wire form of a transition.
+    public init(_ transition: PresenceTransition) {
+        self.init(
+            at: PeerScanWire.timestamp(transition.at),
+            online: transition.online,
+            reason: transition.reason?.description
+        )
+    }
+}

@@ -186,30 +186,59 @@ public enum PeerScanWire {
         public init(id: String) { self.id = id }
     }
 
-    /// The reply of GetDevice: what the daemon remembers of the device, and its item if it is in the snapshot.
+    /// A presence transition: when (RFC 3339, UTC), whether the device went online or offline, and why (the item's
+    /// `presenceReason` then).
+    public struct Transition: Codable, Sendable, Hashable {
+        public var at: String
+        public var online: Bool
+        public var reason: String?
+
+        /// Creates a transition.
+        public init(at: String, online: Bool, reason: String?) {
+            self.at = at
+            self.online = online
+            self.reason = reason
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(at, forKey: .at)
+            try container.encode(online, forKey: .online)
+            try container.encode(reason, forKey: .reason)  // null, not absent: the IDL declares it
+        }
+    }
+
+    /// The reply of GetDevice: what the daemon remembers of the device, its presence transitions, and its item if it
+    /// is in the snapshot.
     public struct GetDeviceReply: Codable, Sendable {
         /// The device's item now, if it is in the snapshot.
         public var device: ScanItem?
         /// Its history (the fields of ``KnownDevice``, at the top level of the reply).
         public var history: KnownDevice
+        /// Its presence transitions, oldest first (the last 30 days, 1,000 at the most).
+        public var transitions: [Transition]
 
         /// Creates a reply.
-        public init(device: ScanItem?, history: KnownDevice) {
+        public init(device: ScanItem?, history: KnownDevice, transitions: [Transition] = []) {
             self.device = device
             self.history = history
+            self.transitions = transitions
         }
 
-        private enum CodingKeys: String, CodingKey { case device }
+        private enum CodingKeys: String, CodingKey { case device, transitions }
 
         public init(from decoder: any Decoder) throws {
             history = try KnownDevice(from: decoder)
-            device = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(ScanItem.self, forKey: .device)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            device = try container.decodeIfPresent(ScanItem.self, forKey: .device)
+            transitions = try container.decodeIfPresent([Transition].self, forKey: .transitions) ?? []
         }
 
         public func encode(to encoder: any Encoder) throws {
             try history.encode(to: encoder)
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(device, forKey: .device)
+            try container.encode(transitions, forKey: .transitions)
         }
     }
 

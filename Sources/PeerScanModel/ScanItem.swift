@@ -79,7 +79,7 @@ public typealias ScanChangeset = Changeset<ScanSection, ScanItem>
 extension ScanItem: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, enabled, hostName, avahiState, avahiReason, interfaces, displayName, addresses, services
-        case macAddresses, vendor, online
+        case macAddresses, vendor, online, presenceReason
     }
 
     private enum ServiceKeys: String, CodingKey {
@@ -152,7 +152,9 @@ extension ScanItem: Codable {
                     services: services,
                     macAddresses: try container.decodeIfPresent([String].self, forKey: .macAddresses) ?? [],
                     vendor: try container.decodeIfPresent(String.self, forKey: .vendor),
-                    online: try container.decodeIfPresent(Bool.self, forKey: .online) ?? true
+                    online: try container.decodeIfPresent(Bool.self, forKey: .online) ?? true,
+                    presenceReason: try container.decodeIfPresent(String.self, forKey: .presenceReason)
+                        .flatMap(PresenceReason.init)
                 )
             )
         case let other:
@@ -205,6 +207,7 @@ extension ScanItem: Codable {
             try container.encode(device.macAddresses, forKey: .macAddresses)
             try container.encode(device.vendor, forKey: .vendor)
             try container.encode(device.online, forKey: .online)
+            try container.encode(device.presenceReason?.description, forKey: .presenceReason)
         }
     }
 }

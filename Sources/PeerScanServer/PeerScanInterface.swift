@@ -93,7 +93,13 @@ public struct PeerScanInterface: VarlinkInterface {
             let id = try deviceID(call)
             guard let known = memory?.device(id) else { throw deviceNotFound(id) }
             let item = await store.current().snapshot.item(withIdentifier: id)
-            try await context.reply(PeerScanWire.GetDeviceReply(device: item, history: PeerScanWire.KnownDevice(known)))
+            try await context.reply(
+                PeerScanWire.GetDeviceReply(
+                    device: item,
+                    history: PeerScanWire.KnownDevice(known),
+                    transitions: known.transitions.map(PeerScanWire.Transition.init)
+                )
+            )
         case "ListKnownDevices":
             let devices = memory?.knownDevices().map(PeerScanWire.KnownDevice.init) ?? []
             try await context.reply(PeerScanWire.ListKnownDevicesReply(devices: devices))

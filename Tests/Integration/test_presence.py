@@ -2,14 +2,17 @@
 responder SIGKILLed, then its link down, or its link up and its kernel answering neither ARP nor NDP — goes offline
 within --offline-after (+ one probe round and the question's wait), though avahi-daemon still caches its records; a
 host whose entries fail but whose responder answers the scanner's one-shot mDNS query stays online; and a host that
-comes back is online at once with its id. The `device offline` line says what was asked and not answered."""
+comes back is online at once with its id. Every transition says why (the item, the log line), and the registry keeps
+the transitions across a restart (GetDevice, `peerscanctl show`'s timeline)."""
 
 from __future__ import annotations
 
 import re
 import time
 
-from Tests.Integration.test_scanner import by_mac, log_lines, start_scanner
+from testclient import varlinkclient
+from testlan.lan import real_oui_mac
+from Tests.Integration.test_scanner import PEERSCANCTL, by_mac, log_lines, start_scanner
 
 WINDOW, ROUND, QUESTION = 6, 2, 3  # --offline-after and --probe-interval (test_scanner's), the question's wait (s)
 SERVICES = [("Phone", "_companion-link._tcp", 49152), ("Phone Web", "_http._tcp", 80)]
@@ -106,3 +109,32 @@ def test_an_ipv6_only_host_that_leaves_is_offline_by_ndp_and_its_question(lan, s
     assert took <= WINDOW + ROUND + 3, f"offline {took:.1f} s after it left"
     line = offline_line(daemon, device["id"])
     assert "reason=unanswered" in line and re.search(r"asked=ndp,mdns\b", line), line
+
+
+def test_every_transition_says_why_and_the_registry_keeps_them_across_a_restart(lan, start_daemon):
+    plug = lan.add_host("plug", mac=real_oui_mac(0x70))
+    daemon = start_scanner(lan, start_daemon)
+    device = daemon.wait_for(lambda s: by_mac(s, plug.mac), what="the plug")
+    device_id = by_mac(device, plug.mac)["id"]
+    assert re.fullmatch(r"answered via=(arp|ndp|arp,ndp)", by_mac(device, plug.mac)["presenceReason"])
+    plug.silence()
+    snapshot = daemon.wait_for(lambda s: by_mac(s, plug.mac)["online"] is False, timeout=30, what="offline")
+    assert by_mac(snapshot, plug.mac)["presenceReason"].startswith("unanswered asked=arp")
+    plug.unsilence()
+    daemon.wait_for(lambda s: by_mac(s, plug.mac)["online"] is True, timeout=30, what="online again")
+    online = log_lines(daemon, "device online")
+    assert online and re.search(r"\breason=answered\b.*\bvia=(arp|ndp)", online[-1]), online
+    assert daemon.stop() == 0
+
+    second = start_scanner(lan, start_daemon)  # the same state directory: the same registry
+    second.wait_for(lambda s: by_mac(s, plug.mac), what="the plug after the restart")
+    with varlinkclient.client(second.socket).open("io.peerscan") as service:
+        transitions = service.GetDevice(device_id)["transitions"]
+    assert [t["online"] for t in transitions] == [True, False, True], transitions
+    assert transitions[1]["reason"].startswith("unanswered asked=arp") and transitions[2]["reason"].startswith(
+        "answered via="), transitions
+    assert all(t["at"].endswith("Z") for t in transitions) and transitions == sorted(transitions, key=lambda t: t["at"])
+    shown = lan.run_in_scanner([PEERSCANCTL, "show", plug.mac, "--socket", str(second.socket)]).stdout
+    timeline = next(line for line in shown.splitlines() if line.startswith("last 24 h:"))
+    assert re.search(r"[·▁▇]{48}  online \d+ %$", timeline), shown
+    assert "transitions:" in shown and "offline  unanswered asked=arp" in shown, shown

@@ -147,7 +147,7 @@ def test_list_and_watch_show_mac_vendor_and_presence(lan, start_daemon):
     time.sleep(0.5)
     watch.terminate()
     output = watch.communicate(timeout=10)[0]
-    assert f"~ {host.mac}: offline" in output, output
+    assert f"~ {host.mac}: offline (unanswered asked=arp" in output, output
 
 
 def test_an_mdns_device_that_withdraws_its_services_but_answers_stays_listed_online(lan, start_daemon):

@@ -276,6 +276,13 @@ struct ChangeDescriptionTests {
         )
         var offline = plug
         offline.online = false
+        var why = offline
+        why.presenceReason = PresenceReason(.unanswered, ["arp", "mdns"])
+        #expect(
+            describe(from: makeSnapshot(devices: [plug]), to: makeSnapshot(devices: [why]))
+                == ["~ 00:00:0c:12:34:56: offline (unanswered asked=arp,mdns)"],
+            "with the reason when the daemon gives one"
+        )
         #expect(
             describe(from: makeSnapshot(devices: [plug]), to: makeSnapshot(devices: [offline]))
                 == ["~ 00:00:0c:12:34:56: offline"]

@@ -70,7 +70,8 @@ private func leave(_ table: inout DeviceTable, addresses: [String] = ["10.0.0.7"
         let device = try #require(changes.first?.device)
         #expect(!device.online)
         #expect(device.services == phone().services, "last known services stay until Avahi withdraws them")
-        #expect(events == [.offline(device, unanswered: .init(arp: true, ndp: true, mdns: true))])
+        #expect(events == [.offline(device)])
+        #expect(device.presenceReason?.description == "unanswered asked=arp,ndp,mdns")
         #expect(table.takeQuestions().isEmpty, "an offline host is not asked")
     }
 
@@ -100,11 +101,8 @@ private func leave(_ table: inout DeviceTable, addresses: [String] = ["10.0.0.7"
         #expect(table.takeQuestions().count == 1)
         let (changes, events) = table.takeChanges(now: .seconds(16))
         #expect(changes.first?.device?.online == false)
-        guard case .offline(_, let unanswered)? = events.first else {
-            Issue.record("no offline event: \(events)")
-            return
-        }
-        #expect(unanswered.mdns, "the last question went unanswered")
+        #expect(events.map(\.isOffline) == [true])
+        #expect(changes.first?.device?.presenceReason?.means.contains("mdns") == true, "the last one went unanswered")
     }
 
     @Test func `it is back at once with its id when an entry answers, and asked anew when it leaves again`() throws {
@@ -150,8 +148,8 @@ private func leave(_ table: inout DeviceTable, addresses: [String] = ["10.0.0.7"
         #expect(table.takeQuestions().map(\.addresses) == [["fd00::7"]])
         let (_, events) = table.takeChanges(now: .seconds(10))
         #expect(events.map(\.isOffline) == [true])
-        if case .offline(_, let unanswered)? = events.first {
-            #expect(unanswered == .init(arp: false, ndp: true, mdns: true))
+        if case .offline(let device)? = events.first {
+            #expect(device.presenceReason == PresenceReason(.unanswered, ["ndp", "mdns"]))
         }
     }
 
@@ -166,7 +164,8 @@ private func leave(_ table: inout DeviceTable, addresses: [String] = ["10.0.0.7"
         #expect(table.takeChanges(now: .seconds(109)).changes.isEmpty)
         let (changes, events) = table.takeChanges(now: .seconds(110))
         let device = try #require(changes.first?.device)
-        #expect(events == [.offline(device, unanswered: .init())], "reason: withdrawn")
+        #expect(events == [.offline(device)])
+        #expect(device.presenceReason == PresenceReason(.withdrawn))
     }
 
     @Test func `records that appear count once: a host seen with an unverified entry is not offline at once`() {

@@ -29,7 +29,16 @@ private func samples() throws -> [String: (parameters: [any Encodable], replies:
         ),
         "GetDevice": (
             [PeerScanWire.DeviceParameters(id: device.id.description)],
-            [PeerScanWire.GetDeviceReply(device: device, history: known)]
+            [
+                PeerScanWire.GetDeviceReply(
+                    device: device,
+                    history: known,
+                    transitions: [
+                        PeerScanWire.Transition(at: "2026-11-24T09:30:00Z", online: true, reason: "answered via=arp"),
+                        PeerScanWire.Transition(at: "2026-11-24T10:30:00Z", online: false, reason: nil),
+                    ]
+                )
+            ]
         ),
         "ListKnownDevices": ([NoFields()], [PeerScanWire.ListKnownDevicesReply(devices: [known])]),
         "ForgetDevice": (

@@ -25,7 +25,8 @@ private let television = Device(
         DeviceService(name: "Living Room TV", type: "_raop._tcp", domain: "local", port: 7001, txt: []),
     ],
     macAddresses: ["3c:22:fb:44:55:66"],
-    vendor: "Apple, Inc."
+    vendor: "Apple, Inc.",
+    presenceReason: PresenceReason(.answered, ["arp"])
 )
 
 private func encode(_ item: ScanItem) throws -> String {
@@ -84,12 +85,23 @@ private func decode(_ json: String) throws -> ScanItem {
         let expected = #"""
             {"addresses":["10.0.0.7","fe80::1%eth0"],"displayName":"Living Room TV","hostName":"tv.local",\#
             "id":"\#(id)","interfaces":["eth0"],"kind":"peer","macAddresses":["3c:22:fb:44:55:66"],"online":true,\#
+            "presenceReason":"answered via=arp",\#
             "services":[{"domain":"local",\#
             "name":"Living Room TV","port":7000,"txt":{"bare":null,"model":"AppleTV5,3"},"type":"_airplay._tcp"},\#
             {"domain":"local","name":"Living Room TV","port":7001,"txt":{},"type":"_raop._tcp"}],\#
             "vendor":"Apple, Inc."}
             """#
         #expect(try encode(.device(television)) == expected)
+    }
+
+    @Test(arguments: ["answered via=arp,ndp", "answered via=mdns", "unanswered asked=arp,ndp,mdns", "withdrawn"])
+    func `a presence reason's text parses back to itself`(text: String) throws {
+        #expect(try #require(PresenceReason(text)).description == text)
+    }
+
+    @Test(arguments: ["", "online", "answered asked=arp", "unanswered via=arp", "withdrawn via=arp", "answered arp"])
+    func `text that is not a presence reason is refused`(text: String) {
+        #expect(PresenceReason(text) == nil)
     }
 
     @Test func encodesTheConfigItemsWithTheDocumentedKeys() throws {

@@ -26,7 +26,8 @@ enum WireSamples {
             ],
             macAddresses: ["00:00:0c:00:00:01"],
             vendor: "Cisco Systems, Inc",
-            online: false
+            online: false,
+            presenceReason: PresenceReason(.unanswered, ["arp", "mdns"])
         )
     }
 
@@ -144,7 +145,11 @@ struct RandomScan: Sendable, CustomStringConvertible {
             services: services,
             macAddresses: strings(0...2),
             vendor: optional(awkwardString(using: &random), using: &random),
-            online: Bool.random(using: &random)
+            online: Bool.random(using: &random),
+            presenceReason: [
+                nil, PresenceReason(.answered, ["arp", "ndp"]), PresenceReason(.unanswered, ["mdns"]),
+                PresenceReason(.withdrawn),
+            ].randomElement(using: &random)!
         )
     }
 
