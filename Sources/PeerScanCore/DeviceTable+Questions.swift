@@ -7,8 +7,8 @@ import PeerScanModel
 extension DeviceTable {
     /// The questions to ask since the last take, in order (see ``HostQuestion``): the owner hands them to the sources.
     ///
-    /// An mDNS host with a MAC address is asked when one of its kernel entries fails (or none answers) and none is
-    /// reachable, while it is online and has records; once more each time it answered half ``Presence/offlineAfter``
+    /// An mDNS host with a MAC address (one that had records, whether it still has them or not) is asked when one of
+    /// its kernel entries fails (or none answers) and none is reachable, while it is online; once more each time it answered half ``Presence/offlineAfter``
     /// ago and no entry is reachable yet (so that a host that answers only questions stays online); never again once a
     /// question went unanswered, until the kernel hears from it. Nothing is asked while ``Presence/offlineAfter`` is zero (the
     /// device goes at once).
@@ -47,8 +47,8 @@ extension DeviceTable {
             if host.askedAt != nil { mdnsHosts[hostName]?.askedAt = nil }
             return
         }
-        guard isDoubted, host.isPresent, device.online, presence.offlineAfter > .zero, isQuestionDue(host, now: now)
-        else { return }
+        // A host that spoke mDNS is asked even once its records went (a laptop whose services stopped, say).
+        guard isDoubted, device.online, presence.offlineAfter > .zero, isQuestionDue(host, now: now) else { return }
         host.askedAt = now
         mdnsHosts[hostName] = host
         pendingQuestions.append(

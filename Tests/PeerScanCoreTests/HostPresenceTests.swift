@@ -189,6 +189,15 @@ private func leave(_ table: inout DeviceTable, addresses: [String] = ["10.0.0.7"
         #expect(table.takeChanges(now: .seconds(10)).changes.first?.device?.online == false)
     }
 
+    @Test func `a host whose records went is asked all the same: it spoke mDNS`() {
+        var table = tableWithPhone()
+        table.updateMDNSDevice(hostName: "phone.local", device: nil, now: .seconds(1))  // its services withdrawn
+        _ = table.takeChanges(now: .seconds(1))
+        leave(&table)
+        _ = table.takeChanges(now: .seconds(1))
+        #expect(table.takeQuestions().map(\.hostName) == ["phone.local"])
+    }
+
     @Test func `nothing is asked when devices go as soon as they stop answering`() {
         var table = tableWithPhone(presence: .immediate)
         leave(&table)
