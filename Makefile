@@ -8,8 +8,9 @@ VENV ?= .venv
 PYTHON = $(VENV)/bin/python
 RUFF_VERSION = 0.17.6
 
-# Installation (make install [PREFIX=/usr/local] [DESTDIR=]): binaries, systemd units, the sysusers file, manual pages
-# and shell completions. CONFIGURATION=debug installs the development build (the tests check the layout with it).
+# Installation (make install [PREFIX=/usr/local] [DESTDIR=] [UNITDIR=]): binaries, systemd units, the sysusers file,
+# manual pages, shell completions and the Varlink interface. CONFIGURATION=debug installs the development build (the
+# tests check the layout with it). The Debian package installs with PREFIX=/usr UNITDIR=/lib/systemd/system.
 PREFIX ?= /usr/local
 DESTDIR ?=
 CONFIGURATION ?= release
@@ -19,7 +20,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry bench-mqtt install docs clean ha-test
+.PHONY: all deps build release deb lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry bench-mqtt install docs clean ha-test
 
 all: build
 
@@ -127,6 +128,7 @@ docs: build
 install: deps
 	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
 	scripts/generate-docs $(DOCS)
+	install -D -m 0644 Sources/PeerScanModel/io.peerscan.varlink "$(DESTDIR)$(PREFIX)/share/varlink/io.peerscan.varlink"
 	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscand" "$(DESTDIR)$(BINDIR)/peerscand"
 	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscanctl" "$(DESTDIR)$(BINDIR)/peerscanctl"
 	install -d "$(DESTDIR)$(UNITDIR)"
@@ -208,3 +210,22 @@ SANITIZER_ENV_asan = ASAN_OPTIONS="$(SANITIZE_ASAN_OPTIONS)"
 sanitizer_reports = status=$$?; if [ -n "$$(ls -A $(SANITIZER_LOGS)/$(1))" ]; then \
 	echo "sanitize-$(1): sanitizer reports in $(SANITIZER_LOGS)/$(1):"; cat $(SANITIZER_LOGS)/$(1)/*; exit 1; fi; \
 	exit $$status
+
+# The release build (the Swift runtime linked statically) with its manual pages and completions: what `make install`
+# installs and what the Debian package's build step runs.
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+	scripts/generate-docs $(DOCS)
+
+# The Debian package peerscan_VERSION_ARCH.deb in this directory (docs/packaging.md): dpkg-buildpackage over debian/
+# (dh; its build step is `make release`), then lintian, which must report no error. VERSION is debian/changelog's.
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB = peerscan_$(DEB_VERSION)_$(DEB_ARCH).deb
+deb: deps
+	rm -f $(DEB) .build-deb/$(DEB)
+	dpkg-buildpackage --build=binary --no-sign --no-pre-clean \
+		--buildinfo-file=.build-deb/peerscan_$(DEB_VERSION)_$(DEB_ARCH).buildinfo --buildinfo-option=-u.build-deb \
+		--changes-file=.build-deb/peerscan_$(DEB_VERSION)_$(DEB_ARCH).changes --changes-option=-u.build-deb
+	cp .build-deb/$(DEB) $(DEB)
+	lintian --fail-on error --info $(DEB)
