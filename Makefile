@@ -20,7 +20,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build release deb lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry bench-mqtt install docs clean ha-test
+.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry bench-mqtt install docs clean ha-test
 
 all: build
 
@@ -42,7 +42,8 @@ lint: deps
 # What CI runs (.ci/run): the Python lint (ruff), every Swift test, every import declared, the systemd units' lint and
 # score, the install layout, the integration tests on a real test LAN (needs root), a minute of fuzzing, the
 # reliability suite's bounded part (stress-ci, ~4 min), a real Home Assistant (ha-test, ~1.5 min; ~3 min cold) and the
-# units under a real systemd (system-test: a release build, then ~1 min).
+# units under a real systemd (system-test: a release build, then ~1 min) and the Debian package on a pristine Debian 12
+# (deb-test).
 test: lint build
 	$(SWIFT) test --no-parallel
 	scripts/check-imports
@@ -53,6 +54,7 @@ test: lint build
 	$(MAKE) stress-ci
 	$(MAKE) ha-test
 	$(MAKE) system-test
+	$(MAKE) deb-test
 
 # libFuzzer over Varlink framing and request decoding (Sources/peerscan-fuzz), with AddressSanitizer, for
 # FUZZ_SECONDS: new inputs go to .build-fuzz/corpus, Tests/Fuzz/corpus holds the committed seeds; a crash leaves
@@ -229,3 +231,9 @@ deb: deps
 		--changes-file=.build-deb/peerscan_$(DEB_VERSION)_$(DEB_ARCH).changes --changes-option=-u.build-deb
 	cp .build-deb/$(DEB) $(DEB)
 	lintian --fail-on error --info $(DEB)
+
+# The package on a pristine Debian 12 (root): a debootstrap root of its own (cached in .build-deb-test), the .deb
+# installed there with apt-get, the system test's checks under systemd-nspawn, then remove and purge checked
+# (scripts/deb-test).
+deb-test: deb
+	scripts/deb-test $(DEB)
