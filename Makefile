@@ -173,7 +173,8 @@ stress-ci: build
 # The units under a real systemd (root): boots systemd in a container over a copy-on-write overlay of the host with the
 # installed release build, a private test LAN (two namespaces of its own, a veth pair, a python-zeroconf responder),
 # and checks sysusers, socket activation, READY/STATUS, the sandbox (Avahi over D-Bus, netlink), the watchdog,
-# Restart= after a crash, journald priorities, who may switch scanning, a graceful stop (scripts/system-test).
+# Restart= after a crash, journald priorities, who may switch scanning, the version, a graceful stop
+# (scripts/system-test; make deb-test runs the same checks on a pristine Debian 12 with the package).
 .PHONY: system-test
 system-test: deps
 	$(SWIFT) build -c release --static-swift-stdlib
