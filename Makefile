@@ -225,8 +225,11 @@ release: deps
 DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB = peerscan_$(DEB_VERSION)_$(DEB_ARCH).deb
+# Not `debian/rules clean` (dh_clean would search the whole tree, .build included): what dh left in debian/ goes
+# here, so that every run builds, tests and installs anew (dh skips the steps its build stamp records).
 deb: deps
-	rm -f $(DEB) .build-deb/$(DEB)
+	rm -rf $(DEB) .build-deb/$(DEB) debian/peerscan debian/.debhelper debian/debhelper-build-stamp debian/files \
+		debian/*.substvars debian/*.debhelper.log debian/*.debhelper
 	dpkg-buildpackage --build=binary --no-sign --no-pre-clean \
 		--buildinfo-file=.build-deb/peerscan_$(DEB_VERSION)_$(DEB_ARCH).buildinfo --buildinfo-option=-u.build-deb \
 		--changes-file=.build-deb/peerscan_$(DEB_VERSION)_$(DEB_ARCH).changes --changes-option=-u.build-deb
