@@ -51,27 +51,29 @@ leftovers() {
 }
 
 # 12. `apt-get remove peerscan`: the socket and the service are stopped, no daemon runs, the binaries and units are
-# gone; the state directory stays until purge (the device registry is the user's data), and so do the user and group.
+# gone (not-found: no mask, no unit file); the state directory stays until purge (the device registry is the user's
+# data), and so do the user and group.
 check_package_remove() {
     local log=$RESULTS/apt-remove.log left
     apt-get remove "${APT_OFFLINE[@]}" peerscan > "$log" 2>&1 || { echo "apt-get remove failed: $(tail -n 5 "$log")"; return 1; }
     wait_for 10 eval '! daemon_running' || { echo "peerscand still running"; return 1; }
     for unit in peerscand.socket "$UNIT"; do
         [ "$(systemctl is-active "$unit")" = inactive ] || { echo "$unit $(systemctl is-active "$unit") after remove"; return 1; }
-        case $(systemctl show -P LoadState "$unit") in not-found|masked) ;; *)
-            echo "$unit still loaded: $(systemctl show -P LoadState "$unit")"; return 1 ;; esac
+        [ "$(systemctl show -P LoadState "$unit")" = not-found ] \
+            || { echo "$unit still loaded: $(systemctl show -P LoadState "$unit")"; return 1; }
     done
     [ ! -e "$PREFIX/bin/peerscand" ] && [ ! -e /run/peerscan ] || { echo "binary or /run/peerscan left"; return 1; }
     [ -d /var/lib/peerscan ] || { echo "the state directory went with remove (should stay until purge)"; return 1; }
     getent passwd peerscan >/dev/null || { echo "user peerscan removed"; return 1; }
-    # Until purge dpkg keeps the package's postrm (state config-files), and deb-systemd-helper remembers that the
-    # socket was enabled (its state and the sockets.target.wants link, so that a reinstallation keeps the admin's
-    # choice) and masks the removed units (links to /dev/null in /etc/systemd/system).
+    # Until purge dpkg keeps the package's file list and postrm (state config-files), and deb-systemd-helper remembers
+    # that the socket was enabled (its state and the now dangling sockets.target.wants link), so that a reinstallation
+    # keeps the admin's choice.
     left=$(leftovers | grep -v -e '^/var/lib/peerscan\(/\|$\)' -e '^/var/lib/dpkg/info/peerscan\.' \
-        -e '^/var/lib/systemd/deb-systemd-helper-' -e '^/etc/systemd/system/\(sockets.target.wants/\)\?peerscand\.')
+        -e '^/var/lib/systemd/deb-systemd-helper-enabled/' -e '^/etc/systemd/system/sockets.target.wants/peerscand\.socket$')
     [ -z "$left" ] || { echo "left after remove: $left"; return 1; }
     echo "stopped; nothing running; binaries, units, /run/peerscan gone; kept: /var/lib/peerscan" \
-        "($(find /var/lib/peerscan -type f | wc -l) files), user peerscan; dpkg: $(dpkg-query -W -f='${Status}' peerscan)"
+        "($(find /var/lib/peerscan -type f | wc -l) files), user peerscan; dpkg: $(dpkg-query -W -f='${Status}' peerscan);" \
+        "records until purge: $(leftovers | grep -v '^/var/lib/peerscan\(/\|$\)' | tr '\n' ' ')"
 }
 
 # 13. `apt-get purge peerscan`: the state directory goes too and dpkg forgets the package; what stays is what Debian's
