@@ -10,8 +10,14 @@
 APT_OFFLINE=(-y -q -o Dpkg::Use-Pty=0)
 export DEBIAN_FRONTEND=noninteractive
 
-# Whether a peerscand process runs (the pristine root has no procps: no pgrep).
-daemon_running() { grep -qx peerscand /proc/[0-9]*/comm 2>/dev/null; }
+# Whether a peerscand process, or any process of user peerscan, runs (the pristine root has no procps: no pgrep).
+daemon_running() {
+    local uid proc
+    grep -qx peerscand /proc/[0-9]*/comm 2>/dev/null && return 0
+    uid=$(id -u peerscan 2>/dev/null) || return 1
+    for proc in /proc/[0-9]*; do [ "$(stat -c %u "$proc" 2>/dev/null)" = "$uid" ] && return 0; done
+    return 1
+}
 
 # 0. `apt-get install ./peerscan_VERSION_ARCH.deb` resolves the Depends from Debian's archive and succeeds; the
 # postinst created the user (systemd-sysusers), enabled and started the socket, and left the service to the socket;
@@ -56,7 +62,7 @@ leftovers() {
 check_package_remove() {
     local log=$RESULTS/apt-remove.log left
     apt-get remove "${APT_OFFLINE[@]}" peerscan > "$log" 2>&1 || { echo "apt-get remove failed: $(tail -n 5 "$log")"; return 1; }
-    wait_for 10 eval '! daemon_running' || { echo "peerscand still running"; return 1; }
+    wait_for 10 eval '! daemon_running' || { echo "peerscand (or a process of user peerscan) still running"; return 1; }
     for unit in peerscand.socket "$UNIT"; do
         [ "$(systemctl is-active "$unit")" = inactive ] || { echo "$unit $(systemctl is-active "$unit") after remove"; return 1; }
         [ "$(systemctl show -P LoadState "$unit")" = not-found ] \
@@ -71,7 +77,7 @@ check_package_remove() {
     left=$(leftovers | grep -v -e '^/var/lib/peerscan\(/\|$\)' -e '^/var/lib/dpkg/info/peerscan\.' \
         -e '^/var/lib/systemd/deb-systemd-helper-enabled/' -e '^/etc/systemd/system/sockets.target.wants/peerscand\.socket$')
     [ -z "$left" ] || { echo "left after remove: $left"; return 1; }
-    echo "stopped; nothing running; binaries, units, /run/peerscan gone; kept: /var/lib/peerscan" \
+    echo "stopped; no peerscand and no process of user peerscan; binaries, units, /run/peerscan gone; kept: /var/lib/peerscan" \
         "($(find /var/lib/peerscan -type f | wc -l) files), user peerscan; dpkg: $(dpkg-query -W -f='${Status}' peerscan);" \
         "records until purge: $(leftovers | grep -v '^/var/lib/peerscan\(/\|$\)' | tr '\n' ' ')"
 }
