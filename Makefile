@@ -8,8 +8,9 @@ VENV ?= .venv
 PYTHON = $(VENV)/bin/python
 RUFF_VERSION = 0.17.6
 
-# Installation (make install [PREFIX=/usr/local] [DESTDIR=]): binaries, systemd units, the sysusers file, manual pages
-# and shell completions. CONFIGURATION=debug installs the development build (the tests check the layout with it).
+# Installation (make install [PREFIX=/usr/local] [DESTDIR=] [UNITDIR=]): binaries, systemd units, the sysusers file,
+# manual pages, shell completions and the Varlink interface. CONFIGURATION=debug installs the development build (the
+# tests check the layout with it). The Debian package installs with PREFIX=/usr UNITDIR=/lib/systemd/system.
 PREFIX ?= /usr/local
 DESTDIR ?=
 CONFIGURATION ?= release
@@ -19,7 +20,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry bench-mqtt install docs clean ha-test
+.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-registry bench-mqtt install docs clean ha-test
 
 all: build
 
@@ -41,7 +42,8 @@ lint: deps
 # What CI runs (.ci/run): the Python lint (ruff), every Swift test, every import declared, the systemd units' lint and
 # score, the install layout, the integration tests on a real test LAN (needs root), a minute of fuzzing, the
 # reliability suite's bounded part (stress-ci, ~4 min), a real Home Assistant (ha-test, ~1.5 min; ~3 min cold) and the
-# units under a real systemd (system-test: a release build, then ~1 min).
+# units under a real systemd (system-test: a release build, then ~1 min) and the Debian package on a pristine Debian 12
+# (deb-test).
 test: lint build
 	$(SWIFT) test --no-parallel
 	scripts/check-imports
@@ -52,6 +54,7 @@ test: lint build
 	$(MAKE) stress-ci
 	$(MAKE) ha-test
 	$(MAKE) system-test
+	$(MAKE) deb-test
 
 # libFuzzer over Varlink framing and request decoding (Sources/peerscan-fuzz), with AddressSanitizer, for
 # FUZZ_SECONDS: new inputs go to .build-fuzz/corpus, Tests/Fuzz/corpus holds the committed seeds; a crash leaves
@@ -127,6 +130,7 @@ docs: build
 install: deps
 	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
 	scripts/generate-docs $(DOCS)
+	install -D -m 0644 Sources/PeerScanModel/io.peerscan.varlink "$(DESTDIR)$(PREFIX)/share/varlink/io.peerscan.varlink"
 	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscand" "$(DESTDIR)$(BINDIR)/peerscand"
 	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscanctl" "$(DESTDIR)$(BINDIR)/peerscanctl"
 	install -d "$(DESTDIR)$(UNITDIR)"
@@ -169,7 +173,8 @@ stress-ci: build
 # The units under a real systemd (root): boots systemd in a container over a copy-on-write overlay of the host with the
 # installed release build, a private test LAN (two namespaces of its own, a veth pair, a python-zeroconf responder),
 # and checks sysusers, socket activation, READY/STATUS, the sandbox (Avahi over D-Bus, netlink), the watchdog,
-# Restart= after a crash, journald priorities, who may switch scanning, a graceful stop (scripts/system-test).
+# Restart= after a crash, journald priorities, who may switch scanning, the version, a graceful stop
+# (scripts/system-test; make deb-test runs the same checks on a pristine Debian 12 with the package).
 .PHONY: system-test
 system-test: deps
 	$(SWIFT) build -c release --static-swift-stdlib
@@ -208,3 +213,31 @@ SANITIZER_ENV_asan = ASAN_OPTIONS="$(SANITIZE_ASAN_OPTIONS)"
 sanitizer_reports = status=$$?; if [ -n "$$(ls -A $(SANITIZER_LOGS)/$(1))" ]; then \
 	echo "sanitize-$(1): sanitizer reports in $(SANITIZER_LOGS)/$(1):"; cat $(SANITIZER_LOGS)/$(1)/*; exit 1; fi; \
 	exit $$status
+
+# The release build (the Swift runtime linked statically) with its manual pages and completions: what `make install`
+# installs and what the Debian package's build step runs.
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+	scripts/generate-docs $(DOCS)
+
+# The Debian package peerscan_VERSION_ARCH.deb in this directory (docs/packaging.md): dpkg-buildpackage over debian/
+# (dh; its build step is `make release`), then lintian, which must report no error. VERSION is debian/changelog's.
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB = peerscan_$(DEB_VERSION)_$(DEB_ARCH).deb
+# Not `debian/rules clean` (dh_clean would search the whole tree, .build included): what dh left in debian/ goes
+# here, so that every run builds, tests and installs anew (dh skips the steps its build stamp records).
+deb: deps
+	rm -rf $(DEB) .build-deb/$(DEB) debian/peerscan debian/.debhelper debian/debhelper-build-stamp debian/files \
+		debian/*.substvars debian/*.debhelper.log debian/*.debhelper
+	dpkg-buildpackage --build=binary --no-sign --no-pre-clean \
+		--buildinfo-file=.build-deb/peerscan_$(DEB_VERSION)_$(DEB_ARCH).buildinfo --buildinfo-option=-u.build-deb \
+		--changes-file=.build-deb/peerscan_$(DEB_VERSION)_$(DEB_ARCH).changes --changes-option=-u.build-deb
+	cp .build-deb/$(DEB) $(DEB)
+	lintian --fail-on error --info $(DEB)
+
+# The package on a pristine Debian 12 (root): a debootstrap root of its own (cached in .build-deb-test), the .deb
+# installed there with apt-get, the system test's checks under systemd-nspawn, then remove and purge checked
+# (scripts/deb-test).
+deb-test: deb
+	scripts/deb-test $(DEB)
