@@ -49,6 +49,8 @@ public struct DeviceHistory: Sendable, Hashable {
     public var boundKeys: Set<IdentityKey>
     /// Every address it had.
     public var addresses: [String: SeenSpan]
+    /// What a person said about it.
+    public var label: DeviceLabel
 
     /// Creates a history.
     public init(
@@ -58,8 +60,10 @@ public struct DeviceHistory: Sendable, Hashable {
         seen: SeenSpan,
         keys: [IdentityKey: SeenSpan] = [:],
         boundKeys: Set<IdentityKey> = [],
-        addresses: [String: SeenSpan] = [:]
+        addresses: [String: SeenSpan] = [:],
+        label: DeviceLabel = .none
     ) {
+        self.label = label
         self.boundKeys = boundKeys
         self.id = id
         self.name = name

@@ -35,6 +35,8 @@ public final class DeviceRegistry: Sendable {
     private let logger: Logger
     /// The identity bindings loaded at start, to seed the store's ``DeviceIdentities``.
     public let identities: DeviceIdentities
+    /// The labels loaded at start, to seed the store's ``DeviceLabels``.
+    public let labels: DeviceLabels
 
     /// The database file, or `nil` when the registry is in memory only.
     public var path: String? { database?.path }
@@ -84,6 +86,7 @@ public final class DeviceRegistry: Sendable {
         var state = State(lastRefresh: now)
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
         var bindings: [IdentityKey: DeviceID] = [:]
+        var labels: [DeviceID: DeviceLabel] = [:]
         for history in loaded {
             guard history.seen.last > horizon else {
                 state.deleted.insert(history.id)
@@ -91,8 +94,10 @@ public final class DeviceRegistry: Sendable {
             }
             state.histories[history.id] = history
             for key in history.boundKeys { bindings[key] = history.id }
+            if !history.label.isEmpty { labels[history.id] = history.label }
         }
         self.identities = DeviceIdentities(bindings: bindings)
+        self.labels = DeviceLabels(labels)
         self.state = NIOLockedValueBox(state)
         if let database {
             logger.log(
@@ -129,6 +134,10 @@ public final class DeviceRegistry: Sendable {
                     state.dirty.remove(id)
                     state.deleted.insert(id)
                 }
+            }
+            for (id, label) in records.labels where state.histories[id] != nil {
+                state.histories[id]?.label = label
+                state.dirty.insert(id)
             }
             for device in records.devices {
                 var history = state.histories[device.id] ?? DeviceHistory(id: device.id, seen: SeenSpan(at: date))
@@ -280,7 +289,8 @@ public final class DeviceRegistry: Sendable {
             vendor: history.vendor,
             hostNames: sightings(hostNames),
             macAddresses: sightings(macs),
-            addresses: sightings(history.addresses.map { ($0.key, $0.value) })
+            addresses: sightings(history.addresses.map { ($0.key, $0.value) }),
+            label: history.label
         )
     }
 

@@ -11,7 +11,9 @@ import PeerScanModel
 /// - `device_key(device_id, key, bound, first_seen, last_seen)`: the host names and MAC addresses a device was seen
 ///   with (`host:NAME`, `mac:ADDRESS`); `bound` marks the keys that identify it (each bound to one device);
 /// - `device_address(device_id, address, first_seen, last_seen)`.
-/// Keys and addresses go with their device (`ON DELETE CASCADE`).
+/// - `device_label(device_id, name, note, important)` (migration `labels`): what a person said about a device, for
+///   the devices with a label.
+/// Keys, addresses and labels go with their device (`ON DELETE CASCADE`).
 struct RegistryDatabase: Sendable {
     /// The database file.
     let path: String
@@ -44,6 +46,18 @@ struct RegistryDatabase: Sendable {
                         first_seen REAL NOT NULL,
                         last_seen REAL NOT NULL,
                         PRIMARY KEY (device_id, address)
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+        migrator.registerMigration("labels") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_label (
+                        device_id TEXT PRIMARY KEY NOT NULL REFERENCES device(id) ON DELETE CASCADE,
+                        name TEXT,
+                        note TEXT,
+                        important INTEGER NOT NULL
                     ) WITHOUT ROWID;
                     """
             )
@@ -128,6 +142,14 @@ struct RegistryDatabase: Sendable {
                 while let row = try addresses.next() {
                     histories[row["device_id"] as String]?.addresses[row["address"] as String] = Self.span(row)
                 }
+                let labels = try Row.fetchCursor(db, sql: "SELECT device_id, name, note, important FROM device_label")
+                while let row = try labels.next() {
+                    histories[row["device_id"] as String]?.label = DeviceLabel(
+                        name: row["name"],
+                        note: row["note"],
+                        isImportant: row["important"]
+                    )
+                }
                 return Array(histories.values)
             }
         } catch {
@@ -167,6 +189,13 @@ struct RegistryDatabase: Sendable {
                                 id, key.description, history.boundKeys.contains(key),
                                 span?.first.timeIntervalSince1970 ?? 0, span?.last.timeIntervalSince1970 ?? 0,
                             ]
+                        )
+                    }
+                    try db.execute(sql: "DELETE FROM device_label WHERE device_id = ?", arguments: [id])
+                    if !history.label.isEmpty {
+                        try db.execute(
+                            sql: "INSERT INTO device_label VALUES (?, ?, ?, ?)",
+                            arguments: [id, history.label.name, history.label.note, history.label.isImportant]
                         )
                     }
                     for (address, span) in history.addresses {

@@ -93,6 +93,24 @@ public struct PeerScanConnection {
         _ = try await connection.call(method("ForgetDevice"), PeerScanWire.DeviceParameters(id: id.description))
     }
 
+    /// Calls `SetDeviceLabel`: applies `edit` to the device's label.
+    ///
+    /// - Returns: The label as it is now.
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `io.peerscan.DeviceNotFound`); `VarlinkProtocolError`
+    ///   or `DecodingError` for a malformed reply.
+    public func setLabel(_ edit: DeviceLabelEdit, of id: DeviceID) async throws -> PeerScanWire.SetDeviceLabelReply {
+        try await connection.call(
+            method("SetDeviceLabel"),
+            PeerScanWire.SetDeviceLabelParameters(
+                id: id.description,
+                name: edit.name,
+                note: edit.note,
+                important: edit.isImportant
+            ),
+            as: PeerScanWire.SetDeviceLabelReply.self
+        )
+    }
+
     /// Calls `Monitor` with `more` and hands each reply to `body`, until `body` returns `false` or peerscand ends the
     /// call.
     ///

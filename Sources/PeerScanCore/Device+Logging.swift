@@ -20,28 +20,44 @@ extension Device {
 }
 
 extension DeviceTable.Event {
-    /// The event's log line.
-    var logEntry: LogEntry {
+    /// The event's log line: at warning, with `important=true`, for an important device's arrival and presence (and
+    /// for every new device if `alertsNewDevices`).
+    func logEntry(alertsNewDevices: Bool = false) -> LogEntry {
         switch self {
         case .appeared(let device):
-            return LogEntry(.newDevice, device.logFields)
+            return LogEntry(.newDevice, device.logFields).alerting(if: device.isImportant, or: alertsNewDevices)
         case .returned(let device):
             return LogEntry(.deviceOnline, device.logFields.merging(["reason": "returned"]) { $1 })
+                .alerting(if: device.isImportant)
         case .online(let device):
             return LogEntry(.deviceOnline, device.logFields.merging(["reason": "answered"]) { $1 })
+                .alerting(if: device.isImportant)
         case .offline(let device, let unanswered):
             return LogEntry(.deviceOffline, device.logFields.merging(unanswered.logFields) { $1 })
+                .alerting(if: device.isImportant)
         case .forgotten(let device):
             return LogEntry(.deviceRemoved, device.logFields)
         case .merged(let device, let into):
             return LogEntry(.deviceMerged, device.logFields.merging(["into": "\(into)"]) { $1 })
-        case .addressConflict(let address, let mac, let previous):
-            return LogEntry(.addressConflict, ["address": address, "mac": mac, "mac.previous": previous])
+        case .addressConflict(let address, let mac, let previous, let isImportant):
+            var metadata = ["address": address, "mac": mac, "mac.previous": previous]
+            if isImportant { metadata["important"] = "true" }
+            return LogEntry(.addressConflict, metadata)
         case .macChanged(let address, let mac, let previous, let device):
             var metadata = ["address": address, "mac": mac, "mac.previous": previous]
             if let device { metadata["id"] = "\(device)" }
             return LogEntry(.macChanged, metadata)
         }
+    }
+}
+
+extension LogEntry {
+    /// The entry at warning (``LogMessage/alerting(_:)``) if `isImportant` (with `important=true`) or `alerts`.
+    fileprivate func alerting(if isImportant: Bool, or alerts: Bool = false) -> LogEntry {
+        guard isImportant || alerts else { return self }
+        var entry = LogEntry(.alerting(message), metadata)
+        if isImportant { entry.metadata["important"] = "true" }
+        return entry
     }
 }
 

@@ -222,7 +222,7 @@ extension DeviceTable {
         mergedInto owner: Origin? = nil,
         forgets: Bool = false
     ) {
-        guard let device else {
+        guard let derived = device else {
             guard let id = idByOrigin.removeValue(forKey: origin), origins[id] == origin,
                 let old = published.removeValue(forKey: id)
             else { return }
@@ -232,14 +232,20 @@ extension DeviceTable {
             pendingChanges.append((id, nil))
             if let survivor = owner.flatMap({ idByOrigin[$0] }), survivor != id {
                 identities.merge(id, into: survivor)
+                labels.merge(id, into: survivor)
+                if let origin = origins[survivor] { markForDerivation(origin) }  // its label may have changed
                 pendingEvents.append(.merged(old, into: survivor))
             } else {
-                if forgets { identities.forget(id) }
+                if forgets {
+                    identities.forget(id)
+                    labels.forget(id)
+                }
                 pendingEvents.append(.forgotten(old))
             }
             return
         }
-        let id = device.id
+        let id = derived.id
+        let device = derived.labelled(labels.label(of: id))
         if let holder = origins[id], holder != origin { idByOrigin[holder] = nil }  // taken over
         let old = published[id]
         published[id] = device

@@ -80,6 +80,15 @@ public struct ScanService: Service {
         }
     }
 
+    /// Applies a person's change to a device's label and returns the label now; `nil` for a device not known, or
+    /// once the service has stopped.
+    public func setLabel(_ edit: DeviceLabelEdit, of id: DeviceID) async -> DeviceLabel? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<DeviceLabel?, Never>) in
+            let queued = inputs.push(.setLabel(id, edit, reply: { continuation.resume(returning: $0) }))
+            if !queued { continuation.resume(returning: nil) }
+        }
+    }
+
     /// Queues a command without waiting for it.
     public func submit(_ input: StoreInput) {
         inputs.push(input)

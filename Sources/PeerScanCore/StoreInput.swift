@@ -21,6 +21,9 @@ public enum StoreInput: Sendable {
     case presenceCheck
     /// Forget devices and their keys (``DeviceTable/forget(_:now:)``); `reply` gets whether each was known.
     case forget([DeviceID], reply: (@Sendable ([Bool]) -> Void)?)
+    /// Change a device's label (``DeviceTable/setLabel(_:of:)``); `reply` gets the label now, `nil` for an unknown
+    /// device.
+    case setLabel(DeviceID, DeviceLabelEdit, reply: (@Sendable (DeviceLabel?) -> Void)?)
 }
 
 /// What the store asks its owner to do after a batch, outside the actor: I/O, timers and log lines.

@@ -76,6 +76,11 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
     /// Whether it answers now: it has mDNS records, or the kernel reaches it, or it did either within the daemon's
     /// `--offline-after`.
     public var online: Bool
+    /// The name a person gave the device (``DeviceLabel/name``, `label` on the wire); ``displayName`` is this name
+    /// when it is set.
+    public var assignedName: String?
+    /// Whether a person marked the device important (``DeviceLabel/isImportant``, `important` on the wire).
+    public var isImportant: Bool
 
     /// Creates a device.
     public init(
@@ -87,7 +92,9 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
         services: [DeviceService],
         macAddresses: [String] = [],
         vendor: String? = nil,
-        online: Bool = true
+        online: Bool = true,
+        assignedName: String? = nil,
+        isImportant: Bool = false
     ) {
         self.id = id
         self.hostName = hostName
@@ -98,6 +105,19 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
         self.macAddresses = macAddresses
         self.vendor = vendor
         self.online = online
+        self.assignedName = assignedName
+        self.isImportant = isImportant
+    }
+
+    /// The device as a person labelled it: ``assignedName`` and ``isImportant`` from `label`, and ``displayName`` the
+    /// label's name when it has one. Apply it to a device as derived from its sources (the discovered display name is
+    /// not kept).
+    public func labelled(_ label: DeviceLabel) -> Device {
+        var device = self
+        device.assignedName = label.name
+        device.isImportant = label.isImportant
+        if let name = label.name { device.displayName = name }
+        return device
     }
 
     /// What to call the device: its ``displayName``, else its host name, else its first MAC address, else its first
@@ -123,7 +143,7 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
 
 extension Device {
     /// The names of the fields that differ between two versions of a device: `name`, `addresses`, `interfaces`,
-    /// `services` (a service came or went), `port`, `txt`, `mac`, `vendor`, `online`.
+    /// `services` (a service came or went), `port`, `txt`, `mac`, `vendor`, `online`, `label`, `important`.
     public static func changedFields(from old: Device, to new: Device) -> [String] {
         var fields: [String] = []
         if old.displayName != new.displayName || old.hostName != new.hostName { fields.append("name") }
@@ -132,6 +152,8 @@ extension Device {
         if old.macAddresses != new.macAddresses { fields.append("mac") }
         if old.vendor != new.vendor { fields.append("vendor") }
         if old.online != new.online { fields.append("online") }
+        if old.assignedName != new.assignedName { fields.append("label") }
+        if old.isImportant != new.isImportant { fields.append("important") }
         let oldServices = Dictionary(old.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newServices = Dictionary(new.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         if Set(oldServices.keys) != Set(newServices.keys) { fields.append("services") }

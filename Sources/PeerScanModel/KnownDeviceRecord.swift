@@ -40,6 +40,8 @@ public struct KnownDeviceRecord: Sendable, Hashable {
     public var macAddresses: [Sighting]
     /// Every address it had, sorted by value.
     public var addresses: [Sighting]
+    /// What a person said about it (``DeviceLabel/none`` if nothing).
+    public var label: DeviceLabel
 
     /// Creates a record.
     public init(
@@ -52,7 +54,8 @@ public struct KnownDeviceRecord: Sendable, Hashable {
         vendor: String?,
         hostNames: [Sighting],
         macAddresses: [Sighting],
-        addresses: [Sighting]
+        addresses: [Sighting],
+        label: DeviceLabel = .none
     ) {
         self.id = id
         self.name = name
@@ -64,5 +67,6 @@ public struct KnownDeviceRecord: Sendable, Hashable {
         self.hostNames = hostNames
         self.macAddresses = macAddresses
         self.addresses = addresses
+        self.label = label
     }
 }

@@ -150,6 +150,12 @@ public enum PeerScanWire {
         public var macAddresses: [Sighting]
         /// Every address it had.
         public var addresses: [Sighting]
+        /// The name a person gave it (`peerscanctl set --name`), if any.
+        public var label: String?
+        /// A person's note about it, if any.
+        public var note: String?
+        /// Whether a person marked it important.
+        public var important: Bool
 
         /// Creates a known device.
         public init(
@@ -162,8 +168,14 @@ public enum PeerScanWire {
             vendor: String?,
             hostNames: [Sighting],
             macAddresses: [Sighting],
-            addresses: [Sighting]
+            addresses: [Sighting],
+            label: String? = nil,
+            note: String? = nil,
+            important: Bool = false
         ) {
+            self.label = label
+            self.note = note
+            self.important = important
             self.id = id
             self.name = name
             self.present = present

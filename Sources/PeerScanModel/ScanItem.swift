@@ -35,7 +35,7 @@ public struct HostStatus: Hashable, Sendable {
 ///   "collision"|"failure"|"unavailable", "avahiReason": String?, "interfaces": [String]}`
 /// - `{"id": UUID, "kind": "peer", "hostName": String?, "displayName": String?, "addresses": [String],
 ///   "interfaces": [String], "services": [{"name", "type", "domain", "port", "txt": {key: value-or-null}}],
-///   "macAddresses": [String], "vendor": String?, "online": Bool}`
+///   "macAddresses": [String], "vendor": String?, "online": Bool, "label": String?, "important": Bool}`
 public enum ScanItem: Hashable, Sendable, Identifiable {
     /// The scanning switch.
     case scanning(enabled: Bool)
@@ -79,7 +79,7 @@ public typealias ScanChangeset = Changeset<ScanSection, ScanItem>
 extension ScanItem: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, enabled, hostName, avahiState, avahiReason, interfaces, displayName, addresses, services
-        case macAddresses, vendor, online
+        case macAddresses, vendor, online, label, important
     }
 
     private enum ServiceKeys: String, CodingKey {
@@ -152,7 +152,9 @@ extension ScanItem: Codable {
                     services: services,
                     macAddresses: try container.decodeIfPresent([String].self, forKey: .macAddresses) ?? [],
                     vendor: try container.decodeIfPresent(String.self, forKey: .vendor),
-                    online: try container.decodeIfPresent(Bool.self, forKey: .online) ?? true
+                    online: try container.decodeIfPresent(Bool.self, forKey: .online) ?? true,
+                    assignedName: try container.decodeIfPresent(String.self, forKey: .label),
+                    isImportant: try container.decodeIfPresent(Bool.self, forKey: .important) ?? false
                 )
             )
         case let other:
@@ -205,6 +207,8 @@ extension ScanItem: Codable {
             try container.encode(device.macAddresses, forKey: .macAddresses)
             try container.encode(device.vendor, forKey: .vendor)
             try container.encode(device.online, forKey: .online)
+            try container.encode(device.assignedName, forKey: .label)
+            try container.encode(device.isImportant, forKey: .important)
         }
     }
 }

@@ -15,21 +15,25 @@ public struct DeviceMemory: Sendable {
     public var device: @Sendable (DeviceID) -> KnownDeviceRecord?
     /// Forgets a device and its history; returns whether it was known.
     public var forget: @Sendable (DeviceID) async -> Bool
+    /// Changes a device's label; returns the label now, `nil` for a device not known.
+    public var setLabel: @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel?
 
     /// Creates the access.
     public init(
         knownDevices: @escaping @Sendable () -> [KnownDeviceRecord],
         device: @escaping @Sendable (DeviceID) -> KnownDeviceRecord?,
-        forget: @escaping @Sendable (DeviceID) async -> Bool
+        forget: @escaping @Sendable (DeviceID) async -> Bool,
+        setLabel: @escaping @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel? = { _, _ in nil }
     ) {
         self.knownDevices = knownDevices
         self.device = device
         self.forget = forget
+        self.setLabel = setLabel
     }
 }
 
 /// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, and GetDevice,
-/// ListKnownDevices and ForgetDevice from its memory of devices.
+/// ListKnownDevices, ForgetDevice and SetDeviceLabel from its memory of devices.
 ///
 /// Every Monitor call gets a bounded queue (``clientQueueLimit`` changesets). A client that stops reading never
 /// slows the others or grows memory: when its queue overflows, its queued changesets are dropped and, once it reads
@@ -54,7 +58,8 @@ public struct PeerScanInterface: VarlinkInterface {
     ///   - epoch: This run of the daemon (a new value every start).
     ///   - history: The recent changesets clients resume from; the store must record every update in it
     ///     (``SnapshotStore``'s `recordUpdate`), with this `epoch`.
-    ///   - controlGroup: The group whose members may call SetScanning (root always may); `nil` for root only.
+    ///   - controlGroup: The group whose members may call SetScanning, SetDeviceLabel and ForgetDevice (root always
+    ///     may); `nil` for root only.
     ///   - clientQueueLimit: How many changesets are queued for a Monitor client before it is resynced.
     ///   - memory: What the daemon remembers of devices; `nil` for none (GetDevice finds nothing).
     ///   - setScanning: Switches scanning and returns the sequence at which the switch is in the snapshot.
@@ -103,6 +108,16 @@ public struct PeerScanInterface: VarlinkInterface {
             guard await memory?.forget(id) == true else { throw deviceNotFound(id) }
             context.logger.log(.clientForgotDevice, ["id": "\(id)"])
             try await context.reply(PeerScanWire.ForgetDeviceReply())
+        case "SetDeviceLabel":
+            let parameters = try call.parameters(as: PeerScanWire.SetDeviceLabelParameters.self)
+            let id = try deviceID(parameters.id)
+            try authorize("SetDeviceLabel", "labelling devices", context: context)
+            guard let label = await memory?.setLabel(id, parameters.edit) else { throw deviceNotFound(id) }
+            var metadata: Logger.Metadata = ["id": "\(id)", "important": "\(label.isImportant)"]
+            if let name = parameters.name { metadata["label"] = "\(name)" }
+            if let note = parameters.note { metadata["note"] = "\(note)" }
+            context.logger.log(.clientLabelledDevice, metadata)
+            try await context.reply(PeerScanWire.SetDeviceLabelReply(label))
         default:
             throw VarlinkError.methodNotFound(call.method)
         }
@@ -121,8 +136,12 @@ public struct PeerScanInterface: VarlinkInterface {
 
     /// The `id` parameter of GetDevice and ForgetDevice.
     private func deviceID(_ call: VarlinkCall) throws -> DeviceID {
-        let text = try call.parameters(as: PeerScanWire.DeviceParameters.self).id
-        guard let uuid = UUID(uuidString: text) else { throw VarlinkError.invalidParameter("id") }
+        try deviceID(try call.parameters(as: PeerScanWire.DeviceParameters.self).id)
+    }
+
+    /// A device identifier parameter (`parameter`, `id` by default).
+    private func deviceID(_ text: String, parameter: String = "id") throws -> DeviceID {
+        guard let uuid = UUID(uuidString: text) else { throw VarlinkError.invalidParameter(parameter) }
         return DeviceID(uuid)
     }
 

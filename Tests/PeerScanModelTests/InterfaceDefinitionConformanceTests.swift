@@ -32,6 +32,10 @@ private func samples() throws -> [String: (parameters: [any Encodable], replies:
             [PeerScanWire.GetDeviceReply(device: device, history: known)]
         ),
         "ListKnownDevices": ([NoFields()], [PeerScanWire.ListKnownDevicesReply(devices: [known])]),
+        "SetDeviceLabel": (
+            [PeerScanWire.SetDeviceLabelParameters(id: device.id.description, name: "TV", note: "n", important: true)],
+            [PeerScanWire.SetDeviceLabelReply(DeviceLabel(name: "TV", note: "n", isImportant: true))]
+        ),
         "ForgetDevice": (
             [PeerScanWire.DeviceParameters(id: device.id.description)], [PeerScanWire.ForgetDeviceReply()]
         ),

@@ -1,0 +1,94 @@
+"""Labels on the test LAN (issue 23): a person names a device, notes something about it and marks it important, with
+peerscanctl and over Varlink; the label is in the item and the registry, survives a restart, and an important
+device's presence lines are at warning."""
+
+from __future__ import annotations
+
+import uuid
+
+from test_registry import ctl, registry_rows
+
+from testclient import varlinkclient
+from testlan.lan import real_oui_mac
+
+from test_scanner import MAC_NAMESPACE, by_mac, log_lines, start_scanner
+
+
+def test_a_label_shows_in_the_item_and_the_registry_and_survives_a_restart(lan, start_daemon, tmp_path):
+    plug = lan.add_host("plug", mac=real_oui_mac(0x60))
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: by_mac(s, plug.mac), what="the plug")
+    device_id = str(uuid.uuid5(MAC_NAMESPACE, plug.mac))
+    found = by_mac(daemon.snapshot, plug.mac)
+    assert found["label"] is None and found["important"] is False
+
+    sequence = daemon.sequence
+    printed = ctl(lan, daemon, "set", plug.mac, "--name", "Kitchen plug", "--note", "left of the sink", "--important")
+    assert printed.stdout.strip() == f'{device_id}: name "Kitchen plug", note "left of the sink", important'
+    item = daemon.wait_for(lambda s: by_mac(s, plug.mac)["label"] == "Kitchen plug", what="the label")
+    item = by_mac(item, plug.mac)
+    assert item["displayName"] == "Kitchen plug" and item["important"] is True and item["id"] == device_id
+    # One update of the item, in one changeset.
+    changes = daemon.changes_since(sequence)
+    assert len(changes) == 1 and [u["item"]["id"] for u in changes[0].get("itemUpdates", [])] == [device_id], changes
+    assert log_lines(daemon, "client labelled device", device_id)
+
+    with varlinkclient.client(daemon.socket).open("io.peerscan") as service:
+        reply = service.GetDevice(device_id)
+        known = service.ListKnownDevices()["devices"]
+    assert (reply["label"], reply["note"], reply["important"]) == ("Kitchen plug", "left of the sink", True)
+    assert reply["device"]["label"] == "Kitchen plug"
+    assert [(d["id"], d["label"]) for d in known] == [(device_id, "Kitchen plug")]
+    shown = ctl(lan, daemon, "show", "kitchen plug").stdout
+    assert "label:       Kitchen plug" in shown and "note:        left of the sink" in shown, shown
+    assert "important:   yes" in shown, shown
+    # Only what is given changes; an empty note clears it.
+    assert "note -, important" in ctl(lan, daemon, "set", device_id, "--note", "").stdout
+    assert daemon.stop() == 0
+    registry = tmp_path / "state" / "registry.sqlite"
+    assert registry_rows(registry, "SELECT device_id, name, note, important FROM device_label") == [
+        (device_id, "Kitchen plug", None, 1)]
+
+    second = start_scanner(lan, start_daemon)
+    snapshot = second.wait_for(lambda s: by_mac(s, plug.mac), what="the plug after the restart")
+    again = by_mac(snapshot, plug.mac)
+    assert (again["id"], again["label"], again["displayName"], again["important"]) == (
+        device_id, "Kitchen plug", "Kitchen plug", True)
+    # Back at warning: an important device's return is an alert.
+    assert any("important=true" in line and "warning" in line for line in log_lines(second, "device online", device_id))
+
+    # Cleared: the name found (none, for a MAC-only device) is back.
+    ctl(lan, second, "set", device_id, "--name", "", "--no-important")
+    second.wait_for(lambda s: by_mac(s, plug.mac)["label"] is None and by_mac(s, plug.mac)["displayName"] is None
+                    and by_mac(s, plug.mac)["important"] is False, what="the label cleared")
+
+
+def test_an_important_device_going_offline_is_logged_at_warning(lan, start_daemon):
+    server = lan.add_host("server", mac=real_oui_mac(0x61))
+    other = lan.add_host("other", mac=real_oui_mac(0x62))
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: by_mac(s, server.mac) and by_mac(s, other.mac), what="both hosts")
+    ctl(lan, daemon, "set", server.mac, "--important")
+    daemon.wait_for(lambda s: by_mac(s, server.mac)["important"], what="marked important")
+    server.silence()
+    other.silence()
+    daemon.wait_for(lambda s: not by_mac(s, server.mac)["online"] and not by_mac(s, other.mac)["online"], timeout=30,
+                    what="both offline")
+    important = [line for line in log_lines(daemon, "device offline", server.mac) if server.mac in line]
+    assert important and all("warning" in line and "important=true" in line for line in important), important
+    plain = [line for line in log_lines(daemon, "device offline", other.mac) if other.mac in line]
+    assert plain and all(" info " in f" {line} " and "important" not in line for line in plain), plain
+
+
+def test_labelling_needs_root_or_the_control_group(lan, start_daemon):
+    host = lan.add_host("cam", mac=real_oui_mac(0x63))
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: by_mac(s, host.mac), what="the camera")
+    device_id = str(uuid.uuid5(MAC_NAMESPACE, host.mac))
+    _, replies = varlinkclient.call_as(daemon.socket, [
+        {"method": "io.peerscan.SetDeviceLabel", "parameters": {"id": device_id, "name": "Mine"}}])
+    assert replies[0]["error"] == "io.peerscan.PermissionDenied", replies
+    assert by_mac(daemon.snapshot, host.mac)["label"] is None
+    _, replies = varlinkclient.call_as(daemon.socket, [
+        {"method": "io.peerscan.SetDeviceLabel", "parameters": {"id": str(uuid.uuid4()), "name": "x"}}], uid=0, gid=0)
+    assert replies[0]["error"] == "io.peerscan.DeviceNotFound", replies
