@@ -51,6 +51,8 @@ public struct DeviceHistory: Sendable, Hashable {
     public var addresses: [String: SeenSpan]
     /// What a person said about it.
     public var label: DeviceLabel
+    /// The keys a person split off it (``DeviceIdentities/split(_:from:)``): kept apart from it.
+    public var apartKeys: Set<IdentityKey> = []
 
     /// Creates a history.
     public init(
@@ -107,5 +109,6 @@ public struct DeviceHistory: Sendable, Hashable {
         keys.merge(other.keys) { $0.union($1) }
         boundKeys.formUnion(other.boundKeys)
         addresses.merge(other.addresses) { $0.union($1) }
+        apartKeys = apartKeys.union(other.apartKeys).subtracting(boundKeys)
     }
 }

@@ -87,6 +87,7 @@ public final class DeviceRegistry: Sendable {
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
         var bindings: [IdentityKey: DeviceID] = [:]
         var labels: [DeviceID: DeviceLabel] = [:]
+        var apart: [DeviceID: Set<IdentityKey>] = [:]
         for history in loaded {
             guard history.seen.last > horizon else {
                 state.deleted.insert(history.id)
@@ -95,8 +96,9 @@ public final class DeviceRegistry: Sendable {
             state.histories[history.id] = history
             for key in history.boundKeys { bindings[key] = history.id }
             if !history.label.isEmpty { labels[history.id] = history.label }
+            if !history.apartKeys.isEmpty { apart[history.id] = history.apartKeys }
         }
-        self.identities = DeviceIdentities(bindings: bindings)
+        self.identities = DeviceIdentities(bindings: bindings, apart: apart)
         self.labels = DeviceLabels(labels)
         self.state = NIOLockedValueBox(state)
         if let database {
@@ -133,6 +135,16 @@ public final class DeviceRegistry: Sendable {
                     state.histories[id] = nil
                     state.dirty.remove(id)
                     state.deleted.insert(id)
+                case .split(let key, let id, let newID):
+                    var split = DeviceHistory(id: newID, seen: SeenSpan(at: date), boundKeys: [key])
+                    if let span = state.histories[id]?.keys.removeValue(forKey: key) {
+                        split.keys[key] = span
+                        split.seen = span
+                    }
+                    state.histories[id]?.boundKeys.remove(key)
+                    state.histories[id]?.apartKeys.insert(key)
+                    state.histories[newID] = split
+                    state.dirty.formUnion([id, newID])
                 }
             }
             for (id, label) in records.labels where state.histories[id] != nil {

@@ -13,7 +13,8 @@ import PeerScanModel
 /// - `device_address(device_id, address, first_seen, last_seen)`.
 /// - `device_label(device_id, name, note, important)` (migration `labels`): what a person said about a device, for
 ///   the devices with a label.
-/// Keys, addresses and labels go with their device (`ON DELETE CASCADE`).
+/// - `device_split(device_id, key)` (migration `splits`): the keys a person split off a device, kept apart from it.
+/// Keys, addresses, labels and splits go with their device (`ON DELETE CASCADE`).
 struct RegistryDatabase: Sendable {
     /// The database file.
     let path: String
@@ -58,6 +59,17 @@ struct RegistryDatabase: Sendable {
                         name TEXT,
                         note TEXT,
                         important INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+        migrator.registerMigration("splits") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_split (
+                        device_id TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE,
+                        key TEXT NOT NULL,
+                        PRIMARY KEY (device_id, key)
                     ) WITHOUT ROWID;
                     """
             )
@@ -142,6 +154,11 @@ struct RegistryDatabase: Sendable {
                 while let row = try addresses.next() {
                     histories[row["device_id"] as String]?.addresses[row["address"] as String] = Self.span(row)
                 }
+                let splits = try Row.fetchCursor(db, sql: "SELECT device_id, key FROM device_split")
+                while let row = try splits.next() {
+                    guard let key = IdentityKey(row["key"] as String) else { continue }
+                    histories[row["device_id"] as String]?.apartKeys.insert(key)
+                }
                 let labels = try Row.fetchCursor(db, sql: "SELECT device_id, name, note, important FROM device_label")
                 while let row = try labels.next() {
                     histories[row["device_id"] as String]?.label = DeviceLabel(
@@ -190,6 +207,10 @@ struct RegistryDatabase: Sendable {
                                 span?.first.timeIntervalSince1970 ?? 0, span?.last.timeIntervalSince1970 ?? 0,
                             ]
                         )
+                    }
+                    try db.execute(sql: "DELETE FROM device_split WHERE device_id = ?", arguments: [id])
+                    for key in history.apartKeys {
+                        try db.execute(sql: "INSERT INTO device_split VALUES (?, ?)", arguments: [id, key.description])
                     }
                     try db.execute(sql: "DELETE FROM device_label WHERE device_id = ?", arguments: [id])
                     if !history.label.isEmpty {

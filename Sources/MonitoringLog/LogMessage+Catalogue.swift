@@ -20,8 +20,10 @@ extension LogMessage {
     public static let deviceRemoved = LogMessage("device removed", .info, keys: deviceKeys)
     /// A device's fields changed (not its presence).
     public static let deviceChanged = LogMessage("device changed", .info, keys: deviceKeys + ["fields"])
-    /// A MAC-only device turned out to be an mDNS host's.
+    /// A MAC-only device turned out to be an mDNS host's, or a person merged two devices.
     public static let deviceMerged = LogMessage("device merged", .info, keys: deviceKeys + ["into"])
+    /// A person split a key (`key`) off a device (`id`): it is the device `into` now.
+    public static let deviceSplit = LogMessage("device split", .notice, keys: ["id", "key", "into"])
     /// Two MAC addresses claim one address within the conflict window (`important=true` if either's device is
     /// important).
     public static let addressConflict = LogMessage(
@@ -209,6 +211,16 @@ extension LogMessage {
     public static let clientDenied = LogMessage("client denied", .notice, keys: connectionKeys + ["method"])
     public static let clientSetScanning = LogMessage("client set scanning", .info, keys: connectionKeys + ["enabled"])
     public static let clientForgotDevice = LogMessage("client forgot device", .notice, keys: connectionKeys + ["id"])
+    public static let clientMergedDevices = LogMessage(
+        "client merged devices",
+        .notice,
+        keys: connectionKeys + ["id", "others"]
+    )
+    public static let clientSplitDevice = LogMessage(
+        "client split device",
+        .notice,
+        keys: connectionKeys + ["id", "key"]
+    )
     public static let clientLabelledDevice = LogMessage(
         "client labelled device",
         .notice,
@@ -262,7 +274,7 @@ extension LogMessage {
     /// Every message, in the order of docs/operations.md's table.
     public static let catalogue: [LogMessage] = [
         newDevice, newDeviceAlert, deviceOnline, importantDeviceOnline, deviceOffline, importantDeviceOffline,
-        deviceRemoved, deviceChanged, deviceMerged, addressConflict, macChanged,
+        deviceRemoved, deviceChanged, deviceMerged, deviceSplit, addressConflict, macChanged,
         scanningSwitched, initialBrowseSettled, interfacesChanged, snapshotEditFailed, stateLoadFailed, stateSaveFailed,
         avahiState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
         interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiBrowserFailed,
@@ -274,7 +286,8 @@ extension LogMessage {
         registryLoaded,
         registryForgetting, vendorDatabaseUnusable,
         clientConnected, clientDisconnected, clientDisconnectedAtShutdown, clientError, clientLimit, clientDenied,
-        clientSetScanning, clientForgotDevice, clientLabelledDevice, clientResumed, clientResync, clientResyncOverflow,
+        clientSetScanning, clientForgotDevice, clientLabelledDevice, clientMergedDevices,
+        clientSplitDevice, clientResumed, clientResync, clientResyncOverflow,
         clientResyncEncodingFailed, callRefused,
         callFailed,
         mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,

@@ -111,6 +111,30 @@ public struct PeerScanConnection {
         )
     }
 
+    /// Calls `MergeDevices`: the devices `others` are `id`'s from now on.
+    ///
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `io.peerscan.DeviceNotFound`,
+    ///   `io.peerscan.CannotMerge`).
+    public func merge(_ others: [DeviceID], into id: DeviceID) async throws {
+        _ = try await connection.call(
+            method("MergeDevices"),
+            PeerScanWire.MergeDevicesParameters(id: id.description, others: others.map(\.description))
+        )
+    }
+
+    /// Calls `SplitDevice`: `key` (as the user typed it) leaves the device `id` for a device of its own.
+    ///
+    /// - Returns: The key's new device.
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `io.peerscan.DeviceNotFound`,
+    ///   `io.peerscan.CannotSplit`, `org.varlink.service.InvalidParameter` for a key that is no key).
+    public func split(_ key: String, from id: DeviceID) async throws -> String {
+        try await connection.call(
+            method("SplitDevice"),
+            PeerScanWire.SplitDeviceParameters(id: id.description, key: key),
+            as: PeerScanWire.SplitDeviceReply.self
+        ).id
+    }
+
     /// Calls `Monitor` with `more` and hands each reply to `body`, until `body` returns `false` or peerscand ends the
     /// call.
     ///

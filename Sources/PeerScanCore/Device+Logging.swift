@@ -39,6 +39,8 @@ extension DeviceTable.Event {
             return LogEntry(.deviceRemoved, device.logFields)
         case .merged(let device, let into):
             return LogEntry(.deviceMerged, device.logFields.merging(["into": "\(into)"]) { $1 })
+        case .split(let key, let id, let newID):
+            return LogEntry(.deviceSplit, ["id": "\(id)", "key": "\(key)", "into": "\(newID)"])
         case .addressConflict(let address, let mac, let previous, let isImportant):
             var metadata = ["address": address, "mac": mac, "mac.previous": previous]
             if isImportant { metadata["important"] = "true" }

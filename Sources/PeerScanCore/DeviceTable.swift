@@ -72,8 +72,11 @@ public struct DeviceTable: Sendable {
         case offline(Device, unanswered: Unanswered)
         /// A device that had not answered for ``Presence/forgetAfter`` was removed.
         case forgotten(Device)
-        /// A MAC-only device turned out to be an mDNS host's: it was removed in favour of that device.
+        /// A MAC-only device turned out to be an mDNS host's, or a person merged two devices: it was removed in favour
+        /// of the device `into`.
         case merged(Device, into: DeviceID)
+        /// A person split `key` off the device `from`: it is the device `into` now.
+        case split(IdentityKey, from: DeviceID, into: DeviceID)
         /// One address is claimed by two MAC addresses within the conflict window; `isImportant` if the device of
         /// either is important.
         case addressConflict(address: String, macAddress: String, previousMACAddress: String, isImportant: Bool = false)
@@ -149,6 +152,11 @@ public struct DeviceTable: Sendable {
     var lastAnswer: [DeviceID: Duration] = [:]
     /// Published devices that do not answer now: their deadlines are checked on every take.
     var silent: Set<DeviceID> = []
+    /// Devices a person's split took out of ``published`` until their origins derive them again at the next take
+    /// (then an update, not a new device), and the new devices of split keys (no presence line: `device split` says
+    /// it).
+    var displaced: [DeviceID: Device] = [:]
+    var splitOff: Set<DeviceID> = []
 
     /// MAC-only devices not published yet because ``holdsNeighbourOnlyDevices`` was set.
     var heldMACs: Set<String> = []
@@ -235,6 +243,8 @@ public struct DeviceTable: Sendable {
         idByOrigin = [:]
         lastAnswer = [:]
         silent = []
+        displaced = [:]
+        splitOff = []
         mdnsHosts = [:]
         hostsByAddress = [:]
         neighbours = [:]

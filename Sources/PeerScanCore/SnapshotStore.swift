@@ -125,6 +125,7 @@ public actor SnapshotStore {
         var expiredWindow: Int?
         var forgetReplies: [(@Sendable ([Bool]) -> Void, [Bool])] = []
         var labelReplies: [(@Sendable (DeviceLabel?) -> Void, DeviceLabel?)] = []
+        var editReplies: [@Sendable () -> Void] = []
         for input in inputs {
             switch input {
             case .discovery(let event):
@@ -142,6 +143,12 @@ public actor SnapshotStore {
                 let time = clock.now()
                 let known = ids.map { devices.forget($0, now: time) }
                 if let reply { forgetReplies.append((reply, known)) }
+            case .merge(let survivor, let others, let reply):
+                let outcome = Result { () throws(DeviceEditError) in try devices.merge(others, into: survivor) }
+                if let reply { editReplies.append { reply(outcome) } }
+            case .split(let id, let key, let reply):
+                let outcome = Result { () throws(DeviceEditError) in try devices.split(key, from: id) }
+                if let reply { editReplies.append { reply(outcome) } }
             case .setLabel(let id, let edit, let reply):
                 let label = devices.setLabel(edit, of: id)
                 if let reply { labelReplies.append((reply, label)) }
@@ -190,6 +197,7 @@ public actor SnapshotStore {
         for reply in replies { reply(sequence) }
         for (reply, known) in forgetReplies { reply(known) }
         for (reply, label) in labelReplies { reply(label) }
+        for reply in editReplies { reply() }
         return effects
     }
 

@@ -24,6 +24,11 @@ public enum StoreInput: Sendable {
     /// Change a device's label (``DeviceTable/setLabel(_:of:)``); `reply` gets the label now, `nil` for an unknown
     /// device.
     case setLabel(DeviceID, DeviceLabelEdit, reply: (@Sendable (DeviceLabel?) -> Void)?)
+    /// A person's merge of `others` into the device (``DeviceTable/merge(_:into:)``); `reply` gets the outcome.
+    case merge(DeviceID, others: [DeviceID], reply: (@Sendable (Result<Void, DeviceEditError>) -> Void)?)
+    /// A person's split of a key off the device (``DeviceTable/split(_:from:)``); `reply` gets the key's new
+    /// identifier.
+    case split(DeviceID, key: IdentityKey, reply: (@Sendable (Result<DeviceID, DeviceEditError>) -> Void)?)
 }
 
 /// What the store asks its owner to do after a batch, outside the actor: I/O, timers and log lines.

@@ -93,6 +93,12 @@ public enum PeerScanWire {
     /// The error of GetDevice and ForgetDevice for an identifier the daemon does not know.
     public static let deviceNotFoundError = "io.peerscan.DeviceNotFound"
 
+    /// The error of MergeDevices for devices that cannot be merged.
+    public static let cannotMergeError = "io.peerscan.CannotMerge"
+
+    /// The error of SplitDevice for a key that cannot be split off the device.
+    public static let cannotSplitError = "io.peerscan.CannotSplit"
+
     /// An error reply of io.peerscan: its qualified name and its parameters, as Varlink sends them.
     public struct ErrorReply: Sendable, Hashable {
         /// The qualified error name, e.g. `io.peerscan.DeviceNotFound`.
@@ -103,6 +109,16 @@ public enum PeerScanWire {
         /// `PermissionDenied`: the caller may not switch scanning or forget devices, and why.
         public static func permissionDenied(reason: String) -> ErrorReply {
             ErrorReply(name: permissionDeniedError, parameters: ["reason": reason])
+        }
+
+        /// `CannotMerge`: the devices cannot be merged, and why.
+        public static func cannotMerge(reason: String) -> ErrorReply {
+            ErrorReply(name: cannotMergeError, parameters: ["reason": reason])
+        }
+
+        /// `CannotSplit`: the key cannot be split off the device, and why.
+        public static func cannotSplit(reason: String) -> ErrorReply {
+            ErrorReply(name: cannotSplitError, parameters: ["reason": reason])
         }
 
         /// `DeviceNotFound`: no device has this id.

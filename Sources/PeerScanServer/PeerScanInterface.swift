@@ -17,14 +17,22 @@ public struct DeviceMemory: Sendable {
     public var forget: @Sendable (DeviceID) async -> Bool
     /// Changes a device's label; returns the label now, `nil` for a device not known.
     public var setLabel: @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel?
+    /// A person's merge of devices into the first (``DeviceTable/merge(_:into:)``); `nil` once the daemon stops.
+    public var merge: @Sendable (DeviceID, [DeviceID]) async -> Result<Void, DeviceEditError>?
+    /// A person's split of a key off a device (``DeviceTable/split(_:from:)``); `nil` once the daemon stops.
+    public var split: @Sendable (DeviceID, IdentityKey) async -> Result<DeviceID, DeviceEditError>?
 
     /// Creates the access.
     public init(
         knownDevices: @escaping @Sendable () -> [KnownDeviceRecord],
         device: @escaping @Sendable (DeviceID) -> KnownDeviceRecord?,
         forget: @escaping @Sendable (DeviceID) async -> Bool,
-        setLabel: @escaping @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel? = { _, _ in nil }
+        setLabel: @escaping @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel? = { _, _ in nil },
+        merge: @escaping @Sendable (DeviceID, [DeviceID]) async -> Result<Void, DeviceEditError>? = { _, _ in nil },
+        split: @escaping @Sendable (DeviceID, IdentityKey) async -> Result<DeviceID, DeviceEditError>? = { _, _ in nil }
     ) {
+        self.merge = merge
+        self.split = split
         self.knownDevices = knownDevices
         self.device = device
         self.forget = forget
@@ -118,6 +126,27 @@ public struct PeerScanInterface: VarlinkInterface {
             if let note = parameters.note { metadata["note"] = "\(note)" }
             context.logger.log(.clientLabelledDevice, metadata)
             try await context.reply(PeerScanWire.SetDeviceLabelReply(label))
+        case "MergeDevices":
+            let parameters = try call.parameters(as: PeerScanWire.MergeDevicesParameters.self)
+            let id = try deviceID(parameters.id)
+            let others = try parameters.others.map { try deviceID($0, parameter: "others") }
+            try authorize("MergeDevices", "merging devices", context: context)
+            guard let outcome = await memory?.merge(id, others) else { throw deviceNotFound(id) }
+            try outcome.get(orThrow: editError)
+            context.logger.log(
+                .clientMergedDevices,
+                ["id": "\(id)", "others": "\(others.map(\.description).joined(separator: ","))"]
+            )
+            try await context.reply(PeerScanWire.MergeDevicesReply())
+        case "SplitDevice":
+            let parameters = try call.parameters(as: PeerScanWire.SplitDeviceParameters.self)
+            let id = try deviceID(parameters.id)
+            guard let key = IdentityKey(typed: parameters.key) else { throw VarlinkError.invalidParameter("key") }
+            try authorize("SplitDevice", "splitting devices", context: context)
+            guard let outcome = await memory?.split(id, key) else { throw deviceNotFound(id) }
+            let newID = try outcome.get(orThrow: editError)
+            context.logger.log(.clientSplitDevice, ["id": "\(id)", "key": "\(key)"])
+            try await context.reply(PeerScanWire.SplitDeviceReply(id: newID.description))
         default:
             throw VarlinkError.methodNotFound(call.method)
         }
@@ -147,6 +176,15 @@ public struct PeerScanInterface: VarlinkInterface {
 
     private func deviceNotFound(_ id: DeviceID) -> VarlinkError {
         VarlinkError(PeerScanWire.ErrorReply.deviceNotFound(id: id))
+    }
+
+    /// The error reply of a refused merge or split.
+    private func editError(_ error: DeviceEditError) -> VarlinkError {
+        switch error.code {
+        case .unknownDevice: deviceNotFound(error.id)
+        case .sameDevice, .twoMDNSHosts: VarlinkError(PeerScanWire.ErrorReply.cannotMerge(reason: "\(error)"))
+        case .keyNotBound, .onlyKey: VarlinkError(PeerScanWire.ErrorReply.cannotSplit(reason: "\(error)"))
+        }
     }
 
     private func monitor(_ parameters: PeerScanWire.MonitorParameters, context: VarlinkCallContext) async throws {
@@ -217,6 +255,16 @@ public struct PeerScanInterface: VarlinkInterface {
                 resync: kind == .resync ? true : nil
             )
             return VarlinkPreparedReply(encodedParameters: parameters, continues: kind != .final)
+        }
+    }
+}
+
+extension Result {
+    /// The success value, or `mapping(error)` thrown.
+    fileprivate func get(orThrow mapping: (Failure) -> VarlinkError) throws(VarlinkError) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw mapping(error)
         }
     }
 }

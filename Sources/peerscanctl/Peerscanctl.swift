@@ -15,11 +15,12 @@ struct Peerscanctl: AsyncParsableCommand {
             restarts of peerscand. "known" lists the devices the registry knows, present or not; "show" prints one \
             device's history (first and last seen, every host name, MAC address and address). "scanning" switches \
             scanning on or off, or shows whether it is on; "set" names a device, notes something about it or marks \
-            it important; "forget" makes peerscand forget a device.
+            it important; "merge" makes several devices one, "split" gives a MAC address or host name a device of its \
+            own again; "forget" makes peerscand forget a device.
 
             The socket is --socket if given, else $PEERSCAN_SOCKET if set and not empty, else \
             /run/peerscan/io.peerscan. Reading (list, watch, scanning status) is open to every local user by \
-            default; switching scanning and labelling and forgetting devices need root or membership of peerscand's control group (peerscan by \
+            default; switching scanning and labelling, merging, splitting and forgetting devices need root or membership of peerscand's control group (peerscan by \
             default).
 
             Text published by devices on the network is printed with control characters escaped (\\e, \\n, \
@@ -50,7 +51,7 @@ struct Peerscanctl: AsyncParsableCommand {
         version: PeerScanVersion.current,
         subcommands: [
             ListCommand.self, WatchCommand.self, KnownCommand.self, ShowCommand.self, ScanningCommand.self,
-            SetCommand.self, ForgetCommand.self, HistoryCommand.self,
+            SetCommand.self, MergeCommand.self, SplitCommand.self, ForgetCommand.self, HistoryCommand.self,
         ]
     )
 }

@@ -248,7 +248,9 @@ struct Peerscand: AsyncParsableCommand {
                 knownDevices: { registry.knownDevices() },
                 device: { registry.device($0) },
                 forget: { await scanner.forget([$0])?.first ?? false },
-                setLabel: { await scanner.setLabel($1, of: $0) }
+                setLabel: { await scanner.setLabel($1, of: $0) },
+                merge: { await scanner.merge($1, into: $0) },
+                split: { await scanner.split($1, from: $0) }
             ),
             setScanning: { await scanner.setScanning($0) }
         )

@@ -103,7 +103,37 @@ private func seen(_ id: DeviceID, mac: String) -> DeviceRecords {
             let applied = try await DatabaseQueue(path: path).read {
                 try RegistryDatabase.migrator.appliedIdentifiers($0)
             }
-            #expect(applied == ["v1", "labels"])
+            #expect(applied == ["v1", "labels", "splits"])
+        }
+    }
+}
+
+/// A person's merge and split in the registry: histories joined, a split key's own history, kept apart across a
+/// reopen (migration `splits`, table `device_split`).
+@Suite struct DeviceSplitRegistryTests {
+    @Test func aMergeJoinsHistoriesAndASplitIsKeptApartAcrossAReopen() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/registry.sqlite"
+            let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0, logger: .silent)
+            registry.record(seen(plug, mac: "00:00:0c:00:00:01"), at: t0)
+            registry.record(seen(lamp, mac: "00:00:0c:00:00:03"), at: t0 + 5)
+            registry.record(DeviceRecords(identityChanges: [.merged(lamp, into: plug)]), at: t0 + 6)
+            let merged = try #require(registry.device(plug, now: t0 + 6))
+            #expect(merged.macAddresses.map(\.value) == ["00:00:0c:00:00:01", "00:00:0c:00:00:03"])
+            #expect(registry.remembers(lamp) == false)
+
+            let key = IdentityKey.macAddress("00:00:0c:00:00:03")
+            registry.record(DeviceRecords(identityChanges: [.split(key, from: plug, to: lamp)]), at: t0 + 7)
+            #expect(await registry.flush(now: t0 + 7))
+            let split = try #require(registry.device(lamp, now: t0 + 7))
+            #expect(split.macAddresses.map(\.value) == ["00:00:0c:00:00:03"] && split.firstSeen == t0 + 5)
+            #expect(registry.device(plug, now: t0 + 7)?.macAddresses.map(\.value) == ["00:00:0c:00:00:01"])
+
+            let reopened = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0 + 8, logger: .silent)
+            #expect(reopened.identities.id(for: key) == lamp)
+            #expect(reopened.identities.id(for: .macAddress("00:00:0c:00:00:01")) == plug)
+            #expect(reopened.identities.keysApart(from: plug) == [key])
+            #expect(reopened.identities.areApart(plug, lamp))
         }
     }
 }

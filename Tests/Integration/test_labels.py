@@ -1,6 +1,6 @@
-"""Labels on the test LAN (issue 23): a person names a device, notes something about it and marks it important, with
-peerscanctl and over Varlink; the label is in the item and the registry, survives a restart, and an important
-device's presence lines are at warning."""
+"""A person's say on the test LAN (issue 23): labels (a name, a note, important) with peerscanctl and over Varlink,
+in the item and the registry, across a restart, an important device's presence lines at warning; and a person's
+merge and split of devices, kept across restarts."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import uuid
 
 from test_registry import ctl, registry_rows
 
-from testclient import varlinkclient
+from testclient import applier, varlinkclient
 from testlan.lan import real_oui_mac
 
 from test_scanner import MAC_NAMESPACE, by_mac, log_lines, start_scanner
@@ -92,3 +92,57 @@ def test_labelling_needs_root_or_the_control_group(lan, start_daemon):
     _, replies = varlinkclient.call_as(daemon.socket, [
         {"method": "io.peerscan.SetDeviceLabel", "parameters": {"id": str(uuid.uuid4()), "name": "x"}}], uid=0, gid=0)
     assert replies[0]["error"] == "io.peerscan.DeviceNotFound", replies
+
+
+def test_a_merge_of_two_mac_only_hosts_and_a_split_are_kept_across_restarts(lan, start_daemon, tmp_path):
+    phone = lan.add_host("phone", mac=real_oui_mac(0x64))
+    tablet = lan.add_host("tablet", mac=real_oui_mac(0x65))
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: by_mac(s, phone.mac) and by_mac(s, tablet.mac), what="both hosts")
+    phone_id, tablet_id = (str(uuid.uuid5(MAC_NAMESPACE, host.mac)) for host in (phone, tablet))
+    ctl(lan, daemon, "set", phone_id, "--name", "Phone")
+    daemon.wait_for(lambda s: by_mac(s, phone.mac)["label"] == "Phone", what="the label")
+
+    sequence = daemon.sequence
+    printed = ctl(lan, daemon, "merge", "phone", tablet.mac).stdout
+    assert printed.strip() == f"merged {tablet_id} into {phone_id}", printed
+
+    def one_device(s):
+        return (d := by_mac(s, phone.mac)) is not None and d["id"] == phone_id and tablet.mac in d["macAddresses"]
+
+    snapshot = daemon.wait_for(one_device, what="one device")
+    merged = by_mac(snapshot, tablet.mac)
+    assert merged["id"] == phone_id and merged["label"] == "Phone" and tablet.ipv4 in merged["addresses"]
+    assert tablet_id not in [d["id"] for d in applier.devices(snapshot).values()]
+    changes = daemon.changes_since(sequence)
+    assert len(changes) == 1, changes  # one changeset: the tablet's item deleted, the phone's updated
+    assert any(f"into={phone_id}" in line for line in log_lines(daemon, "device merged", tablet_id))
+    with varlinkclient.client(daemon.socket).open("io.peerscan") as service:
+        history = service.GetDevice(phone_id)
+    assert sorted(s["value"] for s in history["macAddresses"]) == sorted([phone.mac, tablet.mac])
+    assert daemon.stop() == 0
+
+    second = start_scanner(lan, start_daemon)
+    second.wait_for(lambda s: one_device(s) and by_mac(s, phone.mac)["online"], what="one device after the restart")
+    assert not [line for line in log_lines(second, "new device", timeout=1) if tablet.mac in line]
+
+    sequence = second.sequence
+    printed = ctl(lan, second, "split", "phone", tablet.mac).stdout
+    assert printed.strip() == f"split {tablet.mac} off {phone_id}: now {tablet_id}", printed
+
+    def two_devices(s):
+        return ((p := by_mac(s, phone.mac)) is not None and (t := by_mac(s, tablet.mac)) is not None
+                and p["id"] == phone_id and t["id"] == tablet_id and p["macAddresses"] == [phone.mac])
+
+    second.wait_for(two_devices, what="two devices again")
+    assert len(second.changes_since(sequence)) == 1
+    assert any(f"into={tablet_id}" in line for line in log_lines(second, "device split", phone_id))
+    assert not [line for line in log_lines(second, "new device", timeout=1) if tablet.mac in line]
+    assert second.stop() == 0
+    registry = tmp_path / "state" / "registry.sqlite"
+    assert registry_rows(registry, "SELECT device_id, key FROM device_split") == [(phone_id, f"mac:{tablet.mac}")]
+
+    third = start_scanner(lan, start_daemon)
+    third.wait_for(two_devices, what="still two after a restart")
+    refused = ctl(lan, third, "split", phone_id, phone.mac, check=False)
+    assert refused.returncode == 1 and "only key" in refused.stderr, refused.stderr
