@@ -4,9 +4,10 @@ merge and split of devices, kept across restarts."""
 
 from __future__ import annotations
 
+import time
 import uuid
 
-from test_registry import ctl, registry_rows
+from test_registry import ctl, link_mac, registry_rows
 
 from testclient import applier, varlinkclient
 from testlan.lan import real_oui_mac
@@ -146,3 +147,40 @@ def test_a_merge_of_two_mac_only_hosts_and_a_split_are_kept_across_restarts(lan,
     third.wait_for(two_devices, what="still two after a restart")
     refused = ctl(lan, third, "split", phone_id, phone.mac, check=False)
     assert refused.returncode == 1 and "only key" in refused.stderr, refused.stderr
+
+
+def test_a_label_stays_when_a_mac_only_device_announces_mdns_and_its_host_name_stays_split(lan, start_daemon):
+    peer = lan.add_peer("alpha")  # its responder publishes nothing yet: a silent host
+    mac = link_mac(peer.namespace)
+    mac_id = str(uuid.uuid5(MAC_NAMESPACE, mac))
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: by_mac(s, mac), what="alpha, known by its MAC")
+    ctl(lan, daemon, "set", mac, "--name", "Attic box", "--important")
+    daemon.wait_for(lambda s: by_mac(s, mac)["label"] == "Attic box", what="the label")
+    peer.register("Alpha", "_http._tcp", 80)
+    snapshot = daemon.wait_for(lambda s: by_mac(s, mac)["hostName"] == "alpha.local", what="alpha named")
+    named = by_mac(snapshot, mac)
+    assert (named["id"], named["displayName"], named["label"], named["important"]) == (
+        mac_id, "Attic box", "Attic box", True)
+
+    # A person says the host name is another device: the MAC address keeps the id and the label.
+    printed = ctl(lan, daemon, "split", mac_id, "alpha").stdout
+    host_id = printed.split("now ")[-1].strip()
+    assert host_id and host_id != mac_id, printed
+
+    def apart(s):
+        devices = applier.devices(s)
+        host, box = devices.get(host_id), devices.get(mac_id)
+        return (host is not None and box is not None and host["hostName"] == "alpha.local"
+                and host["macAddresses"] == [] and box["hostName"] is None and box["macAddresses"] == [mac]
+                and box["label"] == "Attic box")
+
+    daemon.wait_for(apart, what="the host name split off")
+    # Alpha still announces the address its MAC address answers on, and the kernel confirms it every probe round
+    # (2 s): no automatic rule joins them again.
+    time.sleep(6)
+    assert apart(daemon.snapshot), daemon.snapshot
+    assert daemon.stop() == 0
+
+    second = start_scanner(lan, start_daemon)
+    second.wait_for(apart, what="still apart after a restart")
