@@ -193,13 +193,11 @@ public struct DeviceIdentities: Sendable {
     mutating func merge(_ id: DeviceID, into survivor: DeviceID, byPerson: Bool = false) -> Bool {
         guard id != survivor, keysByID[id] != nil, byPerson || !areApart(id, survivor) else { return false }
         let keys = keysByID.removeValue(forKey: id) ?? []
-        if byPerson {
-            apartKeys[survivor]?.subtract(keys)
-            if let apart = apartKeys[id] { apartKeys[survivor, default: []].formUnion(apart) }
-            apartKeys[survivor]?.subtract(keysByID[survivor] ?? [])
-            if apartKeys[survivor]?.isEmpty == true { apartKeys[survivor] = nil }
-        }
-        apartKeys[id] = nil
+        // What either was kept apart from stays apart from the survivor, but for the keys it has now (the registry's
+        // ``IdentityChange/merged(_:into:)`` does the same).
+        var apart = (apartKeys.removeValue(forKey: id) ?? []).union(apartKeys[survivor] ?? [])
+        apart.subtract(keys.union(keysByID[survivor] ?? []))
+        apartKeys[survivor] = apart.isEmpty ? nil : apart
         for key in keys { idByKey[key] = survivor }
         keysByID[survivor, default: []].formUnion(keys)
         seenBefore.insert(survivor)

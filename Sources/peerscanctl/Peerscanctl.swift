@@ -38,7 +38,7 @@ struct Peerscanctl: AsyncParsableCommand {
             69 means nothing listens on the socket, or connecting or the connection failed. 76 means the server \
             does not speak io.peerscan as this client does: the interface or a method is missing, a reply cannot be \
             decoded, or changes do not apply to their snapshot. 77 is for connecting to the socket and for \
-            switching scanning.
+            the changes (scanning, set, merge, split, forget).
 
             Environment:
               PEERSCAN_SOCKET  the socket, unless --socket is given

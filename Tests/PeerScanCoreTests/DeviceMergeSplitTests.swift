@@ -222,6 +222,30 @@ private func stored(
         #expect(table.labels.label(of: laptop).note == "USB dock")
     }
 
+    @Test func anAutomaticMergeOfDevicesSplitApartIsRefusedAndAPersonsJoinsThem() {
+        let d = DeviceID.make(macAddress: macA)
+        var identities = DeviceIdentities(bindings: [.macAddress(macA): d, .macAddress(macB): d])
+        let n = identities.split(.macAddress(macB), from: d)
+        #expect(n == DeviceID.make(macAddress: macB))
+        let onlyKey = identities.split(.macAddress(macA), from: d)
+        #expect(onlyKey == nil, "its only key")
+        let automatic = identities.merge(DeviceID.make(macAddress: macB), into: d)
+        let reversed = identities.merge(d, into: DeviceID.make(macAddress: macB))
+        #expect(!automatic && !reversed, "refused, either way round")
+        #expect(identities.keysApart(from: d) == [.macAddress(macB)])
+        let byPerson = identities.merge(DeviceID.make(macAddress: macB), into: d, byPerson: true)
+        #expect(byPerson)
+        #expect(
+            identities.keysApart(from: d) == [] && identities.keys(of: d) == [.macAddress(macA), .macAddress(macB)]
+        )
+        #expect(
+            identities.takeChanges() == [
+                .split(.macAddress(macB), from: d, to: DeviceID.make(macAddress: macB)),
+                .merged(DeviceID.make(macAddress: macB), into: d),
+            ]
+        )
+    }
+
     @Test func aPersonsKeyTextIsParsed() {
         #expect(IdentityKey(typed: "AA:BB:CC:00:11:22") == .macAddress("aa:bb:cc:00:11:22"))
         #expect(IdentityKey(typed: "mac:aa:bb:cc:00:11:22") == .macAddress("aa:bb:cc:00:11:22"))
