@@ -75,10 +75,12 @@ public struct DeviceHistory: Sendable, Hashable {
         self.addresses = addresses
     }
 
-    /// Records that the device is seen as `device` at `date`: its name and vendor; and, if it is `online`, that it
-    /// and its keys and addresses were seen then (an offline device's new keys and addresses are noted, not as seen).
+    /// Records that the device is seen as `device` at `date`: its name (the one found: not a person's label, which
+    /// ``label`` keeps) and vendor; and, if it is `online`, that it and its keys and addresses were seen then (an
+    /// offline device's new keys and addresses are noted, not as seen).
     mutating func note(_ device: Device, at date: Date, online: Bool) {
-        name = device.displayName ?? device.hostName ?? name
+        let found = device.assignedName == nil ? device.displayName : nil
+        name = found ?? (device.assignedName == nil || name == nil ? device.hostName : nil) ?? name
         vendor = device.vendor ?? vendor
         var keysNow = device.macAddresses.map(IdentityKey.macAddress)
         if let hostName = device.hostName { keysNow.append(.hostName(DeviceID.canonicalHostName(hostName))) }

@@ -92,8 +92,8 @@ public enum KnownDeviceText {
         device.online ? "online" : device.present ? "offline" : "absent"
     }
 
-    /// Its name, else its first MAC address, else its id.
+    /// The name a person gave it, else its name, else its first MAC address, else its id.
     static func label(_ device: PeerScanWire.KnownDevice) -> String {
-        device.name ?? device.macAddresses.first?.value ?? device.id.description
+        device.label ?? device.name ?? device.macAddresses.first?.value ?? device.id.description
     }
 }

@@ -39,6 +39,13 @@ private func seen(_ id: DeviceID, mac: String) -> DeviceRecords {
             let label = DeviceLabel(name: "Kitchen plug", note: "on the \"left\"\nshelf", isImportant: true)
             registry.record(DeviceRecords(labels: [plug: label]), at: t0 + 1)
             #expect(registry.device(plug, now: t0 + 1)?.label == label)
+            // The device as the store publishes it then, labelled: the name found stays the registry's name.
+            var published = try #require(seen(plug, mac: "00:00:0c:00:00:01").devices.first).labelled(label)
+            registry.record(DeviceRecords(devices: [published]), at: t0 + 1)
+            #expect(registry.device(plug, now: t0 + 1)?.name == nil, "a MAC-only device has no name of its own")
+            published.hostName = "plug.local"
+            registry.record(DeviceRecords(devices: [published]), at: t0 + 1)
+            #expect(registry.device(plug, now: t0 + 1)?.name == "plug.local")
             #expect(await registry.flush(now: t0 + 1))
 
             let reopened = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0 + 60, logger: .silent)
