@@ -246,6 +246,28 @@ private func stored(
         )
     }
 
+    @Test func anMDNSHostMergedIntoAMACOnlyDeviceTakesItsID() throws {
+        var table = DeviceTable(presence: presence)
+        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        table.updateNeighbour(neighbour("10.0.0.7", macB), now: .zero)
+        table.updateMDNSDevice(
+            hostName: "tv.local",
+            device: mdnsDevice("tv.local", addresses: ["10.0.0.7"]),
+            now: .zero
+        )
+        _ = table.takeChanges(now: .zero)
+        let box = DeviceID.make(macAddress: macA)
+        let tv = try #require(table.identities.id(for: .hostName("tv.local")))
+        try table.merge([tv], into: box)
+        let (changes, events) = table.takeChanges(now: .seconds(1))
+        #expect(changes.first { $0.id == tv }.map { $0.device == nil } == true)
+        let merged = try #require(changes.first { $0.id == box }?.device)
+        #expect(merged.hostName == "tv.local" && merged.macAddresses == [macA, macB])
+        #expect(events.count == 1 && table.deviceCount == 1)
+        // Stable: nothing changes at the next take.
+        #expect(table.takeChanges(now: .seconds(2)).changes.isEmpty)
+    }
+
     @Test func aPersonsKeyTextIsParsed() {
         #expect(IdentityKey(typed: "AA:BB:CC:00:11:22") == .macAddress("aa:bb:cc:00:11:22"))
         #expect(IdentityKey(typed: "mac:aa:bb:cc:00:11:22") == .macAddress("aa:bb:cc:00:11:22"))
