@@ -153,8 +153,10 @@ public struct DeviceIdentities: Sendable {
             id = current
         } else if let known = idByKey[hostKey], isAvailable(known) {
             id = known
-        } else if let known = macKeys.compactMap({ idByKey[$0] }).first(where: {
-            isAvailable($0) && !(apartKeys[$0]?.contains(hostKey) ?? false)
+        } else if let known = macKeys.compactMap({ idByKey[$0] }).first(where: { candidate in
+            // Not the device of a MAC address a person split the host name off, or split off the host name's device.
+            isAvailable(candidate) && !(apartKeys[candidate]?.contains(hostKey) ?? false)
+                && !(idByKey[hostKey].map { areApart($0, candidate) } ?? false)
         }) {
             id = known
         } else {
