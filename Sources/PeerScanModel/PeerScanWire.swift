@@ -203,6 +203,29 @@ public enum PeerScanWire {
             self.macAddresses = macAddresses
             self.addresses = addresses
         }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, name, present, online, firstSeen, lastSeen, vendor, hostNames, macAddresses, addresses, label, note
+            case important
+        }
+
+        /// Decodes a known device; one from a peerscand without labels (no `important`) is not important.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(DeviceID.self, forKey: .id)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            present = try container.decode(Bool.self, forKey: .present)
+            online = try container.decode(Bool.self, forKey: .online)
+            firstSeen = try container.decode(String.self, forKey: .firstSeen)
+            lastSeen = try container.decode(String.self, forKey: .lastSeen)
+            vendor = try container.decodeIfPresent(String.self, forKey: .vendor)
+            hostNames = try container.decode([Sighting].self, forKey: .hostNames)
+            macAddresses = try container.decode([Sighting].self, forKey: .macAddresses)
+            addresses = try container.decode([Sighting].self, forKey: .addresses)
+            label = try container.decodeIfPresent(String.self, forKey: .label)
+            note = try container.decodeIfPresent(String.self, forKey: .note)
+            important = try container.decodeIfPresent(Bool.self, forKey: .important) ?? false
+        }
     }
 
     /// The parameters of GetDevice and ForgetDevice.
