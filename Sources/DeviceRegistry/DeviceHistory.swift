@@ -51,6 +51,10 @@ public struct DeviceHistory: Sendable, Hashable {
     public var addresses: [String: SeenSpan]
     /// Its presence transitions, oldest first, within ``PresenceTransition/retention``.
     public var transitions: [PresenceTransition] = []
+    /// What a person said about it.
+    public var label: DeviceLabel
+    /// The keys a person split off it (``DeviceIdentities/split(_:from:)``): kept apart from it.
+    public var apartKeys: Set<IdentityKey> = []
 
     /// Creates a history.
     public init(
@@ -60,8 +64,10 @@ public struct DeviceHistory: Sendable, Hashable {
         seen: SeenSpan,
         keys: [IdentityKey: SeenSpan] = [:],
         boundKeys: Set<IdentityKey> = [],
-        addresses: [String: SeenSpan] = [:]
+        addresses: [String: SeenSpan] = [:],
+        label: DeviceLabel = .none
     ) {
+        self.label = label
         self.boundKeys = boundKeys
         self.id = id
         self.name = name
@@ -71,10 +77,12 @@ public struct DeviceHistory: Sendable, Hashable {
         self.addresses = addresses
     }
 
-    /// Records that the device is seen as `device` at `date`: its name and vendor; and, if it is `online`, that it
-    /// and its keys and addresses were seen then (an offline device's new keys and addresses are noted, not as seen).
+    /// Records that the device is seen as `device` at `date`: its name (the one found: not a person's label, which
+    /// ``label`` keeps) and vendor; and, if it is `online`, that it and its keys and addresses were seen then (an
+    /// offline device's new keys and addresses are noted, not as seen).
     mutating func note(_ device: Device, at date: Date, online: Bool) {
-        name = device.displayName ?? device.hostName ?? name
+        let found = device.assignedName == nil ? device.displayName : nil
+        name = found ?? (device.assignedName == nil || name == nil ? device.hostName : nil) ?? name
         vendor = device.vendor ?? vendor
         var keysNow = device.macAddresses.map(IdentityKey.macAddress)
         if let hostName = device.hostName { keysNow.append(.hostName(DeviceID.canonicalHostName(hostName))) }
@@ -120,5 +128,6 @@ public struct DeviceHistory: Sendable, Hashable {
         boundKeys.formUnion(other.boundKeys)
         addresses.merge(other.addresses) { $0.union($1) }
         transitions = (transitions + other.transitions).sorted { $0.at < $1.at }
+        apartKeys = apartKeys.union(other.apartKeys).subtracting(boundKeys)
     }
 }

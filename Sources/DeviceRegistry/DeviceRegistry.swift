@@ -35,6 +35,8 @@ public final class DeviceRegistry: Sendable {
     private let logger: Logger
     /// The identity bindings loaded at start, to seed the store's ``DeviceIdentities``.
     public let identities: DeviceIdentities
+    /// The labels loaded at start, to seed the store's ``DeviceLabels``.
+    public let labels: DeviceLabels
 
     /// The database file, or `nil` when the registry is in memory only.
     public var path: String? { database?.path }
@@ -84,6 +86,8 @@ public final class DeviceRegistry: Sendable {
         var state = State(lastRefresh: now)
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
         var bindings: [IdentityKey: DeviceID] = [:]
+        var labels: [DeviceID: DeviceLabel] = [:]
+        var apart: [DeviceID: Set<IdentityKey>] = [:]
         for history in loaded {
             guard history.seen.last > horizon else {
                 state.deleted.insert(history.id)
@@ -91,8 +95,11 @@ public final class DeviceRegistry: Sendable {
             }
             state.histories[history.id] = history
             for key in history.boundKeys { bindings[key] = history.id }
+            if !history.label.isEmpty { labels[history.id] = history.label }
+            if !history.apartKeys.isEmpty { apart[history.id] = history.apartKeys }
         }
-        self.identities = DeviceIdentities(bindings: bindings)
+        self.identities = DeviceIdentities(bindings: bindings, apart: apart)
+        self.labels = DeviceLabels(labels)
         self.state = NIOLockedValueBox(state)
         if let database {
             logger.log(
@@ -128,7 +135,21 @@ public final class DeviceRegistry: Sendable {
                     state.histories[id] = nil
                     state.dirty.remove(id)
                     state.deleted.insert(id)
+                case .split(let key, let id, let newID):
+                    var split = DeviceHistory(id: newID, seen: SeenSpan(at: date), boundKeys: [key])
+                    if let span = state.histories[id]?.keys.removeValue(forKey: key) {
+                        split.keys[key] = span
+                        split.seen = span
+                    }
+                    state.histories[id]?.boundKeys.remove(key)
+                    state.histories[id]?.apartKeys.insert(key)
+                    state.histories[newID] = split
+                    state.dirty.formUnion([id, newID])
                 }
+            }
+            for (id, label) in records.labels where state.histories[id] != nil {
+                state.histories[id]?.label = label
+                state.dirty.insert(id)
             }
             for device in records.devices {
                 var history = state.histories[device.id] ?? DeviceHistory(id: device.id, seen: SeenSpan(at: date))
@@ -285,7 +306,8 @@ public final class DeviceRegistry: Sendable {
             vendor: history.vendor,
             hostNames: sightings(hostNames),
             macAddresses: sightings(macs),
-            addresses: sightings(history.addresses.map { ($0.key, $0.value) })
+            addresses: sightings(history.addresses.map { ($0.key, $0.value) }),
+            label: history.label
         )
     }
 

@@ -11,8 +11,11 @@ import PeerScanModel
 /// - `device_key(device_id, key, bound, first_seen, last_seen)`: the host names and MAC addresses a device was seen
 ///   with (`host:NAME`, `mac:ADDRESS`); `bound` marks the keys that identify it (each bound to one device);
 /// - `device_address(device_id, address, first_seen, last_seen)`;
-/// - `device_transition(device_id, at, online, reason)` (migration `v2-transitions`): its presence transitions.
-/// Keys, addresses and transitions go with their device (`ON DELETE CASCADE`).
+/// - `device_transition(device_id, at, online, reason)` (migration `v2-transitions`): its presence transitions;
+/// - `device_label(device_id, name, note, important)` (migration `labels`): what a person said about a device, for
+///   the devices with a label;
+/// - `device_split(device_id, key)` (migration `splits`): the keys a person split off a device, kept apart from it.
+/// Keys, addresses, transitions, labels and splits go with their device (`ON DELETE CASCADE`).
 struct RegistryDatabase: Sendable {
     /// The database file.
     let path: String
@@ -58,6 +61,29 @@ struct RegistryDatabase: Sendable {
                         online INTEGER NOT NULL,
                         reason TEXT,
                         PRIMARY KEY (device_id, at)
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+        migrator.registerMigration("labels") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_label (
+                        device_id TEXT PRIMARY KEY NOT NULL REFERENCES device(id) ON DELETE CASCADE,
+                        name TEXT,
+                        note TEXT,
+                        important INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+        migrator.registerMigration("splits") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_split (
+                        device_id TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE,
+                        key TEXT NOT NULL,
+                        PRIMARY KEY (device_id, key)
                     ) WITHOUT ROWID;
                     """
             )
@@ -155,6 +181,19 @@ struct RegistryDatabase: Sendable {
                         )
                     )
                 }
+                let splits = try Row.fetchCursor(db, sql: "SELECT device_id, key FROM device_split")
+                while let row = try splits.next() {
+                    guard let key = IdentityKey(row["key"] as String) else { continue }
+                    histories[row["device_id"] as String]?.apartKeys.insert(key)
+                }
+                let labels = try Row.fetchCursor(db, sql: "SELECT device_id, name, note, important FROM device_label")
+                while let row = try labels.next() {
+                    histories[row["device_id"] as String]?.label = DeviceLabel(
+                        name: row["name"],
+                        note: row["note"],
+                        isImportant: row["important"]
+                    )
+                }
                 return Array(histories.values)
             }
         } catch {
@@ -209,6 +248,17 @@ struct RegistryDatabase: Sendable {
                                 id, transition.at.timeIntervalSince1970, transition.online,
                                 transition.reason?.description,
                             ]
+                        )
+                    }
+                    try db.execute(sql: "DELETE FROM device_split WHERE device_id = ?", arguments: [id])
+                    for key in history.apartKeys {
+                        try db.execute(sql: "INSERT INTO device_split VALUES (?, ?)", arguments: [id, key.description])
+                    }
+                    try db.execute(sql: "DELETE FROM device_label WHERE device_id = ?", arguments: [id])
+                    if !history.label.isEmpty {
+                        try db.execute(
+                            sql: "INSERT INTO device_label VALUES (?, ?, ?, ?)",
+                            arguments: [id, history.label.name, history.label.note, history.label.isImportant]
                         )
                     }
                     for (address, span) in history.addresses {

@@ -20,14 +20,46 @@ extension LogMessage {
     public static let deviceRemoved = LogMessage("device removed", .info, keys: deviceKeys)
     /// A device's fields changed (not its presence).
     public static let deviceChanged = LogMessage("device changed", .info, keys: deviceKeys + ["fields"])
-    /// A MAC-only device turned out to be an mDNS host's.
+    /// A MAC-only device turned out to be an mDNS host's, or a person merged two devices.
     public static let deviceMerged = LogMessage("device merged", .info, keys: deviceKeys + ["into"])
-    /// Two MAC addresses claim one address within the conflict window.
+    /// A person split a key (`key`) off a device (`id`): it is the device `into` now.
+    public static let deviceSplit = LogMessage("device split", .notice, keys: ["id", "key", "into"])
+    /// Two MAC addresses claim one address within the conflict window (`important=true` if either's device is
+    /// important).
     public static let addressConflict = LogMessage(
         "address conflict",
         .warning,
-        keys: ["address", "mac", "mac.previous"]
+        keys: ["address", "mac", "mac.previous", "important"]
     )
+
+    // The lines of an important device (`peerscanctl set --important`), at warning so that `journalctl -p warning`
+    // is the alert feed: the same messages, with `important=true`.
+
+    /// ``newDevice`` of an important device, or of any device with `--alert-new-devices` (arpwatch's "new station").
+    public static let newDeviceAlert = LogMessage("new device", .warning, keys: deviceKeys + ["important"])
+    /// ``deviceOnline`` of an important device.
+    public static let importantDeviceOnline = LogMessage(
+        "device online",
+        .warning,
+        keys: deviceKeys + ["reason", "via", "important"]
+    )
+    /// ``deviceOffline`` of an important device.
+    public static let importantDeviceOffline = LogMessage(
+        "device offline",
+        .warning,
+        keys: deviceKeys + ["reason", "asked", "important"]
+    )
+
+    /// The variant at warning of a device line for an important device (``newDeviceAlert``,
+    /// ``importantDeviceOnline``, ``importantDeviceOffline``); `message` itself if it has none.
+    public static func alerting(_ message: LogMessage) -> LogMessage {
+        switch message {
+        case newDevice: newDeviceAlert
+        case deviceOnline: importantDeviceOnline
+        case deviceOffline: importantDeviceOffline
+        default: message
+        }
+    }
     /// A known address answers from another MAC address (the previous one had gone quiet).
     public static let macChanged = LogMessage("mac changed", .notice, keys: ["address", "mac", "mac.previous", "id"])
 
@@ -179,6 +211,21 @@ extension LogMessage {
     public static let clientDenied = LogMessage("client denied", .notice, keys: connectionKeys + ["method"])
     public static let clientSetScanning = LogMessage("client set scanning", .info, keys: connectionKeys + ["enabled"])
     public static let clientForgotDevice = LogMessage("client forgot device", .notice, keys: connectionKeys + ["id"])
+    public static let clientMergedDevices = LogMessage(
+        "client merged devices",
+        .notice,
+        keys: connectionKeys + ["id", "others"]
+    )
+    public static let clientSplitDevice = LogMessage(
+        "client split device",
+        .notice,
+        keys: connectionKeys + ["id", "key"]
+    )
+    public static let clientLabelledDevice = LogMessage(
+        "client labelled device",
+        .notice,
+        keys: connectionKeys + ["id", "label", "note", "important"]
+    )
     public static let clientResumed = LogMessage(
         "client resumed",
         .info,
@@ -226,7 +273,8 @@ extension LogMessage {
 
     /// Every message, in the order of docs/operations.md's table.
     public static let catalogue: [LogMessage] = [
-        newDevice, deviceOnline, deviceOffline, deviceRemoved, deviceChanged, deviceMerged, addressConflict, macChanged,
+        newDevice, newDeviceAlert, deviceOnline, importantDeviceOnline, deviceOffline, importantDeviceOffline,
+        deviceRemoved, deviceChanged, deviceMerged, deviceSplit, addressConflict, macChanged,
         scanningSwitched, initialBrowseSettled, interfacesChanged, snapshotEditFailed, stateLoadFailed, stateSaveFailed,
         avahiState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
         interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiBrowserFailed,
@@ -238,7 +286,8 @@ extension LogMessage {
         registryLoaded,
         registryForgetting, vendorDatabaseUnusable,
         clientConnected, clientDisconnected, clientDisconnectedAtShutdown, clientError, clientLimit, clientDenied,
-        clientSetScanning, clientForgotDevice, clientResumed, clientResync, clientResyncOverflow,
+        clientSetScanning, clientForgotDevice, clientLabelledDevice, clientMergedDevices,
+        clientSplitDevice, clientResumed, clientResync, clientResyncOverflow,
         clientResyncEncodingFailed, callRefused,
         callFailed,
         mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,

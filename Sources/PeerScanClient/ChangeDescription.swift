@@ -172,7 +172,7 @@ public enum ChangeDescription {
     }
 
     /// `Living Room TV (tv.local) 10.0.0.7 _airplay._tcp,_raop._tcp`, with the MAC address and vendor when known
-    /// (`3c:22:fb:44:55:66 Apple, Inc.`) and `offline` when it is.
+    /// (`3c:22:fb:44:55:66 Apple, Inc.`), `important` when a person marked it so and `offline` when it is.
     static func summary(of device: Device) -> String {
         var parts = [device.label]
         if let hostName = device.hostName { parts.append("(\(hostName))") }
@@ -185,6 +185,7 @@ public enum ChangeDescription {
         parts.append(device.addresses.isEmpty ? "(no address)" : device.addresses.joined(separator: ","))
         let types = SnapshotTable.serviceTypes(of: device).joined(separator: ",")
         if !types.isEmpty { parts.append(types) }
+        if device.isImportant { parts.append("important") }
         if !device.online { parts.append("offline") }
         return escaped(parts.joined(separator: " "))
     }
@@ -196,6 +197,7 @@ public enum ChangeDescription {
             parts.append((new.online ? "online" : "offline") + (new.presenceReason.map { " (\($0))" } ?? ""))
         }
         if old.label != new.label { parts.append("renamed to \(new.label)") }
+        if old.isImportant != new.isImportant { parts.append(new.isImportant ? "important" : "not important") }
         if old.hostName != new.hostName {
             parts.append("host \(old.hostName ?? "(none)")→\(new.hostName ?? "(none)")")
         }

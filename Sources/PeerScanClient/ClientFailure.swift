@@ -131,6 +131,12 @@ public struct ClientFailure: Error, Hashable, Sendable, CustomStringConvertible 
                 .failure,
                 "peerscand knows no device \(error.parameters["id"] ?? "with that id") (list them: peerscanctl known)"
             )
+        case PeerScanWire.cannotMergeError:
+            return ClientFailure(.failure, "cannot merge: \(error.parameters["reason"] ?? "refused")")
+        case PeerScanWire.cannotSplitError:
+            return ClientFailure(.failure, "cannot split: \(error.parameters["reason"] ?? "refused")")
+        case "org.varlink.service.InvalidParameter" where error.parameters["parameter"] == "key":
+            return ClientFailure(.usage, "not a MAC address or host name (see: peerscanctl show DEVICE)")
         case "org.varlink.service.InterfaceNotFound":
             return protocolMismatch(
                 "no interface \(error.parameters["interface"] ?? PeerScanWire.interfaceName)",

@@ -14,7 +14,7 @@ public enum KnownDeviceText {
         if !byMAC.isEmpty { return byMAC }
         let canonical = wanted.hasSuffix(".") ? String(wanted.dropLast()) : wanted
         return devices.filter { device in
-            device.name?.lowercased() == wanted
+            device.name?.lowercased() == wanted || device.label?.lowercased() == wanted
                 || device.hostNames.contains { $0.value == canonical || $0.value == canonical + ".local" }
         }
     }
@@ -51,6 +51,7 @@ public enum KnownDeviceText {
             "last seen:   \(device.online ? "now" : device.lastSeen)",
             "vendor:      \(device.vendor.map(SnapshotTable.escaped) ?? "-")",
         ]
+        lines += labelLines(device)
         func section(_ title: String, _ sightings: [PeerScanWire.Sighting]) {
             guard !sightings.isEmpty else { return }
             lines.append("\(title):")
@@ -90,13 +91,29 @@ public enum KnownDeviceText {
         return lines
     }
 
+    /// The `label`, `note` and `important` lines of what a person said about the device, those that are set.
+    static func labelLines(_ device: PeerScanWire.KnownDevice) -> [String] {
+        var lines: [String] = []
+        if let label = device.label { lines.append("label:       \(SnapshotTable.escaped(label))") }
+        if let note = device.note { lines.append("note:        \(SnapshotTable.escaped(note))") }
+        if device.important { lines.append("important:   yes") }
+        return lines
+    }
+
+    /// The line `peerscanctl set` prints: the label as it is now.
+    public static func labelSummary(_ reply: PeerScanWire.SetDeviceLabelReply, of id: DeviceID) -> String {
+        func quoted(_ text: String?) -> String { text.map { "\"\(SnapshotTable.escaped($0))\"" } ?? "-" }
+        return "\(id): name \(quoted(reply.name)), note \(quoted(reply.note)), "
+            + (reply.important ? "important" : "not important")
+    }
+
     /// online, offline (in the snapshot, not answering) or absent (remembered only).
     static func state(_ device: PeerScanWire.KnownDevice) -> String {
         device.online ? "online" : device.present ? "offline" : "absent"
     }
 
-    /// Its name, else its first MAC address, else its id.
+    /// The name a person gave it, else its name, else its first MAC address, else its id.
     static func label(_ device: PeerScanWire.KnownDevice) -> String {
-        device.name ?? device.macAddresses.first?.value ?? device.id.description
+        device.label ?? device.name ?? device.macAddresses.first?.value ?? device.id.description
     }
 }

@@ -93,6 +93,48 @@ public struct PeerScanConnection {
         _ = try await connection.call(method("ForgetDevice"), PeerScanWire.DeviceParameters(id: id.description))
     }
 
+    /// Calls `SetDeviceLabel`: applies `edit` to the device's label.
+    ///
+    /// - Returns: The label as it is now.
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `io.peerscan.DeviceNotFound`); `VarlinkProtocolError`
+    ///   or `DecodingError` for a malformed reply.
+    public func setLabel(_ edit: DeviceLabelEdit, of id: DeviceID) async throws -> PeerScanWire.SetDeviceLabelReply {
+        try await connection.call(
+            method("SetDeviceLabel"),
+            PeerScanWire.SetDeviceLabelParameters(
+                id: id.description,
+                name: edit.name,
+                note: edit.note,
+                important: edit.isImportant
+            ),
+            as: PeerScanWire.SetDeviceLabelReply.self
+        )
+    }
+
+    /// Calls `MergeDevices`: the devices `others` are `id`'s from now on.
+    ///
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `io.peerscan.DeviceNotFound`,
+    ///   `io.peerscan.CannotMerge`).
+    public func merge(_ others: [DeviceID], into id: DeviceID) async throws {
+        _ = try await connection.call(
+            method("MergeDevices"),
+            PeerScanWire.MergeDevicesParameters(id: id.description, others: others.map(\.description))
+        )
+    }
+
+    /// Calls `SplitDevice`: `key` (as the user typed it) leaves the device `id` for a device of its own.
+    ///
+    /// - Returns: The key's new device.
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `io.peerscan.DeviceNotFound`,
+    ///   `io.peerscan.CannotSplit`, `org.varlink.service.InvalidParameter` for a key that is no key).
+    public func split(_ key: String, from id: DeviceID) async throws -> String {
+        try await connection.call(
+            method("SplitDevice"),
+            PeerScanWire.SplitDeviceParameters(id: id.description, key: key),
+            as: PeerScanWire.SplitDeviceReply.self
+        ).id
+    }
+
     /// Calls `Monitor` with `more` and hands each reply to `body`, until `body` returns `false` or peerscand ends the
     /// call.
     ///

@@ -20,23 +20,31 @@ extension Device {
 }
 
 extension DeviceTable.Event {
-    /// The event's log line.
-    var logEntry: LogEntry {
+    /// The event's log line: at warning, with `important=true`, for an important device's arrival and presence (and
+    /// for every new device if `alertsNewDevices`).
+    func logEntry(alertsNewDevices: Bool = false) -> LogEntry {
         switch self {
         case .appeared(let device):
-            return LogEntry(.newDevice, device.logFields)
+            return LogEntry(.newDevice, device.logFields).alerting(if: device.isImportant, or: alertsNewDevices)
         case .returned(let device):
             return LogEntry(.deviceOnline, device.logFields.merging(device.presenceFields(returned: true)) { $1 })
+                .alerting(if: device.isImportant)
         case .online(let device):
             return LogEntry(.deviceOnline, device.logFields.merging(device.presenceFields()) { $1 })
+                .alerting(if: device.isImportant)
         case .offline(let device):
             return LogEntry(.deviceOffline, device.logFields.merging(device.presenceFields()) { $1 })
+                .alerting(if: device.isImportant)
         case .forgotten(let device):
             return LogEntry(.deviceRemoved, device.logFields)
         case .merged(let device, let into):
             return LogEntry(.deviceMerged, device.logFields.merging(["into": "\(into)"]) { $1 })
-        case .addressConflict(let address, let mac, let previous):
-            return LogEntry(.addressConflict, ["address": address, "mac": mac, "mac.previous": previous])
+        case .split(let key, let id, let newID):
+            return LogEntry(.deviceSplit, ["id": "\(id)", "key": "\(key)", "into": "\(newID)"])
+        case .addressConflict(let address, let mac, let previous, let isImportant):
+            var metadata = ["address": address, "mac": mac, "mac.previous": previous]
+            if isImportant { metadata["important"] = "true" }
+            return LogEntry(.addressConflict, metadata)
         case .macChanged(let address, let mac, let previous, let device):
             var metadata = ["address": address, "mac": mac, "mac.previous": previous]
             if let device { metadata["id"] = "\(device)" }
@@ -53,5 +61,15 @@ extension Device {
         var fields = ["reason": returned ? "returned" : reason.kind.rawValue]
         if !reason.means.isEmpty { fields[reason.meansKey] = reason.means.joined(separator: ",") }
         return fields
+    }
+}
+
+extension LogEntry {
+    /// The entry at warning (``LogMessage/alerting(_:)``) if `isImportant` (with `important=true`) or `alerts`.
+    fileprivate func alerting(if isImportant: Bool, or alerts: Bool = false) -> LogEntry {
+        guard isImportant || alerts else { return self }
+        var entry = LogEntry(.alerting(message), metadata)
+        if isImportant { entry.metadata["important"] = "true" }
+        return entry
     }
 }

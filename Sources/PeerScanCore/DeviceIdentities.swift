@@ -28,6 +28,24 @@ public enum IdentityKey: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     public static func < (lhs: IdentityKey, rhs: IdentityKey) -> Bool { lhs.description < rhs.description }
+
+    /// Parses what a person types for a key: ``description`` (`mac:…`, `host:…`), a MAC address (`AA:BB:…`, any
+    /// case), or a host name (a name without a dot is taken as `NAME.local`); `nil` for an empty text.
+    public init?(typed text: String) {
+        if let key = IdentityKey(text) {
+            self = key
+            return
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return nil }
+        let octets = trimmed.split(separator: ":", omittingEmptySubsequences: false)
+        if octets.count == 6, octets.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) {
+            self = .macAddress(trimmed.lowercased())
+            return
+        }
+        let name = DeviceID.canonicalHostName(trimmed)
+        self = .hostName(name.contains(".") ? name : name + ".local")
+    }
 }
 
 /// A change to the identities, for the registry to store.
@@ -38,6 +56,8 @@ public enum IdentityChange: Hashable, Sendable {
     case merged(DeviceID, into: DeviceID)
     /// `id` and its keys were forgotten.
     case forgotten(DeviceID)
+    /// A person split `key` off `id`: it is `newID`'s now, and no automatic rule puts it back with `id`.
+    case split(IdentityKey, from: DeviceID, to: DeviceID)
 }
 
 /// Which identifier each key a device was ever known by maps to: what makes a device's identifier sticky.
@@ -54,7 +74,14 @@ public enum IdentityChange: Hashable, Sendable {
 ///    time. If that one is held by another device present now, a random one.
 ///
 /// Every key of a device is bound to its identifier the first time it is seen with it, and never moves, except by
-/// ``merge(_:into:)`` (two known devices turn out to be one: the MAC-only device's keys join the host's).
+/// ``merge(_:into:byPerson:)`` (two known devices turn out to be one, or a person says so: the keys join the
+/// survivor's) and ``split(_:from:)`` (a person says a key is a device of its own).
+///
+/// ## A person's split
+/// A split key is kept *apart* from the device it left (persisted with the device): an automatic merge of the two is
+/// refused (``areApart(_:_:)``; the device table does not let a host claim a MAC address apart from it either), and
+/// rule 2 does not give a host the identifier of a MAC address apart from its name. Only a person's merge joins them
+/// again.
 ///
 /// The changes since the last ``takeChanges()`` are kept for the registry. The struct does no I/O.
 public struct DeviceIdentities: Sendable {
@@ -64,13 +91,31 @@ public struct DeviceIdentities: Sendable {
     /// return, not a new device.
     private var seenBefore: Set<DeviceID> = []
     private var changes: [IdentityChange] = []
+    /// The keys a person split off each device, kept apart from it.
+    private var apartKeys: [DeviceID: Set<IdentityKey>] = [:]
 
-    /// Creates the identities from what the registry stored: every key's identifier.
-    public init(bindings: [IdentityKey: DeviceID] = [:]) {
+    /// Creates the identities from what the registry stored: every key's identifier, and the keys a person split off
+    /// each device.
+    public init(bindings: [IdentityKey: DeviceID] = [:], apart: [DeviceID: Set<IdentityKey>] = [:]) {
         idByKey = bindings
         for (key, id) in bindings { keysByID[id, default: []].insert(key) }
         seenBefore = Set(bindings.values)
+        apartKeys = apart.filter { !$0.value.isEmpty }
     }
+
+    /// Whether a person split the two devices apart: a key of one was split off the other.
+    /// - Complexity: O(k) for k keys of the two.
+    public func areApart(_ one: DeviceID, _ other: DeviceID) -> Bool {
+        guard one != other else { return false }
+        func splitOff(_ keysOf: DeviceID, _ from: DeviceID) -> Bool {
+            guard let apart = apartKeys[from], let keys = keysByID[keysOf] else { return false }
+            return !apart.isDisjoint(with: keys)
+        }
+        return splitOff(one, other) || splitOff(other, one)
+    }
+
+    /// The keys a person split off `id`, sorted.
+    public func keysApart(from id: DeviceID) -> [IdentityKey] { (apartKeys[id] ?? []).sorted() }
 
     /// The identifier `key` is bound to, if any.
     public func id(for key: IdentityKey) -> DeviceID? { idByKey[key] }
@@ -108,7 +153,11 @@ public struct DeviceIdentities: Sendable {
             id = current
         } else if let known = idByKey[hostKey], isAvailable(known) {
             id = known
-        } else if let known = macKeys.compactMap({ idByKey[$0] }).first(where: isAvailable) {
+        } else if let known = macKeys.compactMap({ idByKey[$0] }).first(where: { candidate in
+            // Not the device of a MAC address a person split the host name off, or split off the host name's device.
+            isAvailable(candidate) && !(apartKeys[candidate]?.contains(hostKey) ?? false)
+                && !(idByKey[hostKey].map { areApart($0, candidate) } ?? false)
+        }) {
             id = known
         } else {
             id = fresh(DeviceID.make(hostName: hostName), isAvailable: isAvailable)
@@ -138,18 +187,53 @@ public struct DeviceIdentities: Sendable {
         return id
     }
 
-    /// Makes every key of `id` the survivor's (two known devices turned out to be one).
-    mutating func merge(_ id: DeviceID, into survivor: DeviceID) {
-        guard id != survivor, let keys = keysByID.removeValue(forKey: id) else { return }
+    /// Makes every key of `id` the survivor's: two known devices turned out to be one (an automatic rule, refused
+    /// for two devices a person split apart), or a person says so (`byPerson`: what kept them apart goes).
+    ///
+    /// - Returns: Whether the keys moved.
+    @discardableResult
+    mutating func merge(_ id: DeviceID, into survivor: DeviceID, byPerson: Bool = false) -> Bool {
+        guard id != survivor, keysByID[id] != nil, byPerson || !areApart(id, survivor) else { return false }
+        let keys = keysByID.removeValue(forKey: id) ?? []
+        // What either was kept apart from stays apart from the survivor, but for the keys it has now (the registry's
+        // ``IdentityChange/merged(_:into:)`` does the same).
+        var apart = (apartKeys.removeValue(forKey: id) ?? []).union(apartKeys[survivor] ?? [])
+        apart.subtract(keys.union(keysByID[survivor] ?? []))
+        apartKeys[survivor] = apart.isEmpty ? nil : apart
         for key in keys { idByKey[key] = survivor }
         keysByID[survivor, default: []].formUnion(keys)
         seenBefore.insert(survivor)
         changes.append(.merged(id, into: survivor))
+        return true
+    }
+
+    /// Gives `key` a device of its own (a person's split): a new identifier — the key's name-based one if no device
+    /// has it, else a random one — bound to `key` alone, kept apart from `id` from now on. The new device counts as
+    /// seen before (the key was).
+    ///
+    /// - Returns: The new identifier; `nil` if `key` is not bound to `id`, or is its only key.
+    mutating func split(_ key: IdentityKey, from id: DeviceID) -> DeviceID? {
+        guard idByKey[key] == id, var keys = keysByID[id], keys.count > 1 else { return nil }
+        let preferred: DeviceID =
+            switch key {
+            case .hostName(let name): DeviceID.make(hostName: name)
+            case .macAddress(let mac): DeviceID.make(macAddress: mac)
+            }
+        let newID = fresh(preferred, isAvailable: { $0 != id })
+        keys.remove(key)
+        keysByID[id] = keys
+        keysByID[newID] = [key]
+        idByKey[key] = newID
+        apartKeys[id, default: []].insert(key)
+        seenBefore.insert(newID)
+        changes.append(.split(key, from: id, to: newID))
+        return newID
     }
 
     /// Forgets `id` and its keys: the device is new if it comes back.
     mutating func forget(_ id: DeviceID) {
         seenBefore.remove(id)
+        apartKeys[id] = nil
         guard let keys = keysByID.removeValue(forKey: id) else { return }
         for key in keys where idByKey[key] == id { idByKey[key] = nil }
         changes.append(.forgotten(id))

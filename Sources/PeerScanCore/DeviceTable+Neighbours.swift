@@ -101,7 +101,17 @@ extension DeviceTable {
         if previousAnswered {
             if let logged = lastConflictLogged[address], now - logged < presence.conflictWindow { return }
             lastConflictLogged[address] = now
-            pendingEvents.append(.addressConflict(address: address, macAddress: mac, previousMACAddress: previous))
+            let isImportant = [mac, previous].contains { mac in
+                identities.id(for: .macAddress(mac)).map { labels.label(of: $0).isImportant } ?? false
+            }
+            pendingEvents.append(
+                .addressConflict(
+                    address: address,
+                    macAddress: mac,
+                    previousMACAddress: previous,
+                    isImportant: isImportant
+                )
+            )
         } else {
             let device = hostsByAddress[address]?.min().flatMap { idByOrigin[.host($0)] }
             pendingEvents.append(

@@ -51,6 +51,7 @@ extension DeviceTable {
     public mutating func forget(_ id: DeviceID, now: Duration) -> Bool {
         let known = identities.isKnown(id) || published[id] != nil
         identities.forget(id)
+        labels.forget(id)
         guard let origin = origins[id] else { return known }
         if silent.contains(id) {
             switch origin {

@@ -30,6 +30,8 @@ extension DeviceTable {
         defer {
             pendingChanges = []
             pendingEvents = []
+            displaced = [:]  // not published again: its removal stands
+            splitOff = []
         }
         var latest: [DeviceID: Device?] = [:]
         for (id, device) in pendingChanges { latest[id] = device }  // a device's last change counts
@@ -59,13 +61,40 @@ extension DeviceTable {
         for address in addressesByMAC[mac] ?? [] {
             for hostName in hostsByAddress[address] ?? [] { dirtyHosts.insert(hostName) }
         }
-        if let hostName = linkedHost(of: mac) { dirtyHosts.insert(hostName) }
+        if let origin = linkedOrigin(of: mac) { markForDerivation(origin) }
     }
 
-    /// The published mDNS host whose device `mac`'s key is bound to (the registry knows them as one device).
-    private func linkedHost(of mac: String) -> String? {
-        guard let id = identities.id(for: .macAddress(mac)), case .host(let hostName)? = origins[id] else { return nil }
-        return hostName
+    /// Derives again whatever `key` is part of.
+    mutating func markDirty(_ key: IdentityKey) {
+        switch key {
+        case .hostName(let hostName): markDirty(host: hostName)
+        case .macAddress(let mac): markDirty(mac: mac)
+        }
+    }
+
+    /// The published device `mac`'s key is bound to, when another origin derives it (an mDNS host's, or another MAC
+    /// address's: the registry knows them as one device, by an automatic merge or a person's).
+    private func linkedOrigin(of mac: String) -> Origin? {
+        guard let id = identities.id(for: .macAddress(mac)), let origin = origins[id], origin != .mac(mac) else {
+            return nil
+        }
+        return origin
+    }
+
+    /// The mDNS hosts that announce one of `mac`'s addresses, but for those a person split apart from it.
+    private func claimants(of mac: String) -> Set<String> {
+        var hosts: Set<String> = []
+        for address in addressesByMAC[mac] ?? [] { hosts.formUnion(hostsByAddress[address] ?? []) }
+        return hosts.filter { !isApart(mac: mac, hostName: $0) }
+    }
+
+    /// Whether a person split `mac` and the mDNS host `hostName` apart (``DeviceIdentities/areApart(_:_:)``).
+    private func isApart(mac: String, hostName: String) -> Bool {
+        guard let macID = identities.id(for: .macAddress(mac)),
+            let hostID = idByOrigin[.host(hostName)]
+                ?? identities.id(for: .hostName(DeviceID.canonicalHostName(hostName)))
+        else { return false }
+        return identities.areApart(macID, hostID)
     }
 
     /// The MAC addresses bound to `id` that answer for some address now.
@@ -77,10 +106,8 @@ extension DeviceTable {
     }
 
     /// Whether no mDNS host other than `hostName` claims one of `mac`'s addresses.
-    private func isUnclaimed(_ mac: String, except hostName: String) -> Bool {
-        (addressesByMAC[mac] ?? []).allSatisfy { address in
-            (hostsByAddress[address] ?? []).allSatisfy { $0 == hostName }
-        }
+    private func isUnclaimed(_ mac: String, except hostName: String? = nil) -> Bool {
+        claimants(of: mac).allSatisfy { $0 == hostName }
     }
 
     private func interfaces(of addresses: Set<String>) -> Set<String> {
@@ -93,7 +120,9 @@ extension DeviceTable {
             publish(nil, origin: origin, answering: false, lastAnswer: now)
             return
         }
-        var macs = Set(host.device.addresses.compactMap { macByAddress[$0] })
+        var macs = Set(host.device.addresses.compactMap { macByAddress[$0] }).filter {
+            !isApart(mac: $0, hostName: hostName)
+        }
         // The MAC addresses the registry knows as this device's are its own too, while no other host claims them
         // (its mDNS addresses may not be resolved yet: after a restart, or an IPv6-only announcement).
         if let known = idByOrigin[origin] ?? identities.id(for: .hostName(DeviceID.canonicalHostName(hostName))) {
@@ -150,10 +179,9 @@ extension DeviceTable {
     private mutating func derive(mac: String, now: Duration) {
         let origin = Origin.mac(mac)
         let addresses = addressesByMAC[mac] ?? []
-        let hostsByAddress = self.hostsByAddress
-        let owner = addresses.compactMap { hostsByAddress[$0]?.min() }.min() ?? linkedHost(of: mac)
+        let owner = claimants(of: mac).min().map(Origin.host) ?? linkedOrigin(of: mac)
         guard !addresses.isEmpty, owner == nil else {
-            publish(nil, origin: origin, answering: false, lastAnswer: now, mergedInto: owner.map(Origin.host))
+            publish(nil, origin: origin, answering: false, lastAnswer: now, mergedInto: owner)
             return
         }
         if holdsNeighbourOnlyDevices && idByOrigin[origin] == nil {
@@ -161,23 +189,32 @@ extension DeviceTable {
             return
         }
         heldMACs.remove(mac)
-        let answering = answers(mac: mac, now: now)
-        let last = lastAnswerByMAC[mac] ?? now
+        // The other MAC addresses the registry knows as this device's (a person merged them) are its own too, while
+        // no mDNS host claims them.
+        var macs: Set<String> = [mac]
+        if let known = idByOrigin[origin] ?? identities.id(for: .macAddress(mac)) {
+            for linked in linkedMACs(of: known) where isUnclaimed(linked) { macs.insert(linked) }
+        }
+        var allAddresses = addresses
+        for linked in macs { allAddresses.formUnion(addressesByMAC[linked] ?? []) }
+        let answering = macs.contains { answers(mac: $0, now: now) }
+        let last = macs.compactMap { lastAnswerByMAC[$0] }.max() ?? now
         let online = answering || now < last + presence.offlineAfter
         if !online && now >= last + presence.forgetAfter {
-            forget(mac: mac)
+            for linked in macs { forget(mac: linked) }
             publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
             return
         }
+        let sortedMACs = macs.sorted()
         let device = Device(
             id: identify(origin, macAddresses: [mac]),
             hostName: nil,
             displayName: nil,
-            addresses: addresses.sorted(by: AddressOrder.precedes),
-            interfaces: interfaces(of: addresses).sorted(),
+            addresses: allAddresses.sorted(by: AddressOrder.precedes),
+            interfaces: interfaces(of: allAddresses).sorted(),
             services: [],
-            macAddresses: [mac],
-            vendor: vendorOf(mac),
+            macAddresses: sortedMACs,
+            vendor: sortedMACs.first.flatMap(vendorOf),
             online: online
         )
         publish(
@@ -186,8 +223,8 @@ extension DeviceTable {
             answering: answering,
             lastAnswer: last,
             reason: online
-                ? PresenceReason(.answered, answeringMeans(of: [mac], now: now))
-                : offlineReason(addresses: addresses, asked: nil)
+                ? PresenceReason(.answered, answeringMeans(of: macs, now: now))
+                : offlineReason(addresses: allAddresses, asked: nil)
         )
     }
 
@@ -227,7 +264,7 @@ extension DeviceTable {
         mergedInto owner: Origin? = nil,
         forgets: Bool = false
     ) {
-        guard var device = derived else {
+        guard let derived else {
             guard let id = idByOrigin.removeValue(forKey: origin), origins[id] == origin,
                 let old = published.removeValue(forKey: id)
             else { return }
@@ -235,18 +272,25 @@ extension DeviceTable {
             lastAnswer[id] = nil
             silent.remove(id)
             pendingChanges.append((id, nil))
-            if let survivor = owner.flatMap({ idByOrigin[$0] }), survivor != id {
-                identities.merge(id, into: survivor)
+            if let survivor = owner.flatMap({ idByOrigin[$0] }), survivor != id, identities.merge(id, into: survivor) {
+                labels.merge(id, into: survivor)
+                if let origin = origins[survivor] { markForDerivation(origin) }  // its label may have changed
                 pendingEvents.append(.merged(old, into: survivor))
             } else {
-                if forgets { identities.forget(id) }
+                if forgets {
+                    identities.forget(id)
+                    labels.forget(id)
+                }
                 pendingEvents.append(.forgotten(old))
             }
             return
         }
-        let id = device.id
-        if let holder = origins[id], holder != origin { idByOrigin[holder] = nil }  // taken over
-        let old = published[id]
+        let id = derived.id
+        var device = derived.labelled(labels.label(of: id))
+        // Taken over (a host takes its MAC-only device's item), unless the holder derives another device already.
+        if let holder = origins[id], holder != origin, idByOrigin[holder] == id { idByOrigin[holder] = nil }
+        let wasDisplaced = displaced.removeValue(forKey: id)
+        let old = published[id] ?? wasDisplaced
         if let old, old.online == device.online {
             device.presenceReason = old.presenceReason
         } else {
@@ -257,16 +301,17 @@ extension DeviceTable {
         idByOrigin[origin] = id
         lastAnswer[id] = last
         if answering { silent.remove(id) } else { silent.insert(id) }
+        guard old != device || wasDisplaced != nil else { return }
+        pendingChanges.append((id, device))  // after a displacement, even unchanged: it stays
         guard old != device else { return }
-        pendingChanges.append((id, device))
         if let old {
             if old.online != device.online {
                 pendingEvents.append(device.online ? .online(device) : .offline(device))
             }
-        } else if identities.notePublished(id) {
-            pendingEvents.append(.returned(device))
         } else {
-            pendingEvents.append(.appeared(device))
+            let isReturn = identities.notePublished(id)
+            guard splitOff.remove(id) == nil else { return }  // a key a person split off: `device split` says it
+            pendingEvents.append(isReturn ? .returned(device) : .appeared(device))
         }
     }
 }

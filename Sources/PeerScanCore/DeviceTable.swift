@@ -73,10 +73,14 @@ public struct DeviceTable: Sendable {
         case offline(Device)
         /// A device that had not answered for ``Presence/forgetAfter`` was removed.
         case forgotten(Device)
-        /// A MAC-only device turned out to be an mDNS host's: it was removed in favour of that device.
+        /// A MAC-only device turned out to be an mDNS host's, or a person merged two devices: it was removed in favour
+        /// of the device `into`.
         case merged(Device, into: DeviceID)
-        /// One address is claimed by two MAC addresses within the conflict window.
-        case addressConflict(address: String, macAddress: String, previousMACAddress: String)
+        /// A person split `key` off the device `from`: it is the device `into` now.
+        case split(IdentityKey, from: DeviceID, into: DeviceID)
+        /// One address is claimed by two MAC addresses within the conflict window; `isImportant` if the device of
+        /// either is important.
+        case addressConflict(address: String, macAddress: String, previousMACAddress: String, isImportant: Bool = false)
         /// A known address resolves to another MAC address now (the previous one had gone quiet).
         case macChanged(address: String, macAddress: String, previousMACAddress: String, device: DeviceID?)
     }
@@ -123,6 +127,8 @@ public struct DeviceTable: Sendable {
 
     /// Every key a device was known by, and its identifier.
     public internal(set) var identities: DeviceIdentities
+    /// What people said about devices: put on every device published (``Device/labelled(_:)``).
+    public internal(set) var labels: DeviceLabels
 
     var published: [DeviceID: Device] = [:]
     var origins: [DeviceID: Origin] = [:]
@@ -130,6 +136,11 @@ public struct DeviceTable: Sendable {
     var lastAnswer: [DeviceID: Duration] = [:]
     /// Published devices that do not answer now: their deadlines are checked on every take.
     var silent: Set<DeviceID> = []
+    /// Devices a person's split took out of ``published`` until their origins derive them again at the next take
+    /// (then an update, not a new device), and the new devices of split keys (no presence line: `device split` says
+    /// it).
+    var displaced: [DeviceID: Device] = [:]
+    var splitOff: Set<DeviceID> = []
 
     /// MAC-only devices not published yet because ``holdsNeighbourOnlyDevices`` was set.
     var heldMACs: Set<String> = []
@@ -156,18 +167,24 @@ public struct DeviceTable: Sendable {
     ///   - presence: When devices go offline and are forgotten.
     ///   - vendorOf: The organization behind a MAC address, or `nil`.
     ///   - identities: The identifiers known from before (the registry's).
+    ///   - labels: The labels known from before (the registry's).
     public init(
         presence: Presence = .immediate,
         vendorOf: @escaping @Sendable (String) -> String? = { _ in nil },
-        identities: DeviceIdentities = DeviceIdentities()
+        identities: DeviceIdentities = DeviceIdentities(),
+        labels: DeviceLabels = DeviceLabels()
     ) {
         self.presence = presence
         self.vendorOf = vendorOf
         self.identities = identities
+        self.labels = labels
     }
 
     /// The identifier changes since the last take, for the registry.
     public mutating func takeIdentityChanges() -> [IdentityChange] { identities.takeChanges() }
+
+    /// The label changes since the last take, for the registry (``DeviceLabel/none``: cleared).
+    public mutating func takeLabelChanges() -> [DeviceID: DeviceLabel] { labels.takeChanges() }
 
     /// The number of devices published.
     public var deviceCount: Int { published.count }
@@ -210,6 +227,8 @@ public struct DeviceTable: Sendable {
         idByOrigin = [:]
         lastAnswer = [:]
         silent = []
+        displaced = [:]
+        splitOff = []
         mdnsHosts = [:]
         hostsByAddress = [:]
         neighbours = [:]

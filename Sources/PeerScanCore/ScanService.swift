@@ -80,6 +80,34 @@ public struct ScanService: Service {
         }
     }
 
+    /// Applies a person's change to a device's label and returns the label now; `nil` for a device not known, or
+    /// once the service has stopped.
+    public func setLabel(_ edit: DeviceLabelEdit, of id: DeviceID) async -> DeviceLabel? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<DeviceLabel?, Never>) in
+            let queued = inputs.push(.setLabel(id, edit, reply: { continuation.resume(returning: $0) }))
+            if !queued { continuation.resume(returning: nil) }
+        }
+    }
+
+    /// A person's merge of `others` into `survivor` (see ``DeviceTable/merge(_:into:)``), once it is in the
+    /// snapshot; `nil` once the service has stopped.
+    public func merge(_ others: [DeviceID], into survivor: DeviceID) async -> Result<Void, DeviceEditError>? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, DeviceEditError>?, Never>) in
+            let queued = inputs.push(.merge(survivor, others: others, reply: { continuation.resume(returning: $0) }))
+            if !queued { continuation.resume(returning: nil) }
+        }
+    }
+
+    /// A person's split of `key` off `id` (see ``DeviceTable/split(_:from:)``), once it is in the snapshot: the
+    /// key's new identifier; `nil` once the service has stopped.
+    public func split(_ key: IdentityKey, from id: DeviceID) async -> Result<DeviceID, DeviceEditError>? {
+        await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<DeviceID, DeviceEditError>?, Never>) in
+            let queued = inputs.push(.split(id, key: key, reply: { continuation.resume(returning: $0) }))
+            if !queued { continuation.resume(returning: nil) }
+        }
+    }
+
     /// Queues a command without waiting for it.
     public func submit(_ input: StoreInput) {
         inputs.push(input)

@@ -24,6 +24,7 @@ public actor SnapshotStore {
     private var devices: DeviceTable
     private var gate: InitialBrowseGate
     private let clock: ScanClock
+    private let alertsNewDevices: Bool
     private let recordDevices: (@Sendable (DeviceRecords) -> Void)?
     private let recordUpdate: (@Sendable (StoreUpdate) -> Void)?
     let subscribers = Subscribers()
@@ -49,6 +50,9 @@ public actor SnapshotStore {
     ///     default at once.
     ///   - vendorOf: The organization behind a MAC address.
     ///   - identities: The identifiers known from before (the registry's), which devices keep.
+    ///   - labels: What people said about devices before (the registry's).
+    ///   - alertsNewDevices: Whether every `new device` line is logged at warning (as arpwatch reports a new
+    ///     station), not only an important device's.
     ///   - clock: The clock presence is measured on (and neighbours' confirmations are given on): the daemon's one
     ///     clock, which the scan service times the store's deadlines on too.
     ///   - recordDevices: Called with what each batch taught about devices, on the store's executor before the
@@ -65,13 +69,16 @@ public actor SnapshotStore {
         presence: DeviceTable.Presence = .immediate,
         vendorOf: @escaping @Sendable (String) -> String? = { _ in nil },
         identities: DeviceIdentities = DeviceIdentities(),
+        labels: DeviceLabels = DeviceLabels(),
+        alertsNewDevices: Bool = false,
         clock: ScanClock = .continuous,
         recordDevices: (@Sendable (DeviceRecords) -> Void)? = nil,
         recordUpdate: (@Sendable (StoreUpdate) -> Void)? = nil
     ) {
         self.isScanning = isScanning
         self.table = MDNSHostTable(settles: settles)
-        self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities)
+        self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities, labels: labels)
+        self.alertsNewDevices = alertsNewDevices
         self.gate = InitialBrowseGate(
             waits: waitsForInitialBrowse,
             isScanning: isScanning,
@@ -117,6 +124,8 @@ public actor SnapshotStore {
         var requestedScanning = isScanning
         var expiredWindow: Int?
         var forgetReplies: [(@Sendable ([Bool]) -> Void, [Bool])] = []
+        var labelReplies: [(@Sendable (DeviceLabel?) -> Void, DeviceLabel?)] = []
+        var editReplies: [@Sendable () -> Void] = []
         for input in inputs {
             switch input {
             case .discovery(let event):
@@ -134,6 +143,15 @@ public actor SnapshotStore {
                 let time = clock.now()
                 let known = ids.map { devices.forget($0, now: time) }
                 if let reply { forgetReplies.append((reply, known)) }
+            case .merge(let survivor, let others, let reply):
+                let outcome = Result { () throws(DeviceEditError) in try devices.merge(others, into: survivor) }
+                if let reply { editReplies.append { reply(outcome) } }
+            case .split(let id, let key, let reply):
+                let outcome = Result { () throws(DeviceEditError) in try devices.split(key, from: id) }
+                if let reply { editReplies.append { reply(outcome) } }
+            case .setLabel(let id, let edit, let reply):
+                let label = devices.setLabel(edit, of: id)
+                if let reply { labelReplies.append((reply, label)) }
             case .resyncDeadline(let generation):
                 schedule.resyncDeadline(
                     generation: generation,
@@ -178,6 +196,8 @@ public actor SnapshotStore {
         }
         for reply in replies { reply(sequence) }
         for (reply, known) in forgetReplies { reply(known) }
+        for (reply, label) in labelReplies { reply(label) }
+        for reply in editReplies { reply() }
         return effects
     }
 
@@ -255,10 +275,12 @@ public actor SnapshotStore {
         }
         let (changed, events) = devices.takeChanges(now: time)
         let identityChanges = devices.takeIdentityChanges()  // taken even with no registry: they must not pile up
+        let labelChanges = devices.takeLabelChanges()
         effects.questions += devices.takeQuestions()
         if let recordDevices {
             let records = DeviceRecords(
                 identityChanges: identityChanges,
+                labels: labelChanges,
                 devices: changed.compactMap(\.device),
                 departed: changed.filter { $0.device == nil }.map(\.id)
             )
@@ -272,7 +294,7 @@ public actor SnapshotStore {
                 changed: changed
             )
             effects.logs += logs
-            effects.logs += events.map(\.logEntry)
+            effects.logs += events.map { $0.logEntry(alertsNewDevices: alertsNewDevices) }
             return next
         } catch {
             // Our own edits of our own snapshot cannot fail; if they ever do, say so and keep the last good state.

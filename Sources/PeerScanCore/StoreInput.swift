@@ -21,6 +21,14 @@ public enum StoreInput: Sendable {
     case presenceCheck
     /// Forget devices and their keys (``DeviceTable/forget(_:now:)``); `reply` gets whether each was known.
     case forget([DeviceID], reply: (@Sendable ([Bool]) -> Void)?)
+    /// Change a device's label (``DeviceTable/setLabel(_:of:)``); `reply` gets the label now, `nil` for an unknown
+    /// device.
+    case setLabel(DeviceID, DeviceLabelEdit, reply: (@Sendable (DeviceLabel?) -> Void)?)
+    /// A person's merge of `others` into the device (``DeviceTable/merge(_:into:)``); `reply` gets the outcome.
+    case merge(DeviceID, others: [DeviceID], reply: (@Sendable (Result<Void, DeviceEditError>) -> Void)?)
+    /// A person's split of a key off the device (``DeviceTable/split(_:from:)``); `reply` gets the key's new
+    /// identifier.
+    case split(DeviceID, key: IdentityKey, reply: (@Sendable (Result<DeviceID, DeviceEditError>) -> Void)?)
 }
 
 /// What the store asks its owner to do after a batch, outside the actor: I/O, timers and log lines.

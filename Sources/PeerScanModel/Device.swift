@@ -79,6 +79,11 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
     /// Why it is ``online`` or not: how it last came online, or what went unanswered when it went offline; it
     /// changes only when ``online`` does. `nil` for a device no daemon has judged yet.
     public var presenceReason: PresenceReason?
+    /// The name a person gave the device (``DeviceLabel/name``, `label` on the wire); ``displayName`` is this name
+    /// when it is set.
+    public var assignedName: String?
+    /// Whether a person marked the device important (``DeviceLabel/isImportant``, `important` on the wire).
+    public var isImportant: Bool
 
     /// Creates a device.
     public init(
@@ -91,7 +96,9 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
         macAddresses: [String] = [],
         vendor: String? = nil,
         online: Bool = true,
-        presenceReason: PresenceReason? = nil
+        presenceReason: PresenceReason? = nil,
+        assignedName: String? = nil,
+        isImportant: Bool = false
     ) {
         self.id = id
         self.hostName = hostName
@@ -103,6 +110,19 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
         self.vendor = vendor
         self.online = online
         self.presenceReason = presenceReason
+        self.assignedName = assignedName
+        self.isImportant = isImportant
+    }
+
+    /// The device as a person labelled it: ``assignedName`` and ``isImportant`` from `label`, and ``displayName`` the
+    /// label's name when it has one. Apply it to a device as derived from its sources (the discovered display name is
+    /// not kept).
+    public func labelled(_ label: DeviceLabel) -> Device {
+        var device = self
+        device.assignedName = label.name
+        device.isImportant = label.isImportant
+        if let name = label.name { device.displayName = name }
+        return device
     }
 
     /// What to call the device: its ``displayName``, else its host name, else its first MAC address, else its first
@@ -128,7 +148,7 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
 
 extension Device {
     /// The names of the fields that differ between two versions of a device: `name`, `addresses`, `interfaces`,
-    /// `services` (a service came or went), `port`, `txt`, `mac`, `vendor`, `online`.
+    /// `services` (a service came or went), `port`, `txt`, `mac`, `vendor`, `online`, `label`, `important`.
     public static func changedFields(from old: Device, to new: Device) -> [String] {
         var fields: [String] = []
         if old.displayName != new.displayName || old.hostName != new.hostName { fields.append("name") }
@@ -137,6 +157,8 @@ extension Device {
         if old.macAddresses != new.macAddresses { fields.append("mac") }
         if old.vendor != new.vendor { fields.append("vendor") }
         if old.online != new.online { fields.append("online") }
+        if old.assignedName != new.assignedName { fields.append("label") }
+        if old.isImportant != new.isImportant { fields.append("important") }
         let oldServices = Dictionary(old.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newServices = Dictionary(new.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         if Set(oldServices.keys) != Set(newServices.keys) { fields.append("services") }

@@ -43,6 +43,8 @@ public struct KnownDeviceRecord: Sendable, Hashable {
     /// Its presence transitions, oldest first (the registry keeps ``PresenceTransition/retention`` of them); empty in
     /// a list of every device.
     public var transitions: [PresenceTransition]
+    /// What a person said about it (``DeviceLabel/none`` if nothing).
+    public var label: DeviceLabel
 
     /// Creates a record.
     public init(
@@ -56,7 +58,8 @@ public struct KnownDeviceRecord: Sendable, Hashable {
         hostNames: [Sighting],
         macAddresses: [Sighting],
         addresses: [Sighting],
-        transitions: [PresenceTransition] = []
+        transitions: [PresenceTransition] = [],
+        label: DeviceLabel = .none
     ) {
         self.id = id
         self.name = name
@@ -69,6 +72,7 @@ public struct KnownDeviceRecord: Sendable, Hashable {
         self.macAddresses = macAddresses
         self.addresses = addresses
         self.transitions = transitions
+        self.label = label
     }
 }
 

@@ -30,7 +30,10 @@ extension PeerScanWire.KnownDevice {
             vendor: record.vendor,
             hostNames: record.hostNames.map(PeerScanWire.Sighting.init),
             macAddresses: record.macAddresses.map(PeerScanWire.Sighting.init),
-            addresses: record.addresses.map(PeerScanWire.Sighting.init)
+            addresses: record.addresses.map(PeerScanWire.Sighting.init),
+            label: record.label.name,
+            note: record.label.note,
+            important: record.label.isImportant
         )
     }
 }

@@ -93,6 +93,12 @@ public enum PeerScanWire {
     /// The error of GetDevice and ForgetDevice for an identifier the daemon does not know.
     public static let deviceNotFoundError = "io.peerscan.DeviceNotFound"
 
+    /// The error of MergeDevices for devices that cannot be merged.
+    public static let cannotMergeError = "io.peerscan.CannotMerge"
+
+    /// The error of SplitDevice for a key that cannot be split off the device.
+    public static let cannotSplitError = "io.peerscan.CannotSplit"
+
     /// An error reply of io.peerscan: its qualified name and its parameters, as Varlink sends them.
     public struct ErrorReply: Sendable, Hashable {
         /// The qualified error name, e.g. `io.peerscan.DeviceNotFound`.
@@ -103,6 +109,16 @@ public enum PeerScanWire {
         /// `PermissionDenied`: the caller may not switch scanning or forget devices, and why.
         public static func permissionDenied(reason: String) -> ErrorReply {
             ErrorReply(name: permissionDeniedError, parameters: ["reason": reason])
+        }
+
+        /// `CannotMerge`: the devices cannot be merged, and why.
+        public static func cannotMerge(reason: String) -> ErrorReply {
+            ErrorReply(name: cannotMergeError, parameters: ["reason": reason])
+        }
+
+        /// `CannotSplit`: the key cannot be split off the device, and why.
+        public static func cannotSplit(reason: String) -> ErrorReply {
+            ErrorReply(name: cannotSplitError, parameters: ["reason": reason])
         }
 
         /// `DeviceNotFound`: no device has this id.
@@ -150,6 +166,12 @@ public enum PeerScanWire {
         public var macAddresses: [Sighting]
         /// Every address it had.
         public var addresses: [Sighting]
+        /// The name a person gave it (`peerscanctl set --name`), if any.
+        public var label: String?
+        /// A person's note about it, if any.
+        public var note: String?
+        /// Whether a person marked it important.
+        public var important: Bool
 
         /// Creates a known device.
         public init(
@@ -162,8 +184,14 @@ public enum PeerScanWire {
             vendor: String?,
             hostNames: [Sighting],
             macAddresses: [Sighting],
-            addresses: [Sighting]
+            addresses: [Sighting],
+            label: String? = nil,
+            note: String? = nil,
+            important: Bool = false
         ) {
+            self.label = label
+            self.note = note
+            self.important = important
             self.id = id
             self.name = name
             self.present = present
@@ -174,6 +202,29 @@ public enum PeerScanWire {
             self.hostNames = hostNames
             self.macAddresses = macAddresses
             self.addresses = addresses
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, name, present, online, firstSeen, lastSeen, vendor, hostNames, macAddresses, addresses, label, note
+            case important
+        }
+
+        /// Decodes a known device; one from a peerscand without labels (no `important`) is not important.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(DeviceID.self, forKey: .id)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            present = try container.decode(Bool.self, forKey: .present)
+            online = try container.decode(Bool.self, forKey: .online)
+            firstSeen = try container.decode(String.self, forKey: .firstSeen)
+            lastSeen = try container.decode(String.self, forKey: .lastSeen)
+            vendor = try container.decodeIfPresent(String.self, forKey: .vendor)
+            hostNames = try container.decode([Sighting].self, forKey: .hostNames)
+            macAddresses = try container.decode([Sighting].self, forKey: .macAddresses)
+            addresses = try container.decode([Sighting].self, forKey: .addresses)
+            label = try container.decodeIfPresent(String.self, forKey: .label)
+            note = try container.decodeIfPresent(String.self, forKey: .note)
+            important = try container.decodeIfPresent(Bool.self, forKey: .important) ?? false
         }
     }
 

@@ -35,7 +35,7 @@ public struct HostStatus: Hashable, Sendable {
 ///   "collision"|"failure"|"unavailable", "avahiReason": String?, "interfaces": [String]}`
 /// - `{"id": UUID, "kind": "peer", "hostName": String?, "displayName": String?, "addresses": [String],
 ///   "interfaces": [String], "services": [{"name", "type", "domain", "port", "txt": {key: value-or-null}}],
-///   "macAddresses": [String], "vendor": String?, "online": Bool}`
+///   "macAddresses": [String], "vendor": String?, "online": Bool, "label": String?, "important": Bool}`
 public enum ScanItem: Hashable, Sendable, Identifiable {
     /// The scanning switch.
     case scanning(enabled: Bool)
@@ -79,7 +79,7 @@ public typealias ScanChangeset = Changeset<ScanSection, ScanItem>
 extension ScanItem: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, enabled, hostName, avahiState, avahiReason, interfaces, displayName, addresses, services
-        case macAddresses, vendor, online, presenceReason
+        case macAddresses, vendor, online, presenceReason, label, important
     }
 
     private enum ServiceKeys: String, CodingKey {
@@ -154,7 +154,9 @@ extension ScanItem: Codable {
                     vendor: try container.decodeIfPresent(String.self, forKey: .vendor),
                     online: try container.decodeIfPresent(Bool.self, forKey: .online) ?? true,
                     presenceReason: try container.decodeIfPresent(String.self, forKey: .presenceReason)
-                        .flatMap(PresenceReason.init)
+                        .flatMap(PresenceReason.init),
+                    assignedName: try container.decodeIfPresent(String.self, forKey: .label),
+                    isImportant: try container.decodeIfPresent(Bool.self, forKey: .important) ?? false
                 )
             )
         case let other:
@@ -208,6 +210,8 @@ extension ScanItem: Codable {
             try container.encode(device.vendor, forKey: .vendor)
             try container.encode(device.online, forKey: .online)
             try container.encode(device.presenceReason?.description, forKey: .presenceReason)
+            try container.encode(device.assignedName, forKey: .label)
+            try container.encode(device.isImportant, forKey: .important)
         }
     }
 }

@@ -15,21 +15,33 @@ public struct DeviceMemory: Sendable {
     public var device: @Sendable (DeviceID) -> KnownDeviceRecord?
     /// Forgets a device and its history; returns whether it was known.
     public var forget: @Sendable (DeviceID) async -> Bool
+    /// Changes a device's label; returns the label now, `nil` for a device not known.
+    public var setLabel: @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel?
+    /// A person's merge of devices into the first (``DeviceTable/merge(_:into:)``); `nil` once the daemon stops.
+    public var merge: @Sendable (DeviceID, [DeviceID]) async -> Result<Void, DeviceEditError>?
+    /// A person's split of a key off a device (``DeviceTable/split(_:from:)``); `nil` once the daemon stops.
+    public var split: @Sendable (DeviceID, IdentityKey) async -> Result<DeviceID, DeviceEditError>?
 
     /// Creates the access.
     public init(
         knownDevices: @escaping @Sendable () -> [KnownDeviceRecord],
         device: @escaping @Sendable (DeviceID) -> KnownDeviceRecord?,
-        forget: @escaping @Sendable (DeviceID) async -> Bool
+        forget: @escaping @Sendable (DeviceID) async -> Bool,
+        setLabel: @escaping @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel? = { _, _ in nil },
+        merge: @escaping @Sendable (DeviceID, [DeviceID]) async -> Result<Void, DeviceEditError>? = { _, _ in nil },
+        split: @escaping @Sendable (DeviceID, IdentityKey) async -> Result<DeviceID, DeviceEditError>? = { _, _ in nil }
     ) {
+        self.merge = merge
+        self.split = split
         self.knownDevices = knownDevices
         self.device = device
         self.forget = forget
+        self.setLabel = setLabel
     }
 }
 
 /// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, and GetDevice,
-/// ListKnownDevices and ForgetDevice from its memory of devices.
+/// ListKnownDevices, ForgetDevice and SetDeviceLabel from its memory of devices.
 ///
 /// Every Monitor call gets a bounded queue (``clientQueueLimit`` changesets). A client that stops reading never
 /// slows the others or grows memory: when its queue overflows, its queued changesets are dropped and, once it reads
@@ -54,7 +66,8 @@ public struct PeerScanInterface: VarlinkInterface {
     ///   - epoch: This run of the daemon (a new value every start).
     ///   - history: The recent changesets clients resume from; the store must record every update in it
     ///     (``SnapshotStore``'s `recordUpdate`), with this `epoch`.
-    ///   - controlGroup: The group whose members may call SetScanning (root always may); `nil` for root only.
+    ///   - controlGroup: The group whose members may call SetScanning, SetDeviceLabel and ForgetDevice (root always
+    ///     may); `nil` for root only.
     ///   - clientQueueLimit: How many changesets are queued for a Monitor client before it is resynced.
     ///   - memory: What the daemon remembers of devices; `nil` for none (GetDevice finds nothing).
     ///   - setScanning: Switches scanning and returns the sequence at which the switch is in the snapshot.
@@ -109,6 +122,37 @@ public struct PeerScanInterface: VarlinkInterface {
             guard await memory?.forget(id) == true else { throw deviceNotFound(id) }
             context.logger.log(.clientForgotDevice, ["id": "\(id)"])
             try await context.reply(PeerScanWire.ForgetDeviceReply())
+        case "SetDeviceLabel":
+            let parameters = try call.parameters(as: PeerScanWire.SetDeviceLabelParameters.self)
+            let id = try deviceID(parameters.id)
+            try authorize("SetDeviceLabel", "labelling devices", context: context)
+            guard let label = await memory?.setLabel(id, parameters.edit) else { throw deviceNotFound(id) }
+            var metadata: Logger.Metadata = ["id": "\(id)", "important": "\(label.isImportant)"]
+            if let name = parameters.name { metadata["label"] = "\(name)" }
+            if let note = parameters.note { metadata["note"] = "\(note)" }
+            context.logger.log(.clientLabelledDevice, metadata)
+            try await context.reply(PeerScanWire.SetDeviceLabelReply(label))
+        case "MergeDevices":
+            let parameters = try call.parameters(as: PeerScanWire.MergeDevicesParameters.self)
+            let id = try deviceID(parameters.id)
+            let others = try parameters.others.map { try deviceID($0, parameter: "others") }
+            try authorize("MergeDevices", "merging devices", context: context)
+            guard let outcome = await memory?.merge(id, others) else { throw deviceNotFound(id) }
+            try outcome.get(orThrow: editError)
+            context.logger.log(
+                .clientMergedDevices,
+                ["id": "\(id)", "others": "\(others.map(\.description).joined(separator: ","))"]
+            )
+            try await context.reply(PeerScanWire.MergeDevicesReply())
+        case "SplitDevice":
+            let parameters = try call.parameters(as: PeerScanWire.SplitDeviceParameters.self)
+            let id = try deviceID(parameters.id)
+            guard let key = IdentityKey(typed: parameters.key) else { throw VarlinkError.invalidParameter("key") }
+            try authorize("SplitDevice", "splitting devices", context: context)
+            guard let outcome = await memory?.split(id, key) else { throw deviceNotFound(id) }
+            let newID = try outcome.get(orThrow: editError)
+            context.logger.log(.clientSplitDevice, ["id": "\(id)", "key": "\(key)"])
+            try await context.reply(PeerScanWire.SplitDeviceReply(id: newID.description))
         default:
             throw VarlinkError.methodNotFound(call.method)
         }
@@ -127,13 +171,26 @@ public struct PeerScanInterface: VarlinkInterface {
 
     /// The `id` parameter of GetDevice and ForgetDevice.
     private func deviceID(_ call: VarlinkCall) throws -> DeviceID {
-        let text = try call.parameters(as: PeerScanWire.DeviceParameters.self).id
-        guard let uuid = UUID(uuidString: text) else { throw VarlinkError.invalidParameter("id") }
+        try deviceID(try call.parameters(as: PeerScanWire.DeviceParameters.self).id)
+    }
+
+    /// A device identifier parameter (`parameter`, `id` by default).
+    private func deviceID(_ text: String, parameter: String = "id") throws -> DeviceID {
+        guard let uuid = UUID(uuidString: text) else { throw VarlinkError.invalidParameter(parameter) }
         return DeviceID(uuid)
     }
 
     private func deviceNotFound(_ id: DeviceID) -> VarlinkError {
         VarlinkError(PeerScanWire.ErrorReply.deviceNotFound(id: id))
+    }
+
+    /// The error reply of a refused merge or split.
+    private func editError(_ error: DeviceEditError) -> VarlinkError {
+        switch error.code {
+        case .unknownDevice: deviceNotFound(error.id)
+        case .sameDevice, .twoMDNSHosts: VarlinkError(PeerScanWire.ErrorReply.cannotMerge(reason: "\(error)"))
+        case .keyNotBound, .onlyKey: VarlinkError(PeerScanWire.ErrorReply.cannotSplit(reason: "\(error)"))
+        }
     }
 
     private func monitor(_ parameters: PeerScanWire.MonitorParameters, context: VarlinkCallContext) async throws {
@@ -204,6 +261,16 @@ public struct PeerScanInterface: VarlinkInterface {
                 resync: kind == .resync ? true : nil
             )
             return VarlinkPreparedReply(encodedParameters: parameters, continues: kind != .final)
+        }
+    }
+}
+
+extension Result {
+    /// The success value, or `mapping(error)` thrown.
+    fileprivate func get(orThrow mapping: (Failure) -> VarlinkError) throws(VarlinkError) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw mapping(error)
         }
     }
 }

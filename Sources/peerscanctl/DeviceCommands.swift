@@ -122,7 +122,7 @@ struct ForgetCommand: AsyncParsableCommand {
 
 /// The id of the device `query` names (see ``KnownDeviceText/matches(_:in:)``); an id is taken as it is.
 /// - Throws: `ClientFailure` when nothing, or more than one device, matches.
-private func resolve(_ query: String, on connection: PeerScanConnection) async throws -> DeviceID {
+func resolve(_ query: String, on connection: PeerScanConnection) async throws -> DeviceID {
     if let id = DeviceID(text: query) { return id }
     let matches = KnownDeviceText.matches(query, in: try await connection.knownDevices().reply.devices)
     switch matches.count {

@@ -38,8 +38,8 @@ struct Peerscand: AsyncParsableCommand {
             and updates.
 
             The snapshot and its changesets are served over Varlink (interface io.peerscan) on --socket: \
-            GetSnapshot, Monitor (the snapshot, then every changeset), SetScanning, and GetDevice, ListKnownDevices \
-            and ForgetDevice (the registry). peerscanctl is its client; \
+            GetSnapshot, Monitor (the snapshot, then every changeset), SetScanning, and GetDevice, ListKnownDevices, \
+            SetDeviceLabel and ForgetDevice (the registry). peerscanctl is its client; \
             varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, every changeset and the final \
             snapshot are also written to standard output as JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; \
             the switch is kept in the state directory. SIGTERM or SIGINT stop the daemon; SIGHUP is logged and \
@@ -95,7 +95,10 @@ struct Peerscand: AsyncParsableCommand {
     )
     var socketMode = "0666"
 
-    @Option(help: "The group whose members may switch scanning (root always may); empty for root only.")
+    @Option(
+        help:
+            "The group whose members may switch scanning and label, merge, split or forget devices (root always may); empty for root only."
+    )
     var controlGroup = "peerscan"
 
     @Option(help: "How many changesets are queued for a client that does not read before it is resynced.")
@@ -117,6 +120,18 @@ struct Peerscand: AsyncParsableCommand {
 
     @Option(help: "The most connections one user other than root and the control group may hold at once.")
     var maxConnectionsPerUser = 64
+
+    @Flag(
+        help: ArgumentHelp(
+            "Log every new device at warning, not only the important ones.",
+            discussion: """
+                A device never seen before (or since it was forgotten) is logged as `new device` at notice; with this \
+                switch at warning, as arpwatch reports a new station, so that `journalctl -p warning` shows it. An \
+                important device's lines (peerscanctl set --important) are at warning either way.
+                """
+        )
+    )
+    var alertNewDevices = false
 
     @Flag(help: "Also write the snapshot and every changeset as JSON lines to standard output.")
     var dump = false
@@ -201,6 +216,8 @@ struct Peerscand: AsyncParsableCommand {
             ),
             vendorOf: { vendors.vendor(for: $0) },
             identities: registry.identities,
+            labels: registry.labels,
+            alertsNewDevices: alertNewDevices,
             clock: clock,
             recordDevices: { registry.record($0) },
             recordUpdate: { history.record($0) }
@@ -230,7 +247,10 @@ struct Peerscand: AsyncParsableCommand {
             memory: DeviceMemory(
                 knownDevices: { registry.knownDevices() },
                 device: { registry.device($0) },
-                forget: { await scanner.forget([$0])?.first ?? false }
+                forget: { await scanner.forget([$0])?.first ?? false },
+                setLabel: { await scanner.setLabel($1, of: $0) },
+                merge: { await scanner.merge($1, into: $0) },
+                split: { await scanner.split($1, from: $0) }
             ),
             setScanning: { await scanner.setScanning($0) }
         )

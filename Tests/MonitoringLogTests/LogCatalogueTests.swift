@@ -22,6 +22,20 @@ import Testing
         }
     }
 
+    /// An important device's lines are the same messages at warning, with every key of the plain one and
+    /// `important`: an alert rule on the message text keeps matching, `journalctl -p warning` shows them.
+    @Test func theAlertingVariantsAreTheSameMessagesAtWarningWithImportant() {
+        for message in [LogMessage.newDevice, .deviceOnline, .deviceOffline] {
+            let alerting = LogMessage.alerting(message)
+            #expect(alerting != message)
+            #expect(alerting.text == message.text && alerting.level == .warning)
+            #expect(alerting.keys == message.keys + ["important"])
+            #expect(LogMessage.catalogue.contains(alerting))
+        }
+        #expect(LogMessage.alerting(.deviceRemoved) == .deviceRemoved, "no variant: the message itself")
+        #expect(LogMessage.addressConflict.level == .warning && LogMessage.addressConflict.keys.contains("important"))
+    }
+
     @Test func anEntryDescribesItselfAsALogfmtLikeLine() {
         let entry = LogEntry(.addressConflict, ["mac": "aa", "address": "10.0.0.1", "mac.previous": "bb"])
         #expect(entry.description == "address conflict address=10.0.0.1 mac=aa mac.previous=bb")

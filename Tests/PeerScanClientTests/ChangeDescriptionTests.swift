@@ -162,6 +162,21 @@ struct ChangeDescriptionTests {
         )
     }
 
+    @Test("a label: the device renamed, marked important, one ~ line; the summary says important")
+    func labelled() throws {
+        let alpha = makeDevice("alpha.local", name: "Alpha", services: [makeService("_ssh._tcp", name: "Alpha")])
+        let labelled = alpha.labelled(DeviceLabel(name: "Build server", isImportant: true))
+        #expect(
+            describe(from: makeSnapshot(devices: [alpha]), to: makeSnapshot(devices: [labelled]))
+                == ["~ Alpha: renamed to Build server, important"]
+        )
+        #expect(ChangeDescription.summary(of: labelled).hasSuffix("_ssh._tcp important"))
+        #expect(
+            describe(from: makeSnapshot(devices: [labelled]), to: makeSnapshot(devices: [alpha]))
+                == ["~ Build server: renamed to Alpha, not important"]
+        )
+    }
+
     @Test("a move alone prints nothing")
     func moveAlone() throws {
         let alpha = makeDevice("alpha.local", name: "Alpha", services: [makeService("_ssh._tcp", name: "Alpha")])

@@ -38,6 +38,32 @@ struct OptionParsingTests {
         #expect(try #require(try Peerscanctl.parseAsRoot(["watch", "--json"]) as? WatchCommand).json)
     }
 
+    @Test("set changes only what is given: '' clears, --no-important unmarks, nothing at all is a usage error")
+    func setLabel() throws {
+        let named = try #require(
+            try Peerscanctl.parseAsRoot(["set", "plug", "--name", "Kitchen plug", "--important"]) as? SetCommand
+        )
+        #expect(named.device == "plug")
+        #expect(named.edit == DeviceLabelEdit(name: "Kitchen plug", isImportant: true))
+        let cleared = try #require(
+            try Peerscanctl.parseAsRoot(["set", "plug", "--name", "", "--note", "", "--no-important"]) as? SetCommand
+        )
+        #expect(cleared.edit == DeviceLabelEdit(name: "", note: "", isImportant: false))
+        #expect(cleared.edit.applied(to: DeviceLabel(name: "a", note: "b", isImportant: true)) == .none)
+    }
+
+    @Test("merge takes the device and the others; split the device and a key")
+    func mergeAndSplit() throws {
+        let merge = try #require(
+            try Peerscanctl.parseAsRoot(["merge", "phone", "aa:bb:cc:00:00:01", "tablet"]) as? MergeCommand
+        )
+        #expect(merge.device == "phone" && merge.others == ["aa:bb:cc:00:00:01", "tablet"])
+        let split = try #require(
+            try Peerscanctl.parseAsRoot(["split", "phone", "mac:aa:bb:cc:00:00:01"]) as? SplitCommand
+        )
+        #expect(split.device == "phone" && split.key == "mac:aa:bb:cc:00:00:01")
+    }
+
     @Test("known lists the registry's devices; history, its old name, parses to the same options")
     func knownAndItsOldName() throws {
         let known = try #require(try Peerscanctl.parseAsRoot(["known", "--json", "--socket", "/k"]) as? KnownCommand)
@@ -53,7 +79,7 @@ struct OptionParsingTests {
             .drop { !$0.hasPrefix("SUBCOMMANDS:") }.dropFirst()
             .prefix { !$0.isEmpty }
             .compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(subcommands == ["list", "watch", "known", "show", "scanning", "forget"])
+        #expect(subcommands == ["list", "watch", "known", "show", "scanning", "set", "merge", "split", "forget"])
         // What a listed subcommand leaves in each script, found for known and absent for history.
         let traces = [
             CompletionShell.bash: ["_peerscanctl_NAME()", "|NAME|"],
@@ -86,6 +112,9 @@ struct OptionParsingTests {
             ["list", "--socket"],
             ["list", "--colour"],
             ["frobnicate"],
+            ["set", "plug"],
+            ["merge", "phone"],
+            ["split", "phone"],
         ]
     )
     func usageErrors(_ arguments: [String]) {

@@ -41,6 +41,18 @@ private func samples() throws -> [String: (parameters: [any Encodable], replies:
             ]
         ),
         "ListKnownDevices": ([NoFields()], [PeerScanWire.ListKnownDevicesReply(devices: [known])]),
+        "SetDeviceLabel": (
+            [PeerScanWire.SetDeviceLabelParameters(id: device.id.description, name: "TV", note: "n", important: true)],
+            [PeerScanWire.SetDeviceLabelReply(DeviceLabel(name: "TV", note: "n", isImportant: true))]
+        ),
+        "MergeDevices": (
+            [PeerScanWire.MergeDevicesParameters(id: device.id.description, others: [DeviceID.host.description])],
+            [PeerScanWire.MergeDevicesReply()]
+        ),
+        "SplitDevice": (
+            [PeerScanWire.SplitDeviceParameters(id: device.id.description, key: "mac:00:00:0c:00:00:01")],
+            [PeerScanWire.SplitDeviceReply(id: DeviceID.host.description)]
+        ),
         "ForgetDevice": (
             [PeerScanWire.DeviceParameters(id: device.id.description)], [PeerScanWire.ForgetDeviceReply()]
         ),
@@ -50,6 +62,8 @@ private func samples() throws -> [String: (parameters: [any Encodable], replies:
 private let errorSamples: [PeerScanWire.ErrorReply] = [
     .permissionDenied(reason: "forgetting devices needs root"),
     .deviceNotFound(id: DeviceID.host),
+    .cannotMerge(reason: "two mDNS hosts"),
+    .cannotSplit(reason: "its only key"),
 ]
 
 @Suite struct InterfaceDefinitionConformanceTests {
@@ -95,7 +109,11 @@ private let errorSamples: [PeerScanWire.ErrorReply] = [
             checker.check(.object(error.parameters.mapValues(JSONValue.string)), .structure(fields), at: name)
         }
         #expect(checker.problems == [])
-        #expect(checker.used == ["PermissionDenied.reason", "DeviceNotFound.id"])
+        #expect(
+            checker.used == [
+                "PermissionDenied.reason", "DeviceNotFound.id", "CannotMerge.reason", "CannotSplit.reason",
+            ]
+        )
     }
 
     /// The checker itself finds what it must: an undeclared field, a missing one, a wrong kind, a bad enum value.

@@ -84,8 +84,8 @@ private func decode(_ json: String) throws -> ScanItem {
         #expect(id == id.lowercased())
         let expected = #"""
             {"addresses":["10.0.0.7","fe80::1%eth0"],"displayName":"Living Room TV","hostName":"tv.local",\#
-            "id":"\#(id)","interfaces":["eth0"],"kind":"peer","macAddresses":["3c:22:fb:44:55:66"],"online":true,\#
-            "presenceReason":"answered via=arp",\#
+            "id":"\#(id)","important":false,"interfaces":["eth0"],"kind":"peer","label":null,\#
+            "macAddresses":["3c:22:fb:44:55:66"],"online":true,"presenceReason":"answered via=arp",\#
             "services":[{"domain":"local",\#
             "name":"Living Room TV","port":7000,"txt":{"bare":null,"model":"AppleTV5,3"},"type":"_airplay._tcp"},\#
             {"domain":"local","name":"Living Room TV","port":7001,"txt":{},"type":"_raop._tcp"}],\#

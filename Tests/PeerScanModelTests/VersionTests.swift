@@ -16,7 +16,7 @@ import Testing
         let open = try #require(firstLine.firstIndex(of: "("), "no version in \(firstLine)")
         let close = try #require(firstLine.firstIndex(of: ")"), "no version in \(firstLine)")
         #expect(firstLine.hasPrefix("peerscan "), "debian/changelog names another package: \(firstLine)")
-        return String(firstLine[firstLine.index(after: open) ..< close])
+        return String(firstLine[firstLine.index(after: open)..<close])
     }
 
     @Test func currentIsTheChangelogsVersion() throws {

@@ -27,7 +27,9 @@ enum WireSamples {
             macAddresses: ["00:00:0c:00:00:01"],
             vendor: "Cisco Systems, Inc",
             online: false,
-            presenceReason: PresenceReason(.unanswered, ["arp", "mdns"])
+            presenceReason: PresenceReason(.unanswered, ["arp", "mdns"]),
+            assignedName: "Living \"Room\" TV / Ü",
+            isImportant: true
         )
     }
 
@@ -75,7 +77,10 @@ enum WireSamples {
             vendor: "Cisco Systems, Inc",
             hostNames: [sighting],
             macAddresses: [sighting],
-            addresses: [sighting]
+            addresses: [sighting],
+            label: "TV \"big\" / Ü",
+            note: "bought 2026\nwarranty",
+            important: true
         )
     }
 }

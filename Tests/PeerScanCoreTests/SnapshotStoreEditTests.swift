@@ -1,0 +1,93 @@
+import Discovery
+import Foundation
+import MonitoringLog
+import NIOConcurrencyHelpers
+import PeerScanModel
+import Testing
+
+@testable import PeerScanCore
+
+private let macA = "00:00:0c:11:22:33"
+private let macB = "00:00:0c:44:55:66"
+
+private func neighbour(_ address: String, _ mac: String) -> StoreInput {
+    .discovery(
+        .observed(
+            .neighbourUpdated(
+                Neighbour(address: address, interface: "eth0", macAddress: mac, state: .reachable, lastConfirmed: nil)
+            )
+        )
+    )
+}
+
+/// A person's commands through the store: each is one changeset, its reply comes once it is in the snapshot, and the
+/// registry gets what changed.
+@Suite struct SnapshotStoreEditTests {
+    let records = NIOLockedValueBox<[DeviceRecords]>([])
+
+    func makeStore(alertsNewDevices: Bool = false) -> SnapshotStore {
+        SnapshotStore(
+            isScanning: true,
+            interfaces: ["eth0"],
+            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
+            alertsNewDevices: alertsNewDevices,
+            recordDevices: { [records] batch in records.withLockedValue { $0.append(batch) } }
+        )
+    }
+
+    @Test func aLabelAMergeAndASplitAreOneChangesetEachWithTheirReplies() async throws {
+        let store = makeStore()
+        await store.apply([neighbour("10.0.0.5", macA), neighbour("10.0.0.6", macB)])
+        let a = DeviceID.make(macAddress: macA)
+        let b = DeviceID.make(macAddress: macB)
+
+        let label = NIOLockedValueBox<DeviceLabel?>(nil)
+        let labelled = try await applyBatch(
+            [.setLabel(a, DeviceLabelEdit(name: "Phone"), reply: { reply in label.withLockedValue { $0 = reply } })],
+            to: store
+        )
+        #expect(label.withLockedValue { $0 } == DeviceLabel(name: "Phone"))
+        #expect(labelled.changes?.itemUpdates.map(\.item.device?.displayName) == ["Phone"])
+        #expect(records.withLockedValue { $0.last?.labels } == [a: DeviceLabel(name: "Phone")])
+
+        let merged = NIOLockedValueBox<Result<Void, DeviceEditError>?>(nil)
+        let merging = try await applyBatch(
+            [.merge(a, others: [b], reply: { reply in merged.withLockedValue { $0 = reply } })],
+            to: store
+        )
+        #expect(merged.withLockedValue { (try? $0?.get()) != nil })
+        let changes = try #require(merging.changes, "one changeset")
+        #expect(changes.itemDeletes.map(\.id) == [b])
+        #expect(changes.itemUpdates.map(\.item.device?.macAddresses) == [[macA, macB]])
+        #expect(Set(merging.effects.logs.map(\.message.text)) == ["device merged", "device changed"])
+        #expect(records.withLockedValue { $0.last?.identityChanges } == [.merged(b, into: a)])
+
+        let split = NIOLockedValueBox<Result<DeviceID, DeviceEditError>?>(nil)
+        let splitting = try await applyBatch(
+            [.split(a, key: .macAddress(macB), reply: { reply in split.withLockedValue { $0 = reply } })],
+            to: store
+        )
+        #expect(split.withLockedValue { try? $0?.get() } == b)
+        let apart = try #require(splitting.changes, "one changeset")
+        #expect(apart.itemInserts.map(\.item.id) == [b])
+        #expect(apart.itemUpdates.map(\.item.device?.macAddresses) == [[macA]])
+        #expect(splitting.effects.logs.map(\.message.text).contains("device split"))
+        #expect(!splitting.effects.logs.map(\.message.text).contains("new device"))
+
+        let refused = NIOLockedValueBox<Result<DeviceID, DeviceEditError>?>(nil)
+        _ = await store.apply([
+            .split(a, key: .macAddress(macA), reply: { reply in refused.withLockedValue { $0 = reply } })
+        ])
+        guard case .failure(let error)? = refused.withLockedValue({ $0 }) else {
+            Issue.record("the split of its only key was not refused")
+            return
+        }
+        #expect(error == DeviceEditError(.onlyKey, id: a, key: .macAddress(macA)))
+    }
+
+    @Test func everyNewDeviceIsAtWarningWithAlertNewDevices() async {
+        let effects = await makeStore(alertsNewDevices: true).apply([neighbour("10.0.0.5", macA)])
+        let line = effects.logs.first { $0.message.text == "new device" }
+        #expect(line?.message.level == .warning)
+    }
+}
