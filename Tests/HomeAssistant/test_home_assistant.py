@@ -185,6 +185,10 @@ def test_every_device_is_one_tracker_and_one_ha_device_that_follows_presence_unt
     assert offline <= 6 + 2 + 3, f"offline {offline:.1f} s after it left"
     assert lag <= 3, f"Home Assistant showed not_home {lag:.1f} s after peerscand's offline"
 
+    # A person's label is Home Assistant's device name (issue 23).
+    lan.run_in_scanner([PEERSCANCTL, "set", plug.mac, "--name", "Kitchen plug", "--socket", str(daemon.socket)])
+    ha.wait_for(lambda: ha_devices(ha)[plug_id]["name"] == "Kitchen plug", 15, "the label as the HA device's name")
+
     plug.silence()
     daemon.wait_for(lambda s: by_mac(s, plug.mac)["online"] is False, timeout=30, what="the plug offline")
     entity_id = entities[plug_id]["entity_id"]
