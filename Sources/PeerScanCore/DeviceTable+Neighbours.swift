@@ -25,6 +25,7 @@ extension DeviceTable {
     /// - Complexity: O(a) for the a addresses of its MAC address.
     public mutating func updateNeighbour(_ neighbour: Neighbour, now: Duration) {
         let address = neighbour.address
+        noteStaleness(of: neighbour, replacing: neighbours[address], now: now)
         neighbours[address] = neighbour
         let answering = isAnswering(neighbour, now: now)
         if let mac = neighbour.macAddress, answering {
@@ -49,6 +50,19 @@ extension DeviceTable {
             }
             markDirty(mac: mac)
         }
+    }
+
+    /// Notes when an entry turned stale from a state that answers (the grace of ``isAnswering(_:now:)`` counts from
+    /// then); forgets it once the entry is anything but stale.
+    private mutating func noteStaleness(of neighbour: Neighbour, replacing previous: Neighbour?, now: Duration) {
+        guard neighbour.state == .stale else {
+            staleSince[neighbour.address] = nil
+            return
+        }
+        guard staleSince[neighbour.address] == nil, let previous, previous.macAddress == neighbour.macAddress,
+            [.reachable, .delay, .probe, .permanent].contains(previous.state)
+        else { return }
+        staleSince[neighbour.address] = now
     }
 
     /// Notes that `address` stopped answering for `mac`: a candidate for ``detachDroppedAddresses(of:answeredAt:)`` if
@@ -80,6 +94,7 @@ extension DeviceTable {
     /// another address and this one stays gone (see ``updateNeighbour(_:now:)``).
     public mutating func removeNeighbour(_ neighbour: Neighbour, now: Duration) {
         guard neighbours.removeValue(forKey: neighbour.address) != nil else { return }
+        staleSince[neighbour.address] = nil
         if let mac = macByAddress[neighbour.address] {
             noteFailure(of: neighbour.address, mac: mac, now: now)
             markDirty(mac: mac)

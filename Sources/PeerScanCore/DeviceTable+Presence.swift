@@ -4,18 +4,21 @@ import Discovery
 import PeerScanModel
 
 extension DeviceTable {
-    /// Whether the kernel's entry counts as the neighbour answering now: reachable or configured (permanent); stale or
-    /// being verified (delay, probe) only if the kernel confirmed it within ``Presence/offlineAfter`` (an entry may
-    /// stay stale for hours after its host left, until traffic makes the kernel verify it: the daemon's probing does;
-    /// and one the kernel verifies for a host that left lingers in delay and probe for seconds).
+    /// Whether the kernel's entry counts as the neighbour answering now: reachable, being verified (delay, probe) or
+    /// configured (permanent); stale if the kernel confirmed it within ``Presence/offlineAfter``, or if it turned stale
+    /// from answering less than ``Presence/staleGrace`` ago (the kernel verifies a stale entry only when traffic goes
+    /// to it — the daemon's next probe round — and its reachable time, 15–45 s, may outlast the window). An entry that
+    /// is stale since before the table knew it (one left over from a host that left hours ago) counts only by its
+    /// confirmation.
     public func isAnswering(_ neighbour: Neighbour, now: Duration) -> Bool {
         switch neighbour.state {
-        case .reachable, .permanent:
+        case .reachable, .delay, .probe, .permanent:
             return neighbour.macAddress != nil
-        case .stale, .delay, .probe:
+        case .stale:
             guard neighbour.macAddress != nil else { return false }
             guard let confirmed = neighbour.lastConfirmed else { return true }
-            return now - confirmed < presence.offlineAfter
+            if now - confirmed < presence.offlineAfter { return true }
+            return staleSince[neighbour.address].map { now - $0 < presence.staleGrace } ?? false
         case .incomplete, .failed:
             return false
         }
@@ -80,6 +83,7 @@ extension DeviceTable {
             macByAddress[address] = nil
             interfaceByAddress[address] = nil
             failedSince[address] = nil
+            staleSince[address] = nil
         }
         lastAnswerByMAC[mac] = nil
         dirtyMACs.insert(mac)

@@ -212,7 +212,8 @@ struct Peerscand: AsyncParsableCommand {
             initialBrowseQuietPeriod: .seconds(1),
             presence: DeviceTable.Presence(
                 offlineAfter: .milliseconds(Int64(scanning.offlineAfter * 1000)),
-                forgetAfter: forgetDuration
+                forgetAfter: forgetDuration,
+                staleGrace: scanning.staleGrace
             ),
             vendorOf: { vendors.vendor(for: $0) },
             identities: registry.identities,

@@ -97,4 +97,12 @@ struct ScanningOptions: ParsableArguments {
         help: "Follow the kernel's neighbour table (ARP, NDP): devices that do not speak mDNS, MAC addresses, presence."
     )
     var neighbourTable = true
+
+    /// How long an entry that turned stale from answering counts as answering (``DeviceTable/Presence/staleGrace``):
+    /// one probe round, then the kernel's delay (5 s) and three probes a second apart, and a second to spare; zero
+    /// without probing (nothing would verify it).
+    var staleGrace: Duration {
+        guard neighbourTable, probeInterval > 0 else { return .zero }
+        return .milliseconds(Int64(probeInterval * 1000)) + .seconds(9)
+    }
 }

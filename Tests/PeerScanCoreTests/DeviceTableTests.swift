@@ -153,6 +153,39 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         #expect(forgetEvents == [.forgotten(device)])
     }
 
+    @Test func anEntryThatTurnsStaleAnswersUntilTheKernelVerifiedItThoughItsReachableTimeOutlastsTheWindow() {
+        // Without CAP_NET_ADMIN the kernel keeps an entry reachable for 15–45 s and verifies it only once it is stale.
+        let window = DeviceTable.Presence(
+            offlineAfter: .seconds(20),
+            forgetAfter: .seconds(600),
+            staleGrace: .seconds(14)
+        )
+        var table = DeviceTable(presence: window, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .zero), now: .zero)
+        _ = table.takeChanges(now: .zero)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .zero), now: .seconds(44))
+        #expect(table.takeChanges(now: .seconds(44)).changes.isEmpty, "stale 44 s after its confirmation: not offline")
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .delay, confirmed: .zero), now: .seconds(46))
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .reachable, confirmed: .seconds(51)), now: .seconds(51))
+        #expect(table.takeChanges(now: .seconds(51)).changes.isEmpty, "verified: never offline")
+        // Stale again, and nothing verifies it within the grace: offline at the next check.
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .seconds(51)), now: .seconds(90))
+        #expect(table.takeChanges(now: .seconds(103)).changes.isEmpty)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .seconds(51)), now: .seconds(104))
+        #expect(table.takeChanges(now: .seconds(104)).changes.first?.device?.online == false)
+    }
+
+    @Test func aStaleEntryFirstSeenStaleCountsOnlyByItsConfirmation() {
+        let window = DeviceTable.Presence(
+            offlineAfter: .seconds(20),
+            forgetAfter: .seconds(600),
+            staleGrace: .seconds(14)
+        )
+        var table = DeviceTable(presence: window, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.8", macB, .stale, confirmed: .seconds(10)), now: .seconds(100))
+        #expect(table.takeChanges(now: .seconds(100)).changes.isEmpty, "left over from a host long gone: no device")
+    }
+
     @Test func oneFailedRoundWithinTheWindowNeverFlaps() {
         var table = DeviceTable(presence: presence, vendorOf: vendors)
         table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .seconds(0)), now: .seconds(0))
