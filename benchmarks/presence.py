@@ -153,7 +153,7 @@ def benchmark(minutes: float, hosts: int, leavers: int, unprivileged: bool, seed
             for thread in threads:
                 thread.join(timeout=2 * bound + 90)
             elapsed = time.monotonic() - started
-            changes = [t for t in transitions(daemon, everyone) if t[0] >= started]
+            changes = [t for t in transitions(daemon, everyone | {anchor.mac}) if t[0] >= started]
             offline_lines = [line for line in (lan.tmpdir / "peerscand.log").read_text().splitlines()
                              if " device offline " in line]
         finally:
@@ -167,11 +167,17 @@ def benchmark(minutes: float, hosts: int, leavers: int, unprivileged: bool, seed
                      if not online and (mac in wanted or any(
                          since <= when <= until for thread in threads if thread.host.mac == mac
                          for since, until in thread.present))]
+    # How long each false offline lasted: until the device's next transition (online again).
+    lasted = [next((later - started - at for later, other, online in changes if other == mac and online
+                    and later - started > at), None) for at, mac in false_offline]
     requests = sum(c.get("requests", 0) for c in counts)
     return {
         "mode": "unprivileged" if unprivileged else "CAP_NET_ADMIN", "minutes": round(elapsed / 60, 1),
         "hosts": hosts, "leavers": leavers, "probe_interval": PROBE_INTERVAL, "offline_after": OFFLINE_AFTER,
-        "false_offline": len(false_offline), "false_offline_at": false_offline[:20],
+        "false_offline": len(false_offline), "false_offline_at": false_offline[:10],
+        "false_offline_lasted_s": summary([x for x in lasted if x is not None]),
+        # The anchor: its kernel answers at once, always (a wired host, as a control).
+        "anchor_offline": sum(1 for _, mac, online in changes if mac == anchor.mac and not online),
         "offline_lines": len(offline_lines),
         "departure_to_offline_s": summary([d for t in threads for d in t.departures]),
         "departures_missed": sum(t.missed for t in threads),
