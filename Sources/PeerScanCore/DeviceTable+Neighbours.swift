@@ -52,17 +52,17 @@ extension DeviceTable {
         }
     }
 
-    /// Notes when an entry turned stale from a state that answers (the grace of ``isAnswering(_:now:)`` counts from
-    /// then); forgets it once the entry is anything but stale.
+    /// Notes when an entry left the reachable state for stale or a verification (the grace of
+    /// ``isAnswering(_:now:)`` counts from then); forgets it once the entry is reachable, failed or gone.
     private mutating func noteStaleness(of neighbour: Neighbour, replacing previous: Neighbour?, now: Duration) {
-        guard neighbour.state == .stale else {
-            staleSince[neighbour.address] = nil
+        guard [.stale, .delay, .probe].contains(neighbour.state) else {
+            unconfirmedSince[neighbour.address] = nil
             return
         }
-        guard staleSince[neighbour.address] == nil, let previous, previous.macAddress == neighbour.macAddress,
-            [.reachable, .delay, .probe, .permanent].contains(previous.state)
+        guard unconfirmedSince[neighbour.address] == nil, let previous, previous.macAddress == neighbour.macAddress,
+            previous.state == .reachable || previous.state == .permanent
         else { return }
-        staleSince[neighbour.address] = now
+        unconfirmedSince[neighbour.address] = now
     }
 
     /// Notes that `address` stopped answering for `mac`: a candidate for ``detachDroppedAddresses(of:answeredAt:)`` if
@@ -94,7 +94,7 @@ extension DeviceTable {
     /// another address and this one stays gone (see ``updateNeighbour(_:now:)``).
     public mutating func removeNeighbour(_ neighbour: Neighbour, now: Duration) {
         guard neighbours.removeValue(forKey: neighbour.address) != nil else { return }
-        staleSince[neighbour.address] = nil
+        unconfirmedSince[neighbour.address] = nil
         if let mac = macByAddress[neighbour.address] {
             noteFailure(of: neighbour.address, mac: mac, now: now)
             markDirty(mac: mac)

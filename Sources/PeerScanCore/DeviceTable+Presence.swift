@@ -4,21 +4,22 @@ import Discovery
 import PeerScanModel
 
 extension DeviceTable {
-    /// Whether the kernel's entry counts as the neighbour answering now: reachable, being verified (delay, probe) or
-    /// configured (permanent); stale if the kernel confirmed it within ``Presence/offlineAfter``, or if it turned stale
-    /// from answering less than ``Presence/staleGrace`` ago (the kernel verifies a stale entry only when traffic goes
-    /// to it — the daemon's next probe round — and its reachable time, 15–45 s, may outlast the window). An entry that
-    /// is stale since before the table knew it (one left over from a host that left hours ago) counts only by its
+    /// Whether the kernel's entry counts as the neighbour answering now: reachable or configured (permanent); stale or
+    /// being verified (delay, probe) if the kernel confirmed it within ``Presence/offlineAfter``, or if it left the
+    /// reachable state less than ``Presence/staleGrace`` ago — without forced re-probes the kernel keeps an entry
+    /// reachable for its reachable time (15–45 s, which may outlast the window) and verifies it only once it is stale
+    /// and traffic goes to it (the daemon's next probe round). An entry unconfirmed since before the table knew it (one
+    /// left over from a host that left hours ago, or one a silent host's own requests refreshed) counts only by its
     /// confirmation.
     public func isAnswering(_ neighbour: Neighbour, now: Duration) -> Bool {
         switch neighbour.state {
-        case .reachable, .delay, .probe, .permanent:
+        case .reachable, .permanent:
             return neighbour.macAddress != nil
-        case .stale:
+        case .stale, .delay, .probe:
             guard neighbour.macAddress != nil else { return false }
             guard let confirmed = neighbour.lastConfirmed else { return true }
             if now - confirmed < presence.offlineAfter { return true }
-            return staleSince[neighbour.address].map { now - $0 < presence.staleGrace } ?? false
+            return unconfirmedSince[neighbour.address].map { now - $0 < presence.staleGrace } ?? false
         case .incomplete, .failed:
             return false
         }
@@ -83,7 +84,7 @@ extension DeviceTable {
             macByAddress[address] = nil
             interfaceByAddress[address] = nil
             failedSince[address] = nil
-            staleSince[address] = nil
+            unconfirmedSince[address] = nil
         }
         lastAnswerByMAC[mac] = nil
         dirtyMACs.insert(mac)

@@ -48,9 +48,9 @@ public struct DeviceTable: Sendable {
         /// When another MAC address answers for an address whose MAC address answered within this time, the two
         /// claim it at once: an address conflict (else the address moved: the MAC changed).
         public var conflictWindow: Duration
-        /// How long an entry that turned stale from answering still counts as answering, whatever its confirmation's
-        /// age: until the kernel has verified it (the next probe round's traffic, then the kernel's delay and probes).
-        /// Zero: a stale entry counts only by its confirmation.
+        /// How long an entry that left the reachable state (stale, delay, probe) still counts as answering, whatever
+        /// its confirmation's age: until the kernel has verified it (the next probe round's traffic, then the kernel's
+        /// delay and probes). Zero: such an entry counts only by its confirmation.
         public var staleGrace: Duration
 
         /// Creates a presence policy.
@@ -134,8 +134,9 @@ public struct DeviceTable: Sendable {
     /// The known addresses whose entry failed (or went), and since when: one that stays failed while its MAC address
     /// answers again on another address was dropped by its host, and leaves the device.
     var failedSince: [String: Duration] = [:]
-    /// The known addresses whose entry turned stale from answering, and since when (see ``isAnswering(_:now:)``).
-    var staleSince: [String: Duration] = [:]
+    /// The known addresses whose entry left the reachable state (stale, or being verified), and since when (see
+    /// ``isAnswering(_:now:)``).
+    var unconfirmedSince: [String: Duration] = [:]
 
     /// Every key a device was known by, and its identifier.
     public internal(set) var identities: DeviceIdentities
@@ -250,7 +251,7 @@ public struct DeviceTable: Sendable {
         lastAnswerByMAC = [:]
         lastConflictLogged = [:]
         failedSince = [:]
-        staleSince = [:]
+        unconfirmedSince = [:]
         heldMACs = []
         dirtyHosts = []
         dirtyMACs = []
