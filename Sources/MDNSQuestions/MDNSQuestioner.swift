@@ -7,9 +7,9 @@ import Glibc
 ///
 /// Multicast first: the host's neighbour entries just failed, and a datagram to it waits for the same resolution. A
 /// unicast copy to each of its addresses follows, which wakes a host in Wi-Fi power save sooner (its access point
-/// holds unicast frames for its next beacon, multicast ones for the next DTIM). Each question has sockets of its own (an ephemeral port each), so what arrives on
-/// them is an answer to it; the ID is checked all the same. Reading never blocks a thread: the sockets are polled
-/// between short sleeps.
+/// holds unicast frames for its next beacon, multicast ones for the next DTIM). Each question has sockets of its own
+/// (an ephemeral port each), so what arrives on them is an answer to it; the ID is checked all the same. Reading never
+/// blocks a thread: the sockets are polled between short sleeps.
 struct MDNSQuestioner: Sendable {
     /// How long to wait for an answer after the first query.
     var timeout: Duration = .seconds(3)

@@ -8,10 +8,10 @@ extension DeviceTable {
     /// The questions to ask since the last take, in order (see ``HostQuestion``): the owner hands them to the sources.
     ///
     /// An mDNS host with a MAC address (one that had records, whether it still has them or not) is asked when one of
-    /// its kernel entries fails (or none answers) and none is reachable, while it is online; once more each time it answered half ``Presence/offlineAfter``
-    /// ago and no entry is reachable yet (so that a host that answers only questions stays online); never again once a
-    /// question went unanswered, until the kernel hears from it. Nothing is asked while ``Presence/offlineAfter`` is zero (the
-    /// device goes at once).
+    /// its kernel entries fails (or none answers) and none is reachable, while it is online; once more each time it
+    /// answered half ``Presence/offlineAfter`` ago and no entry is reachable yet (so that a host that answers only
+    /// questions stays online); never again once a question went unanswered, until the kernel hears from it. Nothing
+    /// is asked while ``Presence/offlineAfter`` is zero (the device goes at once).
     public mutating func takeQuestions() -> [HostQuestion] {
         defer { pendingQuestions = [] }
         return pendingQuestions
