@@ -49,6 +49,8 @@ public enum DiscoveryEvent: Sendable, Equatable {
     /// Something a source observed that the device table takes as it is: no state of the source's own stands between
     /// (unlike mDNS rows, which the mDNS host table groups, settles and resyncs first).
     case observed(Observation)
+    /// What the Wi-Fi source observed (nl80211): the wireless interfaces and the access points in range.
+    case wireless(WirelessObservation)
 }
 
 /// What a source observed, in the device table's terms (``DeviceTable/observe(_:interfaces:now:)``).

@@ -256,6 +256,8 @@ public actor SnapshotStore {
             }
         case .observed(let observation):
             if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
+        case .wireless:
+            break  // the wireless table (issue 25) takes these
         }
     }
 
