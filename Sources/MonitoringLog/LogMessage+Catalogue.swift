@@ -293,5 +293,5 @@ extension LogMessage {
         mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,
         mqttSubscribeFailed, mqttPublishFailed, mqttResync, mqttStopped,
         starting, ready, stopped, sighupIgnored, systemdNotifyFailed,
-    ]
+    ] + wifiCatalogue
 }

@@ -5,7 +5,7 @@ import PeerScanModel
 public struct ChangeLine: Hashable, Sendable, CustomStringConvertible {
     /// What kind of change the line reports; it decides the sign and the colour.
     public enum Kind: Hashable, Sendable {
-        /// A device appeared: `+ …`, green.
+        /// A device or a Wi-Fi network appeared: `+ …`, green.
         case added
         /// A device went away: `- …`, red.
         case removed
@@ -75,7 +75,16 @@ public enum ChangeDescription {
         let oldNetworks = old.index(ofSection: .networks)
         var hiddenDevices = 0
         var removed: [ChangeLine] = []
+        var configuration: [ChangeLine] = []
         for delete in changes.itemDeletes {
+            if case .wifiNetwork(let network)? = old.item(at: delete.from),
+                !(networksDeleted && delete.from.section == oldNetworks)
+            {
+                removed.append(ChangeLine(.removed, WiFiText.line(of: network)))
+            }
+            if case .wifiInterface(let interface)? = old.item(at: delete.from) {
+                configuration.append(ChangeLine(.configuration, "wifi \(interface.name) gone"))
+            }
             guard case .device(let device)? = old.item(at: delete.from) else { continue }
             if networksDeleted && delete.from.section == oldNetworks {
                 hiddenDevices += 1
@@ -84,7 +93,6 @@ public enum ChangeDescription {
             }
         }
 
-        var configuration: [ChangeLine] = []
         var added: [(ItemIndexPath, ChangeLine)] = []
         for insert in changes.itemInserts {
             switch insert.item {
@@ -92,6 +100,9 @@ public enum ChangeDescription {
             case .scanning(let enabled):
                 configuration.append(ChangeLine(.configuration, "scanning \(enabled ? "on" : "off")"))
             case .host(let status): configuration += hostLines(from: nil, to: status)
+            case .wifiInterface(let interface):
+                configuration.append(ChangeLine(.configuration, "wifi \(WiFiText.summary(of: interface))"))
+            case .wifiNetwork(let network): added.append((insert.at, ChangeLine(.added, WiFiText.line(of: network))))
             }
         }
         for update in changes.itemUpdates {
@@ -108,6 +119,10 @@ public enum ChangeDescription {
                 configuration += hostLines(from: was, to: now)
             case (.device(let was)?, .device(let now)):
                 added.append((update.at, ChangeLine(.changed, changeSummary(from: was, to: now))))
+            case (.wifiNetwork(let was)?, .wifiNetwork(let now)):
+                added.append((update.at, ChangeLine(.changed, WiFiText.change(from: was, to: now))))
+            case (.wifiInterface(let was)?, .wifiInterface(let now)) where was != now:
+                configuration.append(ChangeLine(.configuration, "wifi \(WiFiText.summary(of: now))"))
             case (_, .device(let now)):
                 added.append((update.at, ChangeLine(.changed, "\(escaped(now.label)): changed")))
             default:

@@ -1,7 +1,8 @@
 import PeerScanModel
 
-/// The human-readable form of a snapshot, as `peerscanctl list` prints it: the configuration, then a table with one
-/// row per device.
+/// The human-readable form of a snapshot, as `peerscanctl list` prints it: the configuration (with a `wifi` line per
+/// wireless interface), then the Wi-Fi networks as a settings screen lists them (``WiFiText``) if there are any, then
+/// a table with one row per device.
 ///
 /// ```
 /// scanning    on
@@ -24,10 +25,13 @@ public enum SnapshotTable {
     public static func render(_ snapshot: ScanSnapshot) -> [String] {
         var lines = configuration(of: snapshot)
         lines.append("")
-        guard let devices = snapshot.items(inSection: .networks)?.compactMap(\.device) else {
+        guard let items = snapshot.items(inSection: .networks) else {
             lines.append("Scanning is off: no devices are tracked. Switch it on with: peerscanctl scanning on")
             return lines
         }
+        let networks = items.compactMap(\.wifiNetwork)
+        if !networks.isEmpty { lines += WiFiText.table(networks) + [""] }
+        let devices = items.compactMap(\.device)
         guard !devices.isEmpty else {
             lines.append("No devices found yet.")
             return lines
@@ -61,7 +65,9 @@ public enum SnapshotTable {
                 fields.append(
                     ("interfaces", status.interfaces.isEmpty ? "-" : escaped(status.interfaces.joined(separator: ",")))
                 )
-            case .device:
+            case .wifiInterface(let interface):
+                fields.append(("wifi", WiFiText.summary(of: interface)))
+            case .device, .wifiNetwork:
                 break
             }
         }

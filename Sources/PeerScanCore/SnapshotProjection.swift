@@ -2,8 +2,9 @@ import Diffable
 import MonitoringLog
 import PeerScanModel
 
-/// How the store's state is shown as a snapshot: the `config` section (the scanning switch, this host) and, while
-/// scanning is on, the `networks` section with the devices sorted for display (``Device/sortKey``).
+/// How the store's state is shown as a snapshot: the `config` section (the scanning switch, this host, its wireless
+/// interfaces by name) and, while scanning is on, the `networks` section with the Wi-Fi networks
+/// (``WiFiNetwork/displaysBefore(_:_:)``), then the devices sorted for display (``Device/sortKey``).
 ///
 /// Pure: it edits a snapshot and returns the log lines the edit calls for (`device changed`); the store publishes
 /// the result.
@@ -23,16 +24,21 @@ enum SnapshotProjection {
     ///   changed (coming and going have lines of their own).
     /// - Throws: A ``SnapshotError`` if an edit fails — our own edits of our own snapshot cannot; the caller keeps the
     ///   last good state and says so.
-    /// - Complexity: O(c log n) for c changed devices among n.
+    /// - Complexity: O(c log n) for c changed devices and networks among n (plus O(n) per network inserted, to read
+    ///   the section).
     static func edit(
         _ snapshot: ScanSnapshot,
         isScanning: Bool,
         host: HostStatus,
-        changed: [(id: DeviceID, device: Device?)]
+        wirelessInterfaces: [WirelessInterfaceStatus] = [],
+        changed: [(id: DeviceID, device: Device?)],
+        changedNetworks: [(id: DeviceID, network: WiFiNetwork?)] = []
     ) throws -> (snapshot: ScanSnapshot, logs: [LogEntry]) {
-        if changed.isEmpty && isScanning == snapshot.contains(section: .networks)
-            && snapshot.item(withIdentifier: DeviceID.scanning) == .scanning(enabled: isScanning)
-            && snapshot.item(withIdentifier: DeviceID.host) == .host(host)
+        let configItems = [ScanItem.scanning(enabled: isScanning), .host(host)] + wirelessInterfaces.map {
+            ScanItem.wifiInterface($0)
+        }
+        if changed.isEmpty && changedNetworks.isEmpty && isScanning == snapshot.contains(section: .networks)
+            && snapshot.items(inSection: .config) == configItems
         {
             return (snapshot, [])  // nothing to edit (a presence check that found nothing due, say)
         }
@@ -41,6 +47,7 @@ enum SnapshotProjection {
         try next.updateItems([.scanning(enabled: isScanning)])
         if isScanning {
             if !next.contains(section: .networks) { try next.appendSections([.networks]) }
+            for (id, network) in changedNetworks { try place(network, id: id, in: &next) }
             for (id, device) in changed {
                 if let line = try place(device, id: id, in: &next) { logs.append(line) }
             }
@@ -48,7 +55,54 @@ enum SnapshotProjection {
             try next.deleteSections([.networks])
         }
         try next.updateItems([.host(host)])
+        try placeInterfaces(wirelessInterfaces, in: &next)
         return (next, logs)
+    }
+
+    /// Brings the wireless interfaces' items (after the host, sorted by name) up to date.
+    private static func placeInterfaces(_ wanted: [WirelessInterfaceStatus], in next: inout ScanSnapshot) throws {
+        let present = (next.items(inSection: .config) ?? []).compactMap(\.wifiInterface)
+        guard present != wanted else { return }
+        let wantedIDs = Set(wanted.map(\.id))
+        try next.deleteItems(present.map(\.id).filter { !wantedIDs.contains($0) })
+        var previous = DeviceID.host
+        for interface in wanted {
+            if let old = next.item(withIdentifier: interface.id) {
+                if old != .wifiInterface(interface) { try next.updateItems([.wifiInterface(interface)]) }
+            } else {
+                try next.insertItems([.wifiInterface(interface)], afterItem: previous)
+            }
+            previous = interface.id
+        }
+    }
+
+    /// Brings a Wi-Fi network's item up to date: removes it, inserts it at its sorted position among the networks
+    /// (before the devices), or updates it in place.
+    private static func place(_ network: WiFiNetwork?, id: DeviceID, in next: inout ScanSnapshot) throws {
+        let old = next.item(withIdentifier: id)?.wifiNetwork
+        guard old != network else { return }
+        if let old, let network, old.isConnected == network.isConnected, old.ssid == network.ssid {
+            try next.updateItems([.wifiNetwork(network)])  // what it is sorted by is unchanged
+            return
+        }
+        if old != nil { try next.deleteItems([id]) }
+        guard let network else { return }
+        let items = next.items(inSection: .networks) ?? []
+        var low = 0
+        var high = items.count
+        while low < high {
+            let middle = (low + high) / 2
+            if let other = items[middle].wifiNetwork, WiFiNetwork.displaysBefore(other, network) {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        if low < items.count {
+            try next.insertItems([.wifiNetwork(network)], beforeItem: items[low].id)
+        } else {
+            try next.appendItems([.wifiNetwork(network)], toSection: .networks)
+        }
     }
 
     /// Brings a device's item up to date: removes it, inserts it at its sorted position, or updates it in place.
@@ -86,7 +140,13 @@ enum SnapshotProjection {
         var high = items.count
         while low < high {
             let middle = (low + high) / 2
-            if let other = items[middle].device?.sortKey, other < key { low = middle + 1 } else { high = middle }
+            let isBefore: Bool =
+                switch items[middle] {
+                case .wifiNetwork: true  // the networks come first
+                case .device(let other): other.sortKey < key
+                default: false
+                }
+            if isBefore { low = middle + 1 } else { high = middle }
         }
         return low
     }

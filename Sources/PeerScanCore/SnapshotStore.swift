@@ -23,9 +23,12 @@ public actor SnapshotStore {
     private var schedule = ResyncSchedule()
     private var devices: DeviceTable
     private var gate: InitialBrowseGate
+    private var wireless: WirelessTable
+    private var wirelessCheckRequested: Duration?
     private let clock: ScanClock
     private let alertsNewDevices: Bool
     private let recordDevices: (@Sendable (DeviceRecords) -> Void)?
+    private let recordNetworks: (@Sendable (WirelessRecords) -> Void)?
     private let recordUpdate: (@Sendable (StoreUpdate) -> Void)?
     let subscribers = Subscribers()
     private let sourceStateKnown = OneShotSignal()
@@ -57,6 +60,8 @@ public actor SnapshotStore {
     ///     clock, which the scan service times the store's deadlines on too.
     ///   - recordDevices: Called with what each batch taught about devices, on the store's executor before the
     ///     changeset is published (the registry's intake: it must not block).
+    ///   - wireless: The Wi-Fi networks' table (its `--wifi-expire`, the networks known from before).
+    ///   - recordNetworks: Called with what each batch taught about Wi-Fi networks, like `recordDevices`.
     ///   - recordUpdate: Called with every update as it is published, on the store's executor, before any
     ///     subscriber sees it — so that, once ``sequence`` reads `n`, it has had every update up to `n` (a history
     ///     of recent changes that clients resume from: it must not block).
@@ -73,6 +78,8 @@ public actor SnapshotStore {
         alertsNewDevices: Bool = false,
         clock: ScanClock = .continuous,
         recordDevices: (@Sendable (DeviceRecords) -> Void)? = nil,
+        wireless: WirelessTable = WirelessTable(expiry: .seconds(150)),
+        recordNetworks: (@Sendable (WirelessRecords) -> Void)? = nil,
         recordUpdate: (@Sendable (StoreUpdate) -> Void)? = nil
     ) {
         self.isScanning = isScanning
@@ -87,6 +94,8 @@ public actor SnapshotStore {
         self.devices.holdsNeighbourOnlyDevices = gate.holdsNeighbourOnlyDevices
         self.clock = clock
         self.recordDevices = recordDevices
+        self.wireless = wireless
+        self.recordNetworks = recordNetworks
         self.recordUpdate = recordUpdate
         if gate.isSettled { initialBrowseSettled.fire() }
         self.host = HostStatus(interfaces: interfaces)
@@ -99,8 +108,8 @@ public actor SnapshotStore {
     /// The current snapshot with its sequence number, read together.
     public func current() -> (snapshot: ScanSnapshot, sequence: UInt64) { (snapshot, sequence) }
 
-    /// The number of devices in the snapshot.
-    public var deviceCount: Int { snapshot.numberOfItems(inSection: .networks) ?? 0 }
+    /// The number of devices in the snapshot (not counting the Wi-Fi networks).
+    public var deviceCount: Int { snapshot.items(inSection: .networks)?.count(where: { $0.device != nil }) ?? 0 }
 
     /// This host's status as the `host` item shows it.
     public var hostStatus: HostStatus { host }
@@ -177,6 +186,7 @@ public actor SnapshotStore {
                 table.removeAll()
                 schedule.reset()
                 devices.removeAll()
+                wireless.removeAll()
             }
             effects.logs.append(LogEntry(.scanningSwitched, ["enabled": "\(requestedScanning)"]))
         }
@@ -190,6 +200,7 @@ public actor SnapshotStore {
         case .waiting:
             break
         }
+        requestWirelessExpiryCheck(effects: &effects)
         if let reason = gate.takeSettledReason() {
             effects.logs.append(LogEntry(.initialBrowseSettled, ["reason": reason, "devices": "\(deviceCount)"]))
             initialBrowseSettled.fire()
@@ -256,8 +267,8 @@ public actor SnapshotStore {
             }
         case .observed(let observation):
             if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
-        case .wireless:
-            break  // the wireless table (issue 25) takes these
+        case .wireless(let observation):
+            if isScanning { wireless.apply(observation, now: clock.now()) }
         }
     }
 
@@ -276,6 +287,8 @@ public actor SnapshotStore {
             devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
         }
         let (changed, events) = devices.takeChanges(now: time)
+        let wifi = wireless.takeChanges(now: time)
+        if let recordNetworks, !wifi.records.isEmpty { recordNetworks(wifi.records) }
         let identityChanges = devices.takeIdentityChanges()  // taken even with no registry: they must not pile up
         let labelChanges = devices.takeLabelChanges()
         effects.questions += devices.takeQuestions()
@@ -293,8 +306,11 @@ public actor SnapshotStore {
                 snapshot,
                 isScanning: isScanning,
                 host: host,
-                changed: changed
+                wirelessInterfaces: wireless.interfaceStatuses,
+                changed: changed,
+                changedNetworks: wifi.networks
             )
+            effects.logs += wifi.logs
             effects.logs += logs
             effects.logs += events.map { $0.logEntry(alertsNewDevices: alertsNewDevices) }
             return next
@@ -303,6 +319,16 @@ public actor SnapshotStore {
             effects.logs.append(LogEntry(.snapshotEditFailed, ["error": "\(error)"]))
             return snapshot
         }
+    }
+
+    /// Asks for a check when the next Wi-Fi access point expires, unless one is asked for by then already.
+    private func requestWirelessExpiryCheck(effects: inout StoreEffects) {
+        let now = clock.now()
+        guard let due = wireless.nextExpiry else { return }
+        if let requested = wirelessCheckRequested, requested > now, requested <= due { return }
+        wirelessCheckRequested = due
+        let delay = max(due - now, .milliseconds(1))
+        effects.checkAfter = min(effects.checkAfter ?? delay, delay)
     }
 
     private func publish(_ next: ScanSnapshot) {

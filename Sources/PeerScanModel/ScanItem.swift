@@ -5,7 +5,7 @@ import Foundation
 public enum ScanSection: String, Hashable, Sendable, Codable, CaseIterable {
     /// The scanning switch and this host: always present.
     case config
-    /// The devices found: present only while scanning is on.
+    /// The Wi-Fi networks in range, then the devices found: present only while scanning is on.
     case networks
 }
 
@@ -36,6 +36,7 @@ public struct HostStatus: Hashable, Sendable {
 /// - `{"id": UUID, "kind": "peer", "hostName": String?, "displayName": String?, "addresses": [String],
 ///   "interfaces": [String], "services": [{"name", "type", "domain", "port", "txt": {key: value-or-null}}],
 ///   "macAddresses": [String], "vendor": String?, "online": Bool, "label": String?, "important": Bool}`
+/// - `wifiInterface` and `wifiNetwork`: see ScanItem+WiFi.swift.
 public enum ScanItem: Hashable, Sendable, Identifiable {
     /// The scanning switch.
     case scanning(enabled: Bool)
@@ -45,12 +46,18 @@ public enum ScanItem: Hashable, Sendable, Identifiable {
     /// (`indirect`): a snapshot copies and compares its items often, and a box is one reference to count instead of
     /// one per field of the device.
     indirect case device(Device)
+    /// A wireless interface of this host (`config` section, after the host).
+    indirect case wifiInterface(WirelessInterfaceStatus)
+    /// A Wi-Fi network in range (`networks` section, before the devices).
+    indirect case wifiNetwork(WiFiNetwork)
 
     public var id: DeviceID {
         switch self {
         case .scanning: DeviceID.scanning
         case .host: DeviceID.host
         case .device(let device): device.id
+        case .wifiInterface(let interface): interface.id
+        case .wifiNetwork(let network): network.id
         }
     }
 
@@ -60,12 +67,26 @@ public enum ScanItem: Hashable, Sendable, Identifiable {
         case .scanning: "scanning"
         case .host: "host"
         case .device: "peer"
+        case .wifiInterface: "wifiInterface"
+        case .wifiNetwork: "wifiNetwork"
         }
     }
 
     /// The device, for a device item.
     public var device: Device? {
         if case .device(let device) = self { return device }
+        return nil
+    }
+
+    /// The Wi-Fi network, for a Wi-Fi network item.
+    public var wifiNetwork: WiFiNetwork? {
+        if case .wifiNetwork(let network) = self { return network }
+        return nil
+    }
+
+    /// The wireless interface, for a wireless interface item.
+    public var wifiInterface: WirelessInterfaceStatus? {
+        if case .wifiInterface(let interface) = self { return interface }
         return nil
     }
 }
@@ -159,6 +180,10 @@ extension ScanItem: Codable {
                     isImportant: try container.decodeIfPresent(Bool.self, forKey: .important) ?? false
                 )
             )
+        case "wifiInterface":
+            self = .wifiInterface(try WirelessInterfaceStatus(from: decoder))
+        case "wifiNetwork":
+            self = .wifiNetwork(try WiFiNetwork(from: decoder))
         case let other:
             throw DecodingError.dataCorruptedError(
                 forKey: .kind,
@@ -166,20 +191,27 @@ extension ScanItem: Codable {
                 debugDescription: "Unknown item kind \"\(other)\"."
             )
         }
-        // A device may not take a config item's id: a snapshot would hold two items with one identifier. (The daemon
-        // derives device ids from host names; a client takes them as they come and does not re-derive them.)
-        guard self.id == id, kind != "peer" || (id != DeviceID.scanning && id != DeviceID.host) else {
+        // A device or a Wi-Fi item may not take the scanning or host item's id: a snapshot would hold two items with
+        // one identifier. (The daemon derives these ids from names; a client takes them as they come and does not
+        // re-derive them.)
+        let hasFixedID = kind == "scanning" || kind == "host"
+        guard self.id == id, hasFixedID || (id != DeviceID.scanning && id != DeviceID.host) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .id,
                 in: container,
-                debugDescription: kind == "peer"
-                    ? "A peer item may not have the id of a config item (\(id))."
-                    : "The \(kind) item's id must be \(self.id)."
+                debugDescription: hasFixedID
+                    ? "The \(kind) item's id must be \(self.id)."
+                    : "A \(kind) item may not have the id of the scanning or host item (\(id))."
             )
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .wifiInterface(let interface): return try interface.encode(to: encoder)
+        case .wifiNetwork(let network): return try network.encode(to: encoder)
+        case .scanning, .host, .device: break
+        }
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(kind, forKey: .kind)
@@ -212,6 +244,8 @@ extension ScanItem: Codable {
             try container.encode(device.presenceReason?.description, forKey: .presenceReason)
             try container.encode(device.assignedName, forKey: .label)
             try container.encode(device.isImportant, forKey: .important)
+        case .wifiInterface, .wifiNetwork:
+            break  // encoded above
         }
     }
 }

@@ -41,10 +41,41 @@ enum WireSamples {
                 [
                     .scanning(enabled: true),
                     .host(HostStatus(hostName: "scanner.local", sourceState: .failure(reason: "no D-Bus"))),
+                    .wifiInterface(wifiInterface()),
                 ]
             ),
-            (.networks, [.device(device())]),
+            (.networks, [.wifiNetwork(wifiNetwork()), .device(device())]),
         ])
+    }
+
+    /// A connected wireless interface, every field set.
+    static func wifiInterface() -> WirelessInterfaceStatus {
+        WirelessInterfaceStatus(
+            id: DeviceID(UUID(uuid: (2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))),
+            name: "wlan0",
+            isUp: true,
+            connection: WiFiConnectionInfo(
+                network: wifiNetwork().id,
+                ssid: "home \"net\" Ü",
+                bssid: "02:00:00:00:01:00",
+                band: .band2_4GHz
+            )
+        )
+    }
+
+    /// A connected Wi-Fi network with two access points, every field set.
+    static func wifiNetwork() -> WiFiNetwork {
+        WiFiNetwork(
+            id: DeviceID(UUID(uuid: (3, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))),
+            ssid: "home \"net\" Ü",
+            security: .wpa2Personal,
+            accessPoints: [
+                WiFiAccessPointInfo(bssid: "02:00:00:00:01:00", frequency: 2437),
+                WiFiAccessPointInfo(bssid: "02:00:00:00:02:00", frequency: 5180),
+            ],
+            bars: 3,
+            isConnected: true
+        )
     }
 
     /// A changeset with one change of every kind (not one that applies to anything: it is for its encoding).
