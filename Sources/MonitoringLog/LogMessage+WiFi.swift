@@ -20,7 +20,7 @@ extension LogMessage {
     public static let possibleEvilTwin = LogMessage(
         "possible evil twin",
         .warning,
-        keys: ["ssid", "security", "known-security", "bssid", "vendor", "known-vendors", "reason"]
+        keys: ["ssid", "security", "security.known", "bssid", "vendor", "vendors.known", "reason"]
     )
     /// The Wi-Fi source found no wireless interface or no nl80211 in the kernel: it idles.
     public static let wifiUnavailable = LogMessage("wifi unavailable", .info, keys: ["reason"])

@@ -119,8 +119,8 @@ public struct WirelessTable: Sendable {
                 .joined(separator: ",")
             let knownVendors = Set((before.bssidsBySSID[ssid] ?? []).compactMap(vendorOf))
             var twin = [
-                "ssid": ssid, "security": accessPoint.security.rawValue, "known-security": knownSecurity,
-                "bssid": bssid, "vendor": vendor ?? "", "known-vendors": knownVendors.sorted().joined(separator: ","),
+                "ssid": ssid, "security": accessPoint.security.rawValue, "security.known": knownSecurity,
+                "bssid": bssid, "vendor": vendor ?? "", "vendors.known": knownVendors.sorted().joined(separator: ","),
             ]
             if !securities.contains(accessPoint.security),
                 accessPoint.security.strength < securities.map(\.strength).min()!

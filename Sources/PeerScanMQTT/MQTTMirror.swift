@@ -84,6 +84,8 @@ public struct MQTTMirror: Sendable {
     private var eventsNeedSnapshot = true
     private var statusPending = false
     private var inFlight = Set<Int32>()
+    /// The Wi-Fi networks' topics: the payloads they should hold, what the broker holds, and those to compare.
+    var wifi = WiFiTopics()
 
     /// Creates a mirror of `snapshot`, disconnected.
     ///
@@ -101,15 +103,20 @@ public struct MQTTMirror: Sendable {
         self.sequence = sequence
         self.devices = Self.devices(of: snapshot)
         self.isRemembered = isRemembered
+        self.wifi.reset(to: snapshot)
     }
 
     /// The topic filters to subscribe to after connecting: the scanner's discovery and device topics, whose retained
     /// messages tell what the broker holds from before. Discovery configs first: the broker sends each
     /// subscription's retained messages in turn, so a device to delete has its config deleted before its state topic.
-    public var subscriptions: [String] { [settings.topics.allDiscoveryConfigs, settings.topics.allDevices] }
+    public var subscriptions: [String] {
+        [settings.topics.allDiscoveryConfigs, settings.topics.allDevices, settings.topics.allWiFiNetworks]
+    }
 
     /// Whether every device topic is as it should be and nothing waits for the broker.
-    public var isSettled: Bool { isConnected && dirty.isEmpty && events.isEmpty && !statusPending && inFlight.isEmpty }
+    public var isSettled: Bool {
+        isConnected && dirty.isEmpty && wifi.dirty.isEmpty && events.isEmpty && !statusPending && inFlight.isEmpty
+    }
 
     /// How many messages wait for the broker's acknowledgement.
     public var inFlightCount: Int { inFlight.count }
@@ -125,6 +132,7 @@ public struct MQTTMirror: Sendable {
         events = []
         eventsNeedSnapshot = true
         markAllDirty()
+        wifi.connected()
     }
 
     /// The connection is down: nothing is published until it is up again.
@@ -139,6 +147,10 @@ public struct MQTTMirror: Sendable {
     /// A retained message on one of ``subscriptions``: a device or discovery topic the broker holds from before.
     /// One that should not be there (its device is gone, or discovery is off) is deleted.
     public mutating func received(_ message: MQTTMessage) {
+        if let id = settings.topics.wifiNetworkID(inTopic: message.topic) {
+            if message.retain, !message.payload.isEmpty { wifi.received(message.payload, for: id) }
+            return
+        }
         guard message.retain, !message.payload.isEmpty, let id = settings.topics.deviceID(inTopic: message.topic)
         else { return }
         var entry = retained[id] ?? Retained()
@@ -198,6 +210,11 @@ public struct MQTTMirror: Sendable {
                 markDirty(update.item.id)
             }
         }
+        if hasSectionChanges {
+            wifi.reset(to: snapshot)
+        } else {
+            wifi.apply(changes)
+        }
         queueEvent(MQTTPayloads.changeset(changes, sequence: sequence))
     }
 
@@ -208,6 +225,7 @@ public struct MQTTMirror: Sendable {
         self.snapshot = snapshot
         self.sequence = sequence
         devices = Self.devices(of: snapshot)
+        wifi.reset(to: snapshot)
         noteDepartures(from: old)  // left in the updates the mirror missed
         for id in old.keys { markDirty(id) }
         markAllDirty()
@@ -279,6 +297,7 @@ public struct MQTTMirror: Sendable {
             retained[id] = have.device == nil && have.config == nil ? nil : have
             if wanted.device == nil && wanted.config == nil { departed.remove(id) }
         }
+        messages += wifi.takeMessages(room: room, topics: settings.topics)
         return messages
     }
 

@@ -160,7 +160,7 @@ public enum MQTTPayloads {
         return slug.isEmpty ? "peerscan" : slug
     }
 
-    private static func encode(_ value: some Encodable) -> [UInt8] {
+    static func encode(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Our own types, whose encoding cannot fail.

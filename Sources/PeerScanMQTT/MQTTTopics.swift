@@ -6,6 +6,7 @@ import PeerScanModel
 /// |---|---|---|
 /// | `<prefix>/status` | yes | `online`, or `offline` (also the broker's last will) |
 /// | `<prefix>/devices/<id>` | yes | the device item as JSON, as in the snapshot; empty once removed |
+/// | `<prefix>/wifi/<id>` | yes | the Wi-Fi network item as JSON, as in the snapshot; empty once it left the list |
 /// | `<prefix>/events` | no | a snapshot at each (re)connection, then one message per changeset |
 /// | `homeassistant/device_tracker/<node>/<id>/config` | yes | Home Assistant discovery (opt-in) |
 public struct MQTTTopics: Sendable, Equatable {
@@ -44,6 +45,19 @@ public struct MQTTTopics: Sendable, Equatable {
 
     /// `<prefix>/devices/<id>`.
     public func device(_ id: DeviceID) -> String { "\(prefix)/devices/\(id)" }
+
+    /// `<prefix>/wifi/+`: a filter for every Wi-Fi network topic.
+    public var allWiFiNetworks: String { "\(prefix)/wifi/+" }
+
+    /// `<prefix>/wifi/<id>`: a Wi-Fi network's topic.
+    public func wifiNetwork(_ id: DeviceID) -> String { "\(prefix)/wifi/\(id)" }
+
+    /// The Wi-Fi network a topic of this scanner names, if it names one.
+    public func wifiNetworkID(inTopic topic: String) -> DeviceID? {
+        let networks = "\(prefix)/wifi/"
+        guard topic.hasPrefix(networks) else { return nil }
+        return DeviceID(text: String(topic.dropFirst(networks.count)))
+    }
 
     /// `<discovery prefix>/device_tracker/<node>/<id>/config`.
     public func discoveryConfig(_ id: DeviceID) -> String {

@@ -136,6 +136,9 @@ struct Peerscand: AsyncParsableCommand {
     @Flag(help: "Also write the snapshot and every changeset as JSON lines to standard output.")
     var dump = false
 
+    @OptionGroup(title: "Wi-Fi")
+    var wifi: WiFiOptions
+
     @OptionGroup(title: "MQTT")
     var mqtt: MQTTOptions
 
@@ -221,9 +224,10 @@ struct Peerscand: AsyncParsableCommand {
             alertsNewDevices: alertNewDevices,
             clock: clock,
             recordDevices: { registry.record($0) },
+            wireless: WirelessTable(expiry: wifi.expiry, vendorOf: { vendors.vendor(for: $0) }),
             recordUpdate: { history.record($0) }
         )
-        // The sources: one line each.
+        // The sources: one line each. (Wi-Fi: `wifi.sourceSettings(interfaces: interfaces)`, nil with --no-wifi.)
         var sources: [any DiscoverySource] = [source]
         if let neighbours {
             sources.append(NeighbourDiscoverySource(monitor: neighbours, clock: clock, logger: logger))

@@ -141,7 +141,7 @@ private func scan(_ table: inout WirelessTable, _ aps: [AccessPoint], now: Durat
         let changes = scan(&table, [ap("02:00:00:00:01:00", "home"), ap("06:00:00:00:09:00", "home", .open)], now: .zero)
         let twin = changes.logs.first { $0.message == .possibleEvilTwin }
         #expect(twin?.metadata["reason"] == "weaker-security")
-        #expect(twin?.metadata["known-security"] == "wpa2-personal")
+        #expect(twin?.metadata["security.known"] == "wpa2-personal")
         #expect(twin?.metadata["bssid"] == "06:00:00:00:09:00")
         #expect(changes.logs.map(\.message) == [.newWiFiNetwork, .newAccessPoint, .possibleEvilTwin])
         #expect(changes.records.sightings.count == 2)
@@ -156,6 +156,6 @@ private func scan(_ table: inout WirelessTable, _ aps: [AccessPoint], now: Durat
         let other = scan(&table, [ap("0a:00:00:00:09:00", "home")], now: .seconds(2))
         #expect(other.logs.map(\.message) == [.newAccessPoint, .possibleEvilTwin])
         #expect(other.logs.last?.metadata["reason"] == "other-vendor")
-        #expect(other.logs.last?.metadata["known-vendors"] == "Acme")
+        #expect(other.logs.last?.metadata["vendors.known"] == "Acme")
     }
 }

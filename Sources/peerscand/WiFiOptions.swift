@@ -1,0 +1,80 @@
+// The Wi-Fi options: whether Wi-Fi networks are listed, whether peerscand triggers scans itself, and how long a
+// network stays after it was last heard.
+
+import ArgumentParser
+
+/// What the Wi-Fi source needs from the command line, for the composition root to hand to
+/// `WirelessDiscoverySource(interfaces:scanInterval:clock:logger:)`.
+struct WiFiSourceSettings: Equatable {
+    /// The wireless interfaces to follow (`--interface`); empty: every one.
+    var interfaces: [String]
+    /// How often to trigger a scan on every wireless interface that is up; `nil`: never (follow the scans others
+    /// trigger).
+    var scanInterval: Duration?
+}
+
+/// peerscand's Wi-Fi options (`--no-wifi`, `--wifi-scan-interval`, `--wifi-expire`).
+struct WiFiOptions: ParsableArguments {
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "List the Wi-Fi networks the host's wireless interfaces hear (nl80211), and those interfaces.",
+            discussion: """
+                Every wireless interface, or those of --interface. Unprivileged, peerscand follows the scans others \
+                trigger (wpa_supplicant, NetworkManager, iwd) and reads the kernel's scan results after each. \
+                --no-wifi leaves Wi-Fi out.
+                """
+        )
+    )
+    var wifi = true
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds between the scans peerscand triggers on every wireless interface that is up; 0: never.",
+            discussion: """
+                Triggering a scan needs CAP_NET_ADMIN (see the probe drop-in in docs/operations.md); without it \
+                peerscand logs `wifi scan refused` once and follows the scans others trigger. A scan takes a few \
+                seconds and interrupts the interface's traffic briefly on each channel it visits.
+                """
+        )
+    )
+    var wifiScanInterval: Double = 0
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds after a Wi-Fi network was last heard that it leaves the list; at least 30.",
+            discussion: """
+                Likewise for one access point of a network. The kernel keeps an access point in its scan results \
+                for 30 s after it was last heard; a network that returns keeps its id.
+                """
+        )
+    )
+    var wifiExpire: Double = 150
+
+    func validate() throws {
+        guard wifiScanInterval == 0 || (1...86400).contains(wifiScanInterval) else {
+            throw ValidationError(
+                "--wifi-scan-interval \(wifiScanInterval): must be 0 (never trigger a scan) or between 1 and 86400 seconds."
+            )
+        }
+        guard (30...86400).contains(wifiExpire) else {
+            throw ValidationError(
+                "--wifi-expire \(wifiExpire): must be between 30 and 86400 seconds (the kernel keeps an access point 30 s)."
+            )
+        }
+    }
+
+    /// How long a network stays after it was last heard.
+    var expiry: Duration { .milliseconds(Int64(wifiExpire * 1000)) }
+
+    /// The Wi-Fi source's settings, or `nil` with `--no-wifi`.
+    ///
+    /// - Parameter interfaces: `--interface`'s list.
+    func sourceSettings(interfaces: [String]) -> WiFiSourceSettings? {
+        guard wifi else { return nil }
+        return WiFiSourceSettings(
+            interfaces: interfaces,
+            scanInterval: wifiScanInterval > 0 ? .milliseconds(Int64(wifiScanInterval * 1000)) : nil
+        )
+    }
+}
