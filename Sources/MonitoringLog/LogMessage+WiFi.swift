@@ -25,7 +25,11 @@ extension LogMessage {
     /// The Wi-Fi source found no wireless interface or no nl80211 in the kernel: it idles.
     public static let wifiUnavailable = LogMessage("wifi unavailable", .info, keys: ["reason"])
     /// Triggering a scan was refused (no CAP_NET_ADMIN): the source follows the scans others trigger.
-    public static let wifiScanRefused = LogMessage("wifi scan refused", .warning, keys: ["interface", "errno", "error"])
+    public static let wifiScanRefused = LogMessage(
+        "wifi scan refused",
+        .warning,
+        keys: ["interface", "errno", "error"]
+    )
 
     /// The Wi-Fi messages, in the order of docs/operations.md's table.
     static let wifiCatalogue: [LogMessage] = [

@@ -31,8 +31,10 @@ public enum WiFiText {
         let rows =
             [["  WI-FI", "SIGNAL", "BAND", "SECURITY"]]
             + networks.map { network in
-                [(network.isConnected ? "✓ " : "  ") + name(of: network), bars(network.bars), bands(of: network),
-                 security(of: network)]
+                [
+                    (network.isConnected ? "✓ " : "  ") + name(of: network), bars(network.bars), bands(of: network),
+                    security(of: network),
+                ]
             }
         return SnapshotTable.columns(rows)
     }
@@ -71,7 +73,9 @@ public enum WiFiText {
             if let was = old.accessPoints.first(where: { $0.bssid == accessPoint.bssid }),
                 was.frequency != accessPoint.frequency
             {
-                parts.append("access point \(accessPoint.bssid) channel \(was.channel ?? 0)→\(accessPoint.channel ?? 0)")
+                parts.append(
+                    "access point \(accessPoint.bssid) channel \(was.channel ?? 0)→\(accessPoint.channel ?? 0)"
+                )
             }
         }
         return "Wi-Fi \(name(of: old)): " + (parts.isEmpty ? "changed" : parts.joined(separator: ", "))

@@ -34,9 +34,11 @@ enum SnapshotProjection {
         changed: [(id: DeviceID, device: Device?)],
         changedNetworks: [(id: DeviceID, network: WiFiNetwork?)] = []
     ) throws -> (snapshot: ScanSnapshot, logs: [LogEntry]) {
-        let configItems = [ScanItem.scanning(enabled: isScanning), .host(host)] + wirelessInterfaces.map {
-            ScanItem.wifiInterface($0)
-        }
+        let configItems =
+            [ScanItem.scanning(enabled: isScanning), .host(host)]
+            + wirelessInterfaces.map {
+                ScanItem.wifiInterface($0)
+            }
         if changed.isEmpty && changedNetworks.isEmpty && isScanning == snapshot.contains(section: .networks)
             && snapshot.items(inSection: .config) == configItems
         {

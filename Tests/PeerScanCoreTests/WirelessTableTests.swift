@@ -138,7 +138,11 @@ private func scan(_ table: inout WirelessTable, _ aps: [AccessPoint], now: Durat
             bssidsBySSID: ["home": ["02:00:00:00:01:00"]]
         )
         var table = WirelessTable(expiry: .seconds(150), known: known)
-        let changes = scan(&table, [ap("02:00:00:00:01:00", "home"), ap("06:00:00:00:09:00", "home", .open)], now: .zero)
+        let changes = scan(
+            &table,
+            [ap("02:00:00:00:01:00", "home"), ap("06:00:00:00:09:00", "home", .open)],
+            now: .zero
+        )
         let twin = changes.logs.first { $0.message == .possibleEvilTwin }
         #expect(twin?.metadata["reason"] == "weaker-security")
         #expect(twin?.metadata["security.known"] == "wpa2-personal")

@@ -237,7 +237,7 @@ private func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(broker.log.map(\.topic) == [topics.discoveryConfig(device(1).id), topics.device(device(1).id)])
         #expect(broker.log.allSatisfy { $0.payload.isEmpty })
         #expect(
-            mirror.subscriptions == [topics.allDiscoveryConfigs, topics.allDevices],
+            mirror.subscriptions == [topics.allDiscoveryConfigs, topics.allDevices, topics.allWiFiNetworks],
             "after a reconnection the broker hands back configs first: a stale device's config is deleted first"
         )
     }

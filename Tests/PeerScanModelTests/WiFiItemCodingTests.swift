@@ -110,8 +110,10 @@ import Testing
                 isConnected: connected
             )
         }
-        let sorted = [network(nil, id: 1), network("beta"), network("Alpha"), network("zulu", true), network(nil, id: 0)]
-            .sorted(by: WiFiNetwork.displaysBefore)
+        let sorted = [
+            network(nil, id: 1), network("beta"), network("Alpha"), network("zulu", true), network(nil, id: 0),
+        ]
+        .sorted(by: WiFiNetwork.displaysBefore)
         #expect(sorted.map(\.ssid) == ["zulu", "Alpha", "beta", nil, nil])
         #expect(sorted.last?.id.description.hasSuffix("1") == true)
     }
