@@ -272,29 +272,27 @@ extension LogMessage {
     public static let systemdNotifyFailed = LogMessage("systemd notify failed", .warning, keys: ["error"])
 
     /// Every message, in the order of docs/operations.md's table.
-    public static let catalogue: [LogMessage] =
-        [
-            newDevice, newDeviceAlert, deviceOnline, importantDeviceOnline, deviceOffline, importantDeviceOffline,
-            deviceRemoved, deviceChanged, deviceMerged, deviceSplit, addressConflict, macChanged,
-            scanningSwitched, initialBrowseSettled, interfacesChanged, snapshotEditFailed, stateLoadFailed,
-            stateSaveFailed,
-            avahiState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
-            interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiBrowserFailed,
-            avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
-            avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
-            neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, probingUnavailable, probing,
-            neighbourReprobeNotPermitted, probeRound, hostAsked, hostAnswered, hostUnanswered, hostQuestionFailed,
-            registryUnusable, registryMovedAside, registryUnavailable, registryWriteFailed, registryWritesResumed,
-            registryLoaded,
-            registryForgetting, vendorDatabaseUnusable,
-            clientConnected, clientDisconnected, clientDisconnectedAtShutdown, clientError, clientLimit, clientDenied,
-            clientSetScanning, clientForgotDevice, clientLabelledDevice, clientMergedDevices,
-            clientSplitDevice, clientResumed, clientResync, clientResyncOverflow,
-            clientResyncEncodingFailed, callRefused,
-            callFailed,
-            mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed,
-            mqttConnectionRetryFailed,
-            mqttSubscribeFailed, mqttPublishFailed, mqttResync, mqttStopped,
-            starting, ready, stopped, sighupIgnored, systemdNotifyFailed,
-        ] + wifiCatalogue
+    public static let catalogue: [LogMessage] = [
+        newDevice, newDeviceAlert, deviceOnline, importantDeviceOnline, deviceOffline, importantDeviceOffline,
+        deviceRemoved, deviceChanged, deviceMerged, deviceSplit, addressConflict, macChanged,
+        scanningSwitched, initialBrowseSettled, interfacesChanged, snapshotEditFailed, stateLoadFailed, stateSaveFailed,
+        avahiState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
+        interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiBrowserFailed,
+        avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
+        avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
+        neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, probingUnavailable, probing,
+        neighbourReprobeNotPermitted, probeRound, hostAsked, hostAnswered, hostUnanswered, hostQuestionFailed,
+        registryUnusable, registryMovedAside, registryUnavailable, registryWriteFailed, registryWritesResumed,
+        registryLoaded,
+        registryForgetting, vendorDatabaseUnusable,
+        clientConnected, clientDisconnected, clientDisconnectedAtShutdown, clientError, clientLimit, clientDenied,
+        clientSetScanning, clientForgotDevice, clientLabelledDevice, clientMergedDevices,
+        clientSplitDevice, clientResumed, clientResync, clientResyncOverflow,
+        clientResyncEncodingFailed, callRefused,
+        callFailed,
+        mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,
+        mqttSubscribeFailed, mqttPublishFailed, mqttResync, mqttStopped,
+        starting, ready, stopped, sighupIgnored, systemdNotifyFailed,
+        newWiFiNetwork, wifiNetworkGone, newAccessPoint, possibleEvilTwin, wifiUnavailable, wifiScanRefused,
+    ]
 }

@@ -30,9 +30,4 @@ extension LogMessage {
         .warning,
         keys: ["interface", "errno", "error"]
     )
-
-    /// The Wi-Fi messages, in the order of docs/operations.md's table.
-    static let wifiCatalogue: [LogMessage] = [
-        newWiFiNetwork, wifiNetworkGone, newAccessPoint, possibleEvilTwin, wifiUnavailable, wifiScanRefused,
-    ]
 }
