@@ -30,9 +30,13 @@ public final class DeviceRegistry: Sendable {
         var batchesWritten = 0
     }
 
-    private let database: RegistryDatabase?
+    let database: RegistryDatabase?
+    /// The Wi-Fi sightings not written yet, with when each was first and last heard since.
+    let pendingNetworks = NIOLockedValueBox<[WirelessRecords.Sighting: SeenSpan]>([:])
+    /// The Wi-Fi networks known at start, to seed the store's wireless table.
+    public let knownNetworks: KnownNetworks
     private let state: NIOLockedValueBox<State>
-    private let logger: Logger
+    let logger: Logger
     /// The identity bindings loaded at start, to seed the store's ``DeviceIdentities``.
     public let identities: DeviceIdentities
     /// The labels loaded at start, to seed the store's ``DeviceLabels``.
@@ -55,6 +59,7 @@ public final class DeviceRegistry: Sendable {
         self.logger = logger
         var database: RegistryDatabase?
         var loaded: [DeviceHistory] = []
+        var networks = KnownNetworks()
         if let path {
             let directory = (path as NSString).deletingLastPathComponent
             try? FileManager.default.createDirectory(
@@ -65,6 +70,7 @@ public final class DeviceRegistry: Sendable {
             do {
                 let opened = try RegistryDatabase(path: path)
                 loaded = try opened.loadAll()
+                networks = try opened.loadKnownNetworks()
                 database = opened
             } catch {
                 logger.log(.registryUnusable, ["path": "\(path)", "error": "\(error)"])
@@ -83,6 +89,7 @@ public final class DeviceRegistry: Sendable {
             }
         }
         self.database = database
+        self.knownNetworks = networks
         var state = State(lastRefresh: now)
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
         var bindings: [IdentityKey: DeviceID] = [:]
@@ -233,6 +240,7 @@ public final class DeviceRegistry: Sendable {
     /// - Returns: Whether everything changed is on disk now (`true` in memory only).
     @discardableResult
     public func flush(now: Date = Date(), refreshingAll: Bool = false) async -> Bool {
+        let networksWritten = await flushNetworks()
         let (histories, deleted) = state.withLockedValue { state in
             if refreshingAll || now.timeIntervalSince(state.lastRefresh) >= Self.lastSeenPrecisionSeconds {
                 state.lastRefresh = now
@@ -247,7 +255,7 @@ public final class DeviceRegistry: Sendable {
             state.deleted = []
             return (histories, deleted)
         }
-        guard let database, !histories.isEmpty || !deleted.isEmpty else { return true }
+        guard let database, !histories.isEmpty || !deleted.isEmpty else { return networksWritten }
         do {
             try await database.write(histories, deleting: deleted)
             let recovered = state.withLockedValue { state in

@@ -14,12 +14,14 @@ import PeerScanModel
 /// - `device_transition(device_id, at, online, reason)` (migration `v2-transitions`): its presence transitions;
 /// - `device_label(device_id, name, note, important)` (migration `labels`): what a person said about a device, for
 ///   the devices with a label;
-/// - `device_split(device_id, key)` (migration `splits`): the keys a person split off a device, kept apart from it.
+/// - `device_split(device_id, key)` (migration `splits`): the keys a person split off a device, kept apart from it;
+/// - `wifi_network(id, ssid, security, first_seen, last_seen)` and `wifi_access_point(network_id, bssid, first_seen,
+///   last_seen)` (migration `wifi`): the Wi-Fi networks heard and their access points.
 /// Keys, addresses, transitions, labels and splits go with their device (`ON DELETE CASCADE`).
 struct RegistryDatabase: Sendable {
     /// The database file.
     let path: String
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
 
     /// The migrations this version knows, in order.
     static let migrator: DatabaseMigrator = {
@@ -84,6 +86,26 @@ struct RegistryDatabase: Sendable {
                         device_id TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE,
                         key TEXT NOT NULL,
                         PRIMARY KEY (device_id, key)
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+        migrator.registerMigration("wifi") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE wifi_network (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        ssid TEXT,
+                        security TEXT NOT NULL,
+                        first_seen REAL NOT NULL,
+                        last_seen REAL NOT NULL
+                    );
+                    CREATE TABLE wifi_access_point (
+                        network_id TEXT NOT NULL REFERENCES wifi_network(id) ON DELETE CASCADE,
+                        bssid TEXT NOT NULL,
+                        first_seen REAL NOT NULL,
+                        last_seen REAL NOT NULL,
+                        PRIMARY KEY (network_id, bssid)
                     ) WITHOUT ROWID;
                     """
             )

@@ -224,7 +224,12 @@ struct Peerscand: AsyncParsableCommand {
             alertsNewDevices: alertNewDevices,
             clock: clock,
             recordDevices: { registry.record($0) },
-            wireless: WirelessTable(expiry: wifi.expiry, vendorOf: { vendors.vendor(for: $0) }),
+            wireless: WirelessTable(
+                expiry: wifi.expiry,
+                known: registry.knownNetworks,
+                vendorOf: { vendors.vendor(for: $0) }
+            ),
+            recordNetworks: { registry.record($0) },
             recordUpdate: { history.record($0) }
         )
         // The sources: one line each. (Wi-Fi: `wifi.sourceSettings(interfaces: interfaces)`, nil with --no-wifi.)
