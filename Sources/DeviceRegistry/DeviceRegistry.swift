@@ -31,7 +31,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     let database: RegistryDatabase?
-    /// The Wi-Fi sightings not written yet, with when each was first and last heard since.
+    /// The Wi-Fi sightings not written yet, with when each was first and last heard since (DeviceRegistry+WiFi).
     let pendingNetworks = NIOLockedValueBox<[WirelessRecords.Sighting: SeenSpan]>([:])
     /// The Wi-Fi networks known at start, to seed the store's wireless table.
     public let knownNetworks: KnownNetworks

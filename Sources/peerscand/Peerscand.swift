@@ -224,11 +224,7 @@ struct Peerscand: AsyncParsableCommand {
             alertsNewDevices: alertNewDevices,
             clock: clock,
             recordDevices: { registry.record($0) },
-            wireless: WirelessTable(
-                expiry: wifi.expiry,
-                known: registry.knownNetworks,
-                vendorOf: { vendors.vendor(for: $0) }
-            ),
+            wireless: wifi.makeTable(known: registry.knownNetworks, vendorOf: { vendors.vendor(for: $0) }),
             recordNetworks: { registry.record($0) },
             recordUpdate: { history.record($0) }
         )

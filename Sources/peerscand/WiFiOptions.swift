@@ -2,6 +2,7 @@
 // network stays after it was last heard.
 
 import ArgumentParser
+import PeerScanCore
 
 /// What the Wi-Fi source needs from the command line, for the composition root to hand to
 /// `WirelessDiscoverySource(interfaces:scanInterval:clock:logger:)`.
@@ -54,18 +55,23 @@ struct WiFiOptions: ParsableArguments {
     func validate() throws {
         guard wifiScanInterval == 0 || (1...86400).contains(wifiScanInterval) else {
             throw ValidationError(
-                "--wifi-scan-interval \(wifiScanInterval): must be 0 (never trigger a scan) or between 1 and 86400 seconds."
+                "--wifi-scan-interval must be 0 (never trigger a scan) or between 1 and 86400 seconds."
             )
         }
         guard (30...86400).contains(wifiExpire) else {
             throw ValidationError(
-                "--wifi-expire \(wifiExpire): must be between 30 and 86400 seconds (the kernel keeps an access point 30 s)."
+                "--wifi-expire must be between 30 and 86400 seconds (the kernel keeps an access point 30 s)."
             )
         }
     }
 
     /// How long a network stays after it was last heard.
     var expiry: Duration { .milliseconds(Int64(wifiExpire * 1000)) }
+
+    /// The store's wireless table, with this expiry.
+    func makeTable(known: KnownNetworks, vendorOf: @escaping @Sendable (String) -> String?) -> WirelessTable {
+        WirelessTable(expiry: expiry, known: known, vendorOf: vendorOf)
+    }
 
     /// The Wi-Fi source's settings, or `nil` with `--no-wifi`.
     ///
