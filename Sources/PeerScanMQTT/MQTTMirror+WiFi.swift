@@ -1,4 +1,3 @@
-import Diffable
 import MQTTClient
 import PeerScanModel
 
