@@ -196,7 +196,10 @@ public struct WirelessTable: Sendable {
                     WiFiAccessPointInfo(bssid: $0.bssid, frequency: $0.heard.accessPoint.frequency)
                 },
                 bars: bars,
-                isConnected: sorted.contains { $0.heard.accessPoint.isConnected || connectedBSSIDs.contains($0.bssid) }
+                isConnected: sorted.contains {
+                    // The interfaces' own connections are current; a scan result's flag only until one is reported.
+                    interfaces.isEmpty ? $0.heard.accessPoint.isConnected : connectedBSSIDs.contains($0.bssid)
+                }
             )
         }
         for (id, old) in shown where current[id] == nil {

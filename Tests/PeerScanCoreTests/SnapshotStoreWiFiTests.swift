@@ -105,4 +105,26 @@ private func scanResults(_ aps: [AccessPoint]) -> StoreInput {
         await store.apply([scanResults([accessPoint("02:00:00:00:01:00", "home")])])
         #expect(await store.snapshot.items(inSection: .config)?.count == 2, "ignored while off")
     }
+
+    @Test func connectingMovesTheNetworkFirstInOneChangesetThatReplays() async throws {
+        let store = makeStore()
+        await store.apply([
+            scanResults([accessPoint("02:00:00:00:01:00", "alpha"), accessPoint("02:00:00:00:09:00", "zulu")])
+        ])
+        let before = await store.snapshot
+        let connection = WirelessConnection(bssid: "02:00:00:00:09:00", ssid: "zulu", frequency: 2437)
+        let outcome = try await applyBatch(
+            [
+                .discovery(
+                    .wireless(.interfaces([WirelessInterface(name: "wlan0", isUp: true, connection: connection)]))
+                )
+            ],
+            to: store
+        )
+        let changes = try #require(outcome.changes)
+        let after = await store.snapshot
+        #expect(try before.applying(changes) == after)
+        #expect(after.items(inSection: .networks)?.compactMap(\.wifiNetwork?.ssid) == ["zulu", "alpha"])
+        #expect(after.items(inSection: .networks)?.first?.wifiNetwork?.isConnected == true)
+    }
 }

@@ -129,6 +129,15 @@ private func scan(_ table: inout WirelessTable, _ aps: [AccessPoint], now: Durat
         #expect(interface?.connection?.network == DeviceID.make(ssid: "home", security: .wpa2Personal))
         #expect(interface?.connection?.ssid == "home")
         #expect(interface?.connection?.band == .band2_4GHz)
+        table.apply(.interfaces([WirelessInterface(name: "wlan0", isUp: true, connection: nil)]), now: .seconds(2))
+        let left = table.takeChanges(now: .seconds(2))
+        #expect(left.networks.map { $0.network?.isConnected } == [false], "disconnected: at once, not at the next scan")
+    }
+
+    @Test func aScanResultsConnectedFlagCountsUntilAnInterfaceIsReported() {
+        var table = WirelessTable(expiry: .seconds(150))
+        let changes = scan(&table, [ap("02:00:00:00:01:00", "home", connected: true)], now: .zero)
+        #expect(changes.networks.first?.network?.isConnected == true)
     }
 
     @Test func aKnownSSIDWithWeakerSecurityIsAPossibleEvilTwin() {
