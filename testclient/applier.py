@@ -77,9 +77,22 @@ def apply(snapshot: dict, changes: dict) -> dict:
 
 
 def devices(snapshot: dict) -> dict:
-    """The peer items of a snapshot, by id."""
+    """The peer items of a snapshot, by id (the networks section also holds the Wi-Fi networks: not these)."""
     return {item["id"]: item
-            for section in snapshot["sections"] if section["id"] == "networks" for item in section["items"]}
+            for section in snapshot["sections"] if section["id"] == "networks" for item in section["items"]
+            if item["kind"] == "peer"}
+
+
+def wifi_networks(snapshot: dict) -> list:
+    """The wifiNetwork items of a snapshot, in order."""
+    return [item for section in snapshot["sections"] if section["id"] == "networks" for item in section["items"]
+            if item["kind"] == "wifiNetwork"]
+
+
+def wifi_interfaces(snapshot: dict) -> list:
+    """The wifiInterface items of a snapshot, in order."""
+    return [item for section in snapshot["sections"] if section["id"] == "config" for item in section["items"]
+            if item["kind"] == "wifiInterface"]
 
 
 def config_item(snapshot: dict, kind: str) -> dict:
