@@ -67,6 +67,23 @@ struct ScanningOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "The most datagrams a second active probing sends.",
+            discussion: """
+                Every datagram of a probe round counts — the sweep's, the all-nodes echoes, the re-verifications and \
+                forced re-probes — whatever clients do: a round asked for by switching scanning on starts at once, \
+                but never within 5 s of the last one (or within --probe-interval, if shorter); asks within that \
+                time are served by one round at its end. The default, 500, is about arp-scan's (its --bandwidth of \
+                256,000 bit/s): a /24 is swept in half a second, a /22 in about two. The kernel sends up to three \
+                ARP requests, a second apart, for each address that does not answer, so the ARP frames of a sweep \
+                of silent addresses reach up to three times this rate.
+                """,
+            valueName: "per-second"
+        )
+    )
+    var probeRate: Int = 500
+
+    @Option(
+        help: ArgumentHelp(
             "Seconds after a device last answered that it is shown offline.",
             discussion: """
                 A device answers while the kernel reaches it (its neighbour entry is reachable, or was confirmed \
