@@ -59,7 +59,8 @@ struct ScanningOptions: ParsableArguments {
                 answers make every IPv6 host known (NDP). Then it re-verifies every host the kernel knows: with \
                 CAP_NET_ADMIN by setting its entry to PROBE (the kernel asks it at once), else by sending it a \
                 datagram (the kernel asks once the entry is stale). Needs no privilege; the IPv6 echo needs the \
-                group in net.ipv4.ping_group_range (systemd allows every group), or CAP_NET_RAW.
+                group in net.ipv4.ping_group_range (systemd allows every group), or CAP_NET_RAW. A round also \
+                starts when scanning is switched on, at most one every 5 s (see --probe-rate).
                 """
         )
     )
