@@ -296,6 +296,7 @@ let package = Package(
             dependencies: [
                 "NeighbourTable",
                 "Probing",
+                "SeededRandom",
                 "TestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),

@@ -146,7 +146,7 @@ extension LogMessage {
     public static let probing = LogMessage(
         "probing",
         .info,
-        keys: ["interval", "interfaces", "addresses", "reverify", "ipv6"]
+        keys: ["interval", "interfaces", "addresses", "reverify", "ipv6", "rate", "floor"]
     )
     /// Forced re-probes are not permitted (no CAP_NET_ADMIN): re-verification falls back to datagrams.
     public static let neighbourReprobeNotPermitted = LogMessage(
@@ -157,7 +157,7 @@ extension LogMessage {
     public static let probeRound = LogMessage(
         "probe round",
         .debug,
-        keys: ["swept", "failures", "known", "forced", "error"]
+        keys: ["swept", "failures", "known", "forced", "asked", "error"]
     )
 
     // MARK: Questions (is a host whose neighbour entries failed still there?)

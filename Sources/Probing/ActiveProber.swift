@@ -33,12 +33,11 @@ struct ProbeTraffic: Sendable, Equatable {
 ///   `net.ipv4.ping_group_range` (systemd allows every group), else a raw socket (CAP_NET_RAW), else none
 ///   (``solicitation``).
 ///
-/// Sends are paced (``pace`` per second) and never block: the kernel queues each datagram until its address resolves.
+/// Sends are paced by a ``ProbePacer`` the caller owns (the ceiling holds across calls) and never block: the kernel
+/// queues each datagram until its address resolves.
 final class ActiveProber: Sendable {
     /// How IPv6 hosts are solicited.
     let solicitation: IPv6Solicitation
-    /// Datagrams per second.
-    let pace: Int
     private let udp4: Int32
     private let udp6: Int32
     private let icmp6: Int32
@@ -47,11 +46,9 @@ final class ActiveProber: Sendable {
     /// Opens the sockets, in the network namespace at `namespacePath` if given (for tests and tools; the addresses
     /// of the interfaces are then read there too).
     ///
-    /// - Parameter pace: Datagrams per second in a sweep; 2,000 sweeps a /22 in half a second.
     /// - Throws: ``ProbeError`` if no UDP socket can be opened.
-    init(namespacePath: String? = nil, pace: Int = 2000) throws(ProbeError) {
+    init(namespacePath: String? = nil) throws(ProbeError) {
         self.namespacePath = namespacePath
-        self.pace = max(pace, 1)
         let (udp4, udp6, icmp6, solicitation) = try Self.inNamespace(namespacePath) {
             () throws(ProbeError) -> (Int32, Int32, Int32, IPv6Solicitation) in
             let udp4 = socket(
@@ -93,22 +90,24 @@ final class ActiveProber: Sendable {
 
     /// One sweep: a datagram to every address of the directly connected IPv4 subnets of `interfaces` (at most
     /// ``IPv4Subnet/defaultSweepLimit`` each), and an all-nodes echo request on each of them.
-    /// - Complexity: O(a) for a addresses swept, taking a / ``pace`` seconds.
-    func sweep(interfaces: [String]) async -> ProbeTraffic {
+    /// - Complexity: O(a) for a addresses swept, taking about a / the pacer's rate seconds.
+    func sweep(interfaces: [String], pacer: inout ProbePacer) async -> ProbeTraffic {
         var traffic = ProbeTraffic()
-        for interface in interfaces { solicitIPv6Hosts(on: interface, into: &traffic) }
+        for interface in interfaces {
+            guard await solicitIPv6Hosts(on: interface, pacer: &pacer, into: &traffic) else { return traffic }
+        }
         var seen: Set<UInt32> = []
         let targets = subnets(of: interfaces).flatMap { $0.sweepAddresses() }.filter { seen.insert($0).inserted }
-        await send(to: targets.map { .ipv4($0) }, into: &traffic)
+        await send(to: targets.map { .ipv4($0) }, pacer: &pacer, into: &traffic)
         drainEchoReplies()
         return traffic
     }
 
     /// A datagram to each address (IPv4, or IPv6 with a `%interface` scope for link-local ones): the kernel
     /// re-verifies an entry that is stale.
-    func probe(addresses: [String]) async -> ProbeTraffic {
+    func probe(addresses: [String], pacer: inout ProbePacer) async -> ProbeTraffic {
         var traffic = ProbeTraffic()
-        await send(to: addresses.compactMap(Target.init), into: &traffic)
+        await send(to: addresses.compactMap(Target.init), pacer: &pacer, into: &traffic)
         return traffic
     }
 
@@ -129,13 +128,10 @@ final class ActiveProber: Sendable {
         }
     }
 
-    private func send(to targets: [Target], into traffic: inout ProbeTraffic) async {
-        let batch = max(pace / 50, 1)  // 50 batches a second
+    private func send(to targets: [Target], pacer: inout ProbePacer, into traffic: inout ProbeTraffic) async {
         var payload: UInt8 = 0
-        for (index, target) in targets.enumerated() {
-            if index > 0 && index % batch == 0 {
-                do { try await Task.sleep(for: .milliseconds(20)) } catch { return }  // cancelled: shutting down
-            }
+        for target in targets {
+            guard await pacer.next() else { return }  // cancelled: shutting down
             let sent: Int
             switch target {
             case .ipv4(let address):
@@ -167,12 +163,18 @@ final class ActiveProber: Sendable {
 
     /// An ICMPv6 echo request to ff02::1 on `interface`, from its link-local address (hosts answer from theirs), and
     /// one from each of its global addresses (hosts answer from their global addresses, which so become known too).
-    private func solicitIPv6Hosts(on interface: String, into traffic: inout ProbeTraffic) {
-        guard icmp6 >= 0, let index = Self.interfaceIndex(interface, namespacePath: namespacePath) else { return }
+    /// - Returns: False if cancelled (shutting down).
+    private func solicitIPv6Hosts(
+        on interface: String,
+        pacer: inout ProbePacer,
+        into traffic: inout ProbeTraffic
+    ) async -> Bool {
+        guard icmp6 >= 0, let index = Self.interfaceIndex(interface, namespacePath: namespacePath) else { return true }
         var destination = sockaddr_in6()
         destination.sin6_family = sa_family_t(AF_INET6)
         inet_pton(AF_INET6, "ff02::1", &destination.sin6_addr)
         destination.sin6_scope_id = index
+        guard await pacer.next() else { return false }
         Self.sendEchoRequest(from: icmp6, to: &destination, into: &traffic)
         let sources =
             (try? Self.inNamespace(namespacePath) { NetworkInterfaces.globalIPv6Addresses(on: interface) }) ?? []
@@ -190,8 +192,11 @@ final class ActiveProber: Sendable {
                     bind(bound, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
                 }
             }
-            if isBound { Self.sendEchoRequest(from: bound, to: &destination, into: &traffic) }
+            guard isBound else { continue }
+            guard await pacer.next() else { return false }
+            Self.sendEchoRequest(from: bound, to: &destination, into: &traffic)
         }
+        return true
     }
 
     private static func sendEchoRequest(

@@ -2,6 +2,7 @@ import Logging
 import MonitoringLog
 import NeighbourTable
 import ServiceLifecycle
+import Synchronization
 
 /// Active probing, the module's one entry point: every interval, while there is something to scan, makes the kernel
 /// resolve every address of the directly connected IPv4 subnets of the scanned interfaces and solicit every IPv6 host
@@ -14,15 +15,29 @@ import ServiceLifecycle
 /// so a host that went silent is noticed up to that much later. ``ProbeRound`` holds the decisions; this service
 /// does the I/O.
 ///
+/// A bounded footprint, whatever clients do: a round asked for (``askForRound()``, when scanning is switched on)
+/// starts at once, but never within the floor of the last one (``ProbeSchedule``: 5 s, or the interval if shorter);
+/// asks within it are coalesced into one round at its end. Every datagram, echo request and forced probe takes a
+/// token of one bucket (``ProbePacer``), so the prober never sends more than `rate` a second.
+///
 /// Logs `probing` (info) after the first round, `neighbour re-probe not permitted` (info) the first time the kernel
 /// refuses a forced probe, and `probe round` (debug) after every round.
 public struct ProbeService: Service {
+    /// The default ceiling, in datagrams per second: about arp-scan's default (`--bandwidth` 256,000 bit/s of
+    /// 64-byte frames, 500 a second), so a /24 is swept in half a second and a /22 in about two.
+    public static let defaultRate = 500
+    /// The default floor: the least time between the starts of two rounds, however they are asked for.
+    public static let defaultFloor: Duration = .seconds(5)
+
     private let interval: Duration
+    private let floor: Duration
+    private let rate: Int
     private let scope: @Sendable () async -> [String]?
     private let logger: Logger
     private let prober: ActiveProber
     private let neighbours: NeighbourMonitor
     private let forcer: NeighbourProber?
+    private let asks = RoundAsks()
 
     /// Opens the sockets probing needs, in the network namespace at `namespacePath` if given (for tests and tools).
     ///
@@ -30,7 +45,12 @@ public struct ProbeService: Service {
     /// refuses a forced probe (the `probing` line says `reverify=traffic`).
     ///
     /// - Parameters:
-    ///   - interval: The pause after a round (or after finding scanning off) before the next.
+    ///   - interval: The time between the starts of two rounds nobody asked for (and between two checks while
+    ///     scanning is off); positive (precondition).
+    ///   - floor: The least time between the starts of two rounds, however they are asked for; more than
+    ///     `interval` counts as `interval`.
+    ///   - rate: The most datagrams a second (sweep, re-verification and forced probes together); at least 1
+    ///     (precondition).
     ///   - scope: The interfaces to probe now (the scanned ones), or `nil` while scanning is off (no round then);
     ///     asked before each round.
     ///   - logger: Where rounds are reported.
@@ -38,11 +58,16 @@ public struct ProbeService: Service {
     /// - Throws: ``ProbeError`` if no UDP socket can be opened (or the namespace cannot be entered).
     public init(
         interval: Duration,
+        floor: Duration = defaultFloor,
+        rate: Int = defaultRate,
         scope: @escaping @Sendable () async -> [String]?,
         logger: Logger,
         namespacePath: String? = nil
     ) throws(ProbeError) {
+        precondition(interval > .zero && rate >= 1, "probing needs a positive interval and rate")
         self.interval = interval
+        self.floor = floor
+        self.rate = rate
         self.scope = scope
         self.logger = logger
         prober = try ActiveProber(namespacePath: namespacePath)
@@ -54,27 +79,70 @@ public struct ProbeService: Service {
         }
     }
 
+    /// Asks for a round now (scanning was switched on, say): it starts at once, or at the end of the floor of the
+    /// last round; asks made meanwhile are served by that one round. Never waits.
+    public func askForRound() {
+        asks.add()
+    }
+
     /// Runs rounds until the task is cancelled or the service group shuts down.
     public func run() async throws {
         await cancelWhenGracefulShutdown { await rounds() }
     }
 
     private func rounds() async {
+        let clock = ContinuousClock()
+        let origin = clock.now
+        var schedule = ProbeSchedule(interval: interval, floor: floor)
+        var pacer = ProbePacer(rate: rate)
         var canForce = forcer != nil
         var announces = true
-        while !Task.isCancelled {
-            if let interfaces = await scope() {
-                canForce = await round(on: interfaces, canForce: canForce, announces: announces)
-                announces = false
+        var wakes = asks.wakes.makeAsyncIterator()
+        await withDiscardingTaskGroup { timers in
+            var armedFor: Duration?
+            while !Task.isCancelled {
+                let now = origin.duration(to: clock.now)
+                for _ in 0..<asks.takeAll() { schedule.ask(at: now) }
+                if schedule.isDue(at: now) {
+                    if let interfaces = await scope() {
+                        let asked = schedule.roundStarted(at: now)
+                        canForce = await round(
+                            on: interfaces,
+                            canForce: canForce,
+                            announces: announces,
+                            asked: asked,
+                            pacer: &pacer
+                        )
+                        announces = false
+                    } else {
+                        schedule.foundIdle(at: now)
+                    }
+                    continue  // asks that came during the round count from its start
+                }
+                let due = schedule.nextRound
+                if armedFor != due {  // an earlier timer only wakes the loop, which finds nothing due
+                    armedFor = due
+                    timers.addTask { [asks] in
+                        do { try await clock.sleep(until: origin.advanced(by: due)) } catch { return }
+                        asks.wake()
+                    }
+                }
+                guard await wakes.next() != nil else { break }  // cancelled: shutting down
             }
-            do { try await Task.sleep(for: interval) } catch { return }  // cancelled: shutting down
+            timers.cancelAll()
         }
     }
 
     /// One round: the sweep, then the re-verification of the entries the kernel knows.
     /// - Returns: Whether forced probes are still permitted.
-    private func round(on interfaces: [String], canForce: Bool, announces: Bool) async -> Bool {
-        let sweep = await prober.sweep(interfaces: interfaces)
+    private func round(
+        on interfaces: [String],
+        canForce: Bool,
+        announces: Bool,
+        asked: Int,
+        pacer: inout ProbePacer
+    ) async -> Bool {
+        let sweep = await prober.sweep(interfaces: interfaces, pacer: &pacer)
         let entries: [NeighbourEntry]
         var dumpError: (any Error)?
         do {
@@ -86,7 +154,7 @@ public struct ProbeService: Service {
         var round = ProbeRound.plan(entries: entries, interfaces: interfaces, canForce: canForce)
         if let forcer {
             for entry in round.forcedEntries {
-                guard round.canForce else { break }
+                guard round.canForce, await pacer.next() else { break }
                 do {
                     try forcer.forceProbe(entry)
                 } catch let error as NeighbourTableError where error.isPermissionDenied {
@@ -100,16 +168,45 @@ public struct ProbeService: Service {
                 }
             }
         }
-        let datagrams = await prober.probe(addresses: round.datagramAddresses)
+        let datagrams = await prober.probe(addresses: round.datagramAddresses, pacer: &pacer)
         if announces {
-            logger.log(
-                .probing,
-                round.announcement(interval: interval, sweep: sweep, solicitation: prober.solicitation)
-            )
+            var announcement = round.announcement(interval: interval, sweep: sweep, solicitation: prober.solicitation)
+            announcement["rate"] = "\(rate)"
+            announcement["floor"] = "\(min(floor, interval))"
+            logger.log(.probing, announcement)
         }
         var report = round.report(sweep: sweep, datagrams: datagrams)
+        report["asked"] = "\(asked)"
         if let dumpError { report["error"] = "\(dumpError)" }
         logger.log(.probeRound, report)
         return round.canForce
+    }
+}
+
+/// The rounds asked for and not seen by the service's loop yet, and the stream that wakes the loop (for an ask, or a
+/// timer). Wakes are coalesced (the stream keeps the newest only): the loop reads the count whenever it wakes.
+private final class RoundAsks: Sendable {
+    let wakes: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    private let count = Mutex(0)
+
+    init() {
+        (wakes, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func add() {
+        count.withLock { $0 += 1 }
+        continuation.yield()
+    }
+
+    func wake() {
+        continuation.yield()
+    }
+
+    func takeAll() -> Int {
+        count.withLock { count in
+            defer { count = 0 }
+            return count
+        }
     }
 }

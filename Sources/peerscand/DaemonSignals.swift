@@ -1,6 +1,5 @@
 import Logging
 import MonitoringLog
-import PeerScanCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -11,7 +10,8 @@ struct DaemonSignals: Service {
     /// Trapped by ``trap()`` before the service group starts: one that arrives while the services are starting (the
     /// socket may already answer) is handled, not the default action that would end the daemon.
     let signals: UnixSignalsSequence
-    let scanner: ScanService
+    /// Switches scanning (and, switching it on, asks for a probe round), as SetScanning does.
+    let setScanning: @Sendable (Bool) async -> UInt64
     let logger: Logger
 
     /// The signals this service handles, trapped from now on.
@@ -24,7 +24,7 @@ struct DaemonSignals: Service {
             if signal == .sighup {
                 logger.log(.sighupIgnored, ["reason": "nothing to reload: options are read at start"])
             } else {
-                _ = await scanner.setScanning(signal == .sigusr2)
+                _ = await setScanning(signal == .sigusr2)
             }
         }
     }

@@ -159,6 +159,9 @@ struct Peerscand: AsyncParsableCommand {
         guard scanning.probeInterval == 0 || (1...86400).contains(scanning.probeInterval) else {
             throw ValidationError("--probe-interval must be 0 (off) or between 1 and 86400 seconds.")
         }
+        guard (1...100_000).contains(scanning.probeRate) else {
+            throw ValidationError("--probe-rate must be between 1 and 100000 datagrams a second.")
+        }
         guard scanning.offlineAfter >= 0, scanning.forgetAfter >= 0 else {
             throw ValidationError("--offline-after and --forget-after must not be negative.")
         }
@@ -244,6 +247,13 @@ struct Peerscand: AsyncParsableCommand {
             presenceInterval: .seconds(1),
             logger: logger
         )
+        let probe = scanning.makeProbeService(store: store, logger: logger)
+        // Switching scanning on asks for a probe round (the floor bounds how often clients can make one start).
+        let setScanning: @Sendable (Bool) async -> UInt64 = { [probe] enabled in
+            let sequence = await scanner.setScanning(enabled)
+            if enabled { probe?.askForRound() }
+            return sequence
+        }
         let interface = PeerScanInterface(
             store: store,
             epoch: epoch,
@@ -258,7 +268,7 @@ struct Peerscand: AsyncParsableCommand {
                 merge: { await scanner.merge($1, into: $0) },
                 split: { await scanner.split($1, from: $0) }
             ),
-            setScanning: { await scanner.setScanning($0) }
+            setScanning: setScanning
         )
         // Socket activation: adopt the listening socket systemd passed (peerscand.socket), else bind --socket.
         let activated = SocketActivation.listeningDescriptors().first(where: SocketActivation.isListeningUnixStream)
@@ -298,7 +308,7 @@ struct Peerscand: AsyncParsableCommand {
         // Started in this order, shut down in the reverse one: the server stops taking calls first, then the scanner
         // applies what is pending and ends the subscriptions, then --dump writes its final line.
         var services: [any Service] = [
-            systemd, DaemonSignals(signals: await DaemonSignals.trap(), scanner: scanner, logger: logger),
+            systemd, DaemonSignals(signals: await DaemonSignals.trap(), setScanning: setScanning, logger: logger),
         ]
         if dump { services.append(DumpService(store: store)) }
         if let (configuration, settings) = mqttSettings {
@@ -316,19 +326,7 @@ struct Peerscand: AsyncParsableCommand {
             RegistryService(registry: registry, scanner: scanner, forgetAfter: forgetDuration, logger: logger),
             scanner, server,
         ]
-        if scanning.neighbourTable, scanning.probeInterval > 0 {
-            do {
-                services.append(
-                    try ProbeService(
-                        interval: .milliseconds(Int64(scanning.probeInterval * 1000)),
-                        scope: { await store.scanning ? await store.hostStatus.interfaces : nil },
-                        logger: logger
-                    )
-                )
-            } catch {
-                logger.log(.probingUnavailable, ["error": "\(error)"])
-            }
-        }
+        if let probe { services.append(probe) }
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map { .init(service: $0) },

@@ -59,11 +59,29 @@ struct ScanningOptions: ParsableArguments {
                 answers make every IPv6 host known (NDP). Then it re-verifies every host the kernel knows: with \
                 CAP_NET_ADMIN by setting its entry to PROBE (the kernel asks it at once), else by sending it a \
                 datagram (the kernel asks once the entry is stale). Needs no privilege; the IPv6 echo needs the \
-                group in net.ipv4.ping_group_range (systemd allows every group), or CAP_NET_RAW.
+                group in net.ipv4.ping_group_range (systemd allows every group), or CAP_NET_RAW. A round also \
+                starts when scanning is switched on, at most one every 5 s (see --probe-rate).
                 """
         )
     )
     var probeInterval: Double = 30
+
+    @Option(
+        help: ArgumentHelp(
+            "The most datagrams a second active probing sends.",
+            discussion: """
+                Every datagram of a probe round counts — the sweep's, the all-nodes echoes, the re-verifications and \
+                forced re-probes — whatever clients do: a round asked for by switching scanning on starts at once, \
+                but never within 5 s of the last one (or within --probe-interval, if shorter); asks within that \
+                time are served by one round at its end. The default, 500, is about arp-scan's (its --bandwidth of \
+                256,000 bit/s): a /24 is swept in half a second, a /22 in about two. The kernel sends up to three \
+                ARP requests, a second apart, for each address that does not answer, so the ARP frames of a sweep \
+                of silent addresses reach up to three times this rate.
+                """,
+            valueName: "per-second"
+        )
+    )
+    var probeRate: Int = 500
 
     @Option(
         help: ArgumentHelp(

@@ -50,8 +50,9 @@ struct ActiveProberTests {
     @Test func aSweepMakesTheKernelResolveTheHostAndFailTheAbsent() async throws {
         let link = try NamespaceLink()
         let prober = try ActiveProber(namespacePath: link.nearPath)
+        var pacer = ProbePacer(rate: ProbeService.defaultRate)
         #expect(prober.subnets(of: ["near0"]).map(\.prefixLength) == [24])
-        let round = await prober.sweep(interfaces: ["near0"])
+        let round = await prober.sweep(interfaces: ["near0"], pacer: &pacer)
         #expect(round.datagramsSent == 253)
         let mac = try link.farMAC()
         var resolved = false
@@ -76,7 +77,8 @@ struct ActiveProberTests {
                 + "priority 0; policy drop; }"
         )
         let prober = try ActiveProber(namespacePath: link.nearPath)
-        _ = await prober.sweep(interfaces: ["near0"])
+        var pacer = ProbePacer(rate: ProbeService.defaultRate)
+        _ = await prober.sweep(interfaces: ["near0"], pacer: &pacer)
         try await Task.sleep(for: .milliseconds(500))
         #expect(try runCommand("ip", "-n", link.near, "neigh", "show", "10.9.0.2").contains(try link.farMAC()))
     }
@@ -85,8 +87,9 @@ struct ActiveProberTests {
         let link = try NamespaceLink()
         try runCommand("ip", "netns", "exec", link.near, "sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647")
         let prober = try ActiveProber(namespacePath: link.nearPath)
+        var pacer = ProbePacer(rate: ProbeService.defaultRate)
         #expect(prober.solicitation == .pingSocket)
-        let round = await prober.sweep(interfaces: ["near0"])
+        let round = await prober.sweep(interfaces: ["near0"], pacer: &pacer)
         #expect(round.echoRequestsSent == 2, "from the link-local address and from the global one")
         let mac = try link.farMAC()
         var known: [String] = []
@@ -109,7 +112,8 @@ struct ActiveProberTests {
     @Test func knownAddressesGetADatagramEach() async throws {
         let link = try NamespaceLink()
         let prober = try ActiveProber(namespacePath: link.nearPath)
-        let round = await prober.probe(addresses: ["10.9.0.2", "fd09::2", "not an address"])
+        var pacer = ProbePacer(rate: ProbeService.defaultRate)
+        let round = await prober.probe(addresses: ["10.9.0.2", "fd09::2", "not an address"], pacer: &pacer)
         #expect(round.datagramsSent == 2)
         try await Task.sleep(for: .milliseconds(500))
         #expect(try runCommand("ip", "-n", link.near, "-6", "neigh", "show", "fd09::2").contains(try link.farMAC()))

@@ -63,6 +63,62 @@ struct ProbeServiceTests {
         #expect(try runCommand("ip", "-n", link.near, "neigh", "show", "dev", "near0").isEmpty)
     }
 
+    @Test func asksWithinTheFloorAreServedByOneRoundAtItsEnd() async throws {
+        let link = try NamespaceLink()
+        let logs = InMemoryLogHandler()
+        var logger = Logger(label: "peerscan.tests") { _ in logs }
+        logger.logLevel = .debug
+        let service = try ProbeService(
+            interval: .seconds(3600),  // no round but the first and the asked-for ones
+            floor: .seconds(1),
+            rate: 10_000,
+            scope: { ["near0"] },
+            logger: logger,
+            namespacePath: link.nearPath
+        )
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        func rounds() -> [InMemoryLogHandler.Entry] { logs.entries.filter { $0.message == "probe round" } }
+        #expect(await eventually(within: .seconds(20)) { rounds().count == 1 })
+        let firstDone = ContinuousClock.now
+        for _ in 0..<50 { service.askForRound() }
+        #expect(await eventually(within: .seconds(20)) { rounds().count == 2 })
+        #expect(rounds().map { $0.metadata["asked"] } == ["0", "50"], "one round serves the 50 asks")
+        // Well within the floor of the round that served them: no third round.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(rounds().count == 2)
+        #expect(ContinuousClock.now - firstDone < .seconds(20))
+        running.cancel()
+        try await running.value
+    }
+
+    @Test func aSweepSendsNoFasterThanTheRate() async throws {
+        let link = try NamespaceLink()
+        let logs = InMemoryLogHandler()
+        var logger = Logger(label: "peerscan.tests") { _ in logs }
+        logger.logLevel = .debug
+        let service = try ProbeService(
+            interval: .seconds(3600),
+            rate: 200,
+            scope: { ["near0"] },
+            logger: logger,
+            namespacePath: link.nearPath
+        )
+        let started = ContinuousClock.now
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        #expect(await eventually(within: .seconds(30)) { logs.entries.contains { $0.message == "probe round" } })
+        let elapsed = ContinuousClock.now - started
+        // 253 addresses and the echo requests at 200 a second, after a burst of 4 (a fiftieth of a second's worth):
+        // at least (253 + 1 - 4) / 200 = 1.25 s, however fast the machine.
+        #expect(elapsed >= .milliseconds(1250), "the sweep took \(elapsed)")
+        let announcement = logs.entries.first { $0.message == "probing" }
+        #expect(announcement?.metadata["rate"] == "200")
+        #expect(announcement?.metadata["floor"] == "5.0 seconds")
+        running.cancel()
+        try await running.value
+    }
+
     @Test func aNamespaceThatCannotBeEnteredIsATypedErrorThatSaysWhich() {
         do {
             _ = try ProbeService(
