@@ -23,6 +23,8 @@
 //   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
 //   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
 //   NeighbourTable    the Swift wrapper of CNetlink, its only importer: the kernel's ARP/NDP table, dump and changes
+//   CNl80211          the system library libnl-genl-3 (pkg-config libnl-genl-3.0) and the nl80211 headers
+//   Nl80211           the Swift wrapper of CNl80211, its only importer: wireless interfaces, scan results, scans, events
 //   Probing           the probe rounds: a sweep of the connected subnets, re-probes of the neighbours the kernel knows
 //   MACVendors        the organization behind a MAC address, from the IEEE's assignment files (Debian's ieee-data)
 //   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
@@ -281,6 +283,13 @@ let package = Package(
             name: "NeighbourTableTests",
             dependencies: ["NeighbourTable", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
+        // nl80211 (Wi-Fi) over generic netlink: libnl-genl-3 and its one wrapper.
+        .systemLibrary(
+            name: "CNl80211",
+            pkgConfig: "libnl-genl-3.0",
+            providers: [.apt(["libnl-genl-3-dev"])]
+        ),
+        .target(name: "Nl80211", dependencies: ["CNl80211"]),
         .target(
             name: "Probing",
             dependencies: [
