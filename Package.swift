@@ -13,6 +13,7 @@
 //   AvahiSource       the mDNS source: AvahiBrowser's events as discovery events, link withdrawals told apart
 //   NeighbourSource   the neighbour source: the kernel's neighbour entries as observations
 //   MDNSQuestions     the question source: one-shot mDNS queries asking a host whose neighbour entries failed if it is there
+//   WirelessSource    the Wi-Fi source: nl80211's interfaces and scan results as wireless observations, beacons parsed
 //   CCrypto           the system library libcrypto, OpenSSL's (pkg-config libcrypto)
 //   SystemCrypto      the Swift wrapper of CCrypto, its only importer: SHA-1 through EVP, typed libcrypto errors
 //   PeerScanCore      the daemon's state: discovery events, mDNS host table, snapshot store, scan service, UUIDv5 ids
@@ -166,6 +167,24 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MDNSQuestionsTests", dependencies: ["Discovery", "MDNSQuestions"]),
+        .target(
+            name: "WirelessSource",
+            dependencies: [
+                "Discovery", "MonitoringLog", "Nl80211", "PeerScanModel",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "WirelessSourceTests",
+            dependencies: [
+                "Discovery", "Nl80211", "PeerScanModel", "WirelessSource",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures"]
+        ),
 
         // MARK: PeerScanCore — the daemon's state: mDNS host table, snapshot store, scan service. Knows nothing of Avahi.
         .target(
