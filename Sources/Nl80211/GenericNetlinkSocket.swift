@@ -56,7 +56,8 @@ final class GenericNetlinkSocket {
 
     /// Sends an nl80211 command with the attributes `build` adds, and hands every message of the answer to
     /// `handle` until the kernel says it is done (the end of a dump, or an acknowledgement). An error the kernel
-    /// answers with is thrown with its `errno`.
+    /// answers with is thrown with its `errno`; a dump the kernel marks inconsistent (it changed while sent) throws
+    /// ``Nl80211Error/Code/interrupted`` after `handle` saw it all.
     func request(
         _ operation: String,
         interface: String?,
@@ -122,13 +123,20 @@ final class GenericNetlinkSocket {
             },
             context
         )
+        var interrupted = false
         withExtendedLifetime(state) {
             while state.status > 0 {
                 let received = nl_recvmsgs(socket, callbacks)
+                // The dump changed under the kernel while it was sent (NLM_F_DUMP_INTR): libnl delivers it all,
+                // then says so.
+                if received == -NLE_DUMP_INTR { interrupted = true }
                 if received < 0 && state.status > 0 { state.status = received == -NLE_PERM ? -EPERM : -EIO }
             }
         }
         if state.status < 0 { throw Nl80211Error(operation, interface: interface, errno: -state.status) }
+        if interrupted {
+            throw Nl80211Error(operation, interface: interface, code: .interrupted, detail: "dump interrupted")
+        }
     }
 
     /// libnl's negative `NLE_*` code as an error.

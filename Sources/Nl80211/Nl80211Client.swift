@@ -9,9 +9,14 @@ public struct Nl80211Client: Sendable {
     /// Creates a client.
     public init() {}
 
-    /// The host's wireless interfaces (every mode: the caller picks stations).
+    /// The host's wireless interfaces (every mode: the caller picks stations). A dump the kernel marks interrupted
+    /// is made again (3 tries).
     /// - Complexity: O(n) for n interfaces, plus one `ioctl` each for its flags.
     public func interfaces() throws -> [Nl80211Interface] {
+        try Self.retryingInterrupted { try dumpInterfaces() }
+    }
+
+    private func dumpInterfaces() throws -> [Nl80211Interface] {
         let socket = try GenericNetlinkSocket.nl80211()
         final class Collected { var interfaces: [Nl80211Interface] = [] }
         let collected = Collected()
@@ -28,9 +33,15 @@ public struct Nl80211Client: Sendable {
     }
 
     /// The kernel's scan results for one interface: every BSS in its cache (cfg80211 keeps one ~30 s after it was
-    /// last heard). Needs no privilege.
+    /// last heard). Needs no privilege. A dump the kernel marks interrupted is made again (3 tries).
     /// - Complexity: O(n) for n BSSs.
     public func scanResults(interfaceIndex: Int32, interfaceName: String) throws -> [Nl80211BSS] {
+        try Self.retryingInterrupted {
+            try dumpScanResults(interfaceIndex: interfaceIndex, interfaceName: interfaceName)
+        }
+    }
+
+    private func dumpScanResults(interfaceIndex: Int32, interfaceName: String) throws -> [Nl80211BSS] {
         let socket = try GenericNetlinkSocket.nl80211()
         final class Collected { var results: [Nl80211BSS] = [] }
         let collected = Collected()
@@ -65,6 +76,19 @@ public struct Nl80211Client: Sendable {
                 return nla_nest_end(message, ssids)
             }
         )
+    }
+
+    /// A dump, made again (up to 3 times in all) while the kernel says it changed as it was sent: the cache
+    /// changes when a scan finishes, which is exactly when a source dumps.
+    static func retryingInterrupted<Result>(_ dump: () throws -> Result) throws -> Result {
+        for _ in 1..<3 {
+            do {
+                return try dump()
+            } catch let error as Nl80211Error where error.code == .interrupted {
+                continue
+            }
+        }
+        return try dump()
     }
 
     /// The attributes of a generic netlink message, indexed by type (`nil` where absent).

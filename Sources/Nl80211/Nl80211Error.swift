@@ -6,7 +6,7 @@ public struct Nl80211Error: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of failure; new kinds may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
-            case familyMissing, permissionDenied, overrun, system
+            case familyMissing, permissionDenied, overrun, interrupted, system
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -17,6 +17,8 @@ public struct Nl80211Error: Error, Hashable, Sendable, CustomStringConvertible {
         public static let permissionDenied = Code(.permissionDenied)
         /// The kernel dropped events (`ENOBUFS`): read everything again.
         public static let overrun = Code(.overrun)
+        /// A dump changed while the kernel sent it (`NLM_F_DUMP_INTR`): its parts may not fit; dump again.
+        public static let interrupted = Code(.interrupted)
         /// Any other failure; see ``Nl80211Error/errno`` and ``Nl80211Error/detail``.
         public static let system = Code(.system)
 
@@ -25,6 +27,7 @@ public struct Nl80211Error: Error, Hashable, Sendable, CustomStringConvertible {
             case .familyMissing: "family missing"
             case .permissionDenied: "permission denied"
             case .overrun: "overrun"
+            case .interrupted: "interrupted"
             case .system: "failed"
             }
         }
