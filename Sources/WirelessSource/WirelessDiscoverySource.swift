@@ -17,9 +17,10 @@ import Nl80211
 /// cache) and after each scan finished. No nl80211 in the kernel, or no wireless interface: `wifi unavailable` is
 /// logged once and it idles (an interface that appears later is picked up).
 ///
-/// Threading: the dumps are synchronous netlink requests the kernel answers at once, made on the task that handles
-/// the event (or in ``setBrowsing(_:)``); what was last reported and whether to report lives in one lock, taken to
-/// compare and yield, so events leave in the order decided.
+/// Threading: the dumps are synchronous netlink requests the kernel answers at once (~1 ms), made on the task that
+/// handles the event or in ``setBrowsing(_:)``. One refresh runs at a time (`refreshing`, held across its dumps, so
+/// an older dump is never reported after a newer one); what was last reported and whether to report live in `state`,
+/// taken to compare and yield. The kernel's events are read on the monitor's own thread, never here.
 public final class WirelessDiscoverySource: DiscoverySource {
     public let events: AsyncStream<DiscoveryEvent>
     let continuation: AsyncStream<DiscoveryEvent>.Continuation  // internal: tests finish it to read what was sent
@@ -29,6 +30,7 @@ public final class WirelessDiscoverySource: DiscoverySource {
     private let clock: ScanClock
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
+    private let refreshing = NIOLock()
 
     private struct State {
         var browsing = false
@@ -140,6 +142,10 @@ public final class WirelessDiscoverySource: DiscoverySource {
     /// Dumps the interfaces and their scan results, and reports the interfaces if they changed and the scan results
     /// of `indexes` (every station interface's when `nil`).
     func refresh(reportingScansOf indexes: Set<Int32>?) {
+        refreshing.withLock { refreshLocked(reportingScansOf: indexes) }
+    }
+
+    private func refreshLocked(reportingScansOf indexes: Set<Int32>?) {
         let all: [Nl80211Interface]
         do {
             all = try kernel.interfaces()
