@@ -13,6 +13,7 @@
 //   AvahiSource       the mDNS source: AvahiBrowser's events as discovery events, link withdrawals told apart
 //   NeighbourSource   the neighbour source: the kernel's neighbour entries as observations
 //   MDNSQuestions     the question source: one-shot mDNS queries asking a host whose neighbour entries failed if it is there
+//   WirelessSource    the Wi-Fi source: nl80211's interfaces and scan results as wireless observations, beacons parsed
 //   CCrypto           the system library libcrypto, OpenSSL's (pkg-config libcrypto)
 //   SystemCrypto      the Swift wrapper of CCrypto, its only importer: SHA-1 through EVP, typed libcrypto errors
 //   PeerScanCore      the daemon's state: discovery events, mDNS host table, snapshot store, scan service, UUIDv5 ids
@@ -23,6 +24,8 @@
 //   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
 //   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
 //   NeighbourTable    the Swift wrapper of CNetlink, its only importer: the kernel's ARP/NDP table, dump and changes
+//   CNl80211          the system library libnl-genl-3 (pkg-config libnl-genl-3.0) and the nl80211 headers
+//   Nl80211           the Swift wrapper of CNl80211, its only importer: wireless interfaces, scan results, scans, events
 //   Probing           the probe rounds: a sweep of the connected subnets, re-probes of the neighbours the kernel knows
 //   MACVendors        the organization behind a MAC address, from the IEEE's assignment files (Debian's ieee-data)
 //   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
@@ -164,6 +167,24 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MDNSQuestionsTests", dependencies: ["Discovery", "MDNSQuestions"]),
+        .target(
+            name: "WirelessSource",
+            dependencies: [
+                "Discovery", "MonitoringLog", "Nl80211", "PeerScanModel",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "WirelessSourceTests",
+            dependencies: [
+                "Discovery", "Nl80211", "PeerScanModel", "WirelessSource",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures"]
+        ),
 
         // MARK: PeerScanCore — the daemon's state: mDNS host table, snapshot store, scan service. Knows nothing of Avahi.
         .target(
@@ -281,6 +302,13 @@ let package = Package(
             name: "NeighbourTableTests",
             dependencies: ["NeighbourTable", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
+        // nl80211 (Wi-Fi) over generic netlink: libnl-genl-3 and its one wrapper.
+        .systemLibrary(
+            name: "CNl80211",
+            pkgConfig: "libnl-genl-3.0",
+            providers: [.apt(["libnl-genl-3-dev"])]
+        ),
+        .target(name: "Nl80211", dependencies: ["CNl80211"]),
         .target(
             name: "Probing",
             dependencies: [

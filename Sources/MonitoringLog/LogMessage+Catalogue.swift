@@ -140,6 +140,13 @@ extension LogMessage {
     public static let neighbourTableReadFailed = LogMessage("neighbour table read failed", .error, keys: ["error"])
     /// The kernel dropped neighbour notifications (ENOBUFS): the table is read again.
     public static let neighbourTableOverrun = LogMessage("neighbour table overrun", .notice, keys: ["error"])
+    /// No Wi-Fi: the kernel has no nl80211 (no Wi-Fi stack) or no wireless interface is there (or none of those
+    /// `--interface` names); logged once, the source then idles (a wireless interface that appears is picked up).
+    public static let wifiUnavailable = LogMessage("wifi unavailable", .info, keys: ["reason"])
+    /// Triggering a scan was refused (no CAP_NET_ADMIN); logged once, the source then follows others' scans only.
+    public static let wifiScanRefused = LogMessage("wifi scan refused", .warning, keys: ["interface", "error"])
+    /// The kernel's wireless interfaces or scan results could not be read; tried again at the next event.
+    public static let wifiReadFailed = LogMessage("wifi read failed", .warning, keys: ["interface", "error"])
     /// Probing could not start.
     public static let probingUnavailable = LogMessage("probing unavailable", .error, keys: ["error"])
     /// Probing started.
@@ -280,7 +287,8 @@ extension LogMessage {
         interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiBrowserFailed,
         avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
         avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
-        neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, probingUnavailable, probing,
+        neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, wifiUnavailable, wifiScanRefused,
+        wifiReadFailed, probingUnavailable, probing,
         neighbourReprobeNotPermitted, probeRound, hostAsked, hostAnswered, hostUnanswered, hostQuestionFailed,
         registryUnusable, registryMovedAside, registryUnavailable, registryWriteFailed, registryWritesResumed,
         registryLoaded,
