@@ -420,6 +420,7 @@ let package = Package(
                 "PeerScanServer",
                 "Probing",
                 "VarlinkServer",
+                "WirelessSource",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),

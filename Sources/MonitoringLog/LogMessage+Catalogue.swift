@@ -301,6 +301,6 @@ extension LogMessage {
         mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,
         mqttSubscribeFailed, mqttPublishFailed, mqttResync, mqttStopped,
         starting, ready, stopped, sighupIgnored, systemdNotifyFailed,
-        newWiFiNetwork, wifiNetworkGone, newAccessPoint, possibleEvilTwin, wifiUnavailable, wifiScanRefused,
+        newWiFiNetwork, wifiNetworkGone, newAccessPoint, possibleEvilTwin,
     ]
 }

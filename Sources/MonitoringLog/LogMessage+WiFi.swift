@@ -22,12 +22,4 @@ extension LogMessage {
         .warning,
         keys: ["ssid", "security", "security.known", "bssid", "vendor", "vendors.known", "reason"]
     )
-    /// The Wi-Fi source found no wireless interface or no nl80211 in the kernel: it idles.
-    public static let wifiUnavailable = LogMessage("wifi unavailable", .info, keys: ["reason"])
-    /// Triggering a scan was refused (no CAP_NET_ADMIN): the source follows the scans others trigger.
-    public static let wifiScanRefused = LogMessage(
-        "wifi scan refused",
-        .warning,
-        keys: ["interface", "errno", "error"]
-    )
 }

@@ -19,6 +19,7 @@ import PeerScanServer
 import Probing
 import ServiceLifecycle
 import VarlinkServer
+import WirelessSource
 
 @main
 struct Peerscand: AsyncParsableCommand {
@@ -231,11 +232,21 @@ struct Peerscand: AsyncParsableCommand {
             recordNetworks: { registry.record($0) },
             recordUpdate: { history.record($0) }
         )
-        // The sources: one line each. (Wi-Fi: `wifi.sourceSettings(interfaces: interfaces)`, nil with --no-wifi.)
+        // The sources: one line each.
         var sources: [any DiscoverySource] = [source]
         if let neighbours {
             sources.append(NeighbourDiscoverySource(monitor: neighbours, clock: clock, logger: logger))
             sources.append(MDNSQuestionSource(logger: logger))
+        }
+        if let wifi = wifi.sourceSettings(interfaces: interfaces) {
+            sources.append(
+                WirelessDiscoverySource(
+                    interfaces: wifi.interfaces,
+                    scanInterval: wifi.scanInterval,
+                    clock: clock,
+                    logger: logger
+                )
+            )
         }
         let scanner = ScanService(
             sources: sources,
