@@ -51,6 +51,8 @@ public enum DiscoveryEvent: Sendable, Equatable {
     case observed(Observation)
     /// What the Wi-Fi source observed (nl80211): the wireless interfaces and the access points in range.
     case wireless(WirelessObservation)
+    /// What the Bluetooth LE source observed (BlueZ): the controllers and the devices advertising.
+    case bluetooth(BluetoothObservation)
 }
 
 /// What a source observed, in the device table's terms (``DeviceTable/observe(_:interfaces:now:)``).

@@ -176,7 +176,7 @@ public struct MDNSHostTable: Sendable {
             }
         case .interfaceReturned(let interface):
             withdrawnInterfaces.remove(interface)  // from now on a removal there is a departure
-        case .browsingSettled, .sourceState, .browsedInterfaces, .observed, .wireless:
+        case .browsingSettled, .sourceState, .browsedInterfaces, .observed, .wireless, .bluetooth:
             break
         }
     }

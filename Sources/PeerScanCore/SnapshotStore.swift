@@ -269,6 +269,8 @@ public actor SnapshotStore {
             if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
         case .wireless(let observation):
             if isScanning { wireless.apply(observation, now: clock.now()) }
+        case .bluetooth:
+            break  // the device table's Bluetooth part (issue 26) takes these
         }
     }
 
