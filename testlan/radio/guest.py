@@ -175,7 +175,8 @@ class Guest:
                 "-device", "virtio-9p-pci,fsdev=results,mount_tag=results",
                 "-device", "virtio-serial-pci"]
         for index, (name, (_, write)) in enumerate(pipes.items(), start=1):
-            argv += ["-add-fd", f"fd={write},set={index}", "-chardev", f"file,id={name},path=/dev/fdset/{index},append=on",
+            argv += ["-add-fd", f"fd={write},set={index}",
+                     "-chardev", f"file,id={name},path=/dev/fdset/{index},append=on",  # O_TRUNC fails on an fd set
                      "-device", f"virtserialport,chardev={name},name={name}"]
         started = time.monotonic()
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -201,6 +202,10 @@ class Guest:
                 process.wait()
             for pump in pumps:
                 pump.join(timeout=5)
+        status_file = self.folder / "status"
+        if self.status is None and status_file.exists():  # the control line was lost in the power-off
+            self.status = int(status_file.read_text())
+            print(f"radio-guest: command exited {self.status} (from the results share)", file=sys.stderr)
         if self.status is None:
             log = self.folder / "console.log"
             console = log.read_text(errors="replace")[-3000:] if log.exists() else "(none)"

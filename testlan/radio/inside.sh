@@ -34,10 +34,14 @@ echo "booted $(uptime)" > /run/ports/control
 . "$RADIO_SETUP"
 if ! air_up > /run/results/setup.log 2>&1; then
     cat /run/results/setup.log > /run/ports/stderr
+    echo 125 > /run/results/status
     echo "status 125" > /run/ports/control
     exit 1
 fi
 echo "ready $(uptime)" > /run/ports/control
 
-sh /run/results/job.sh > /run/ports/stdout 2> /run/ports/stderr < /dev/null
-echo "status $?" > /run/ports/control
+RADIO_GUEST=1 RADIO_RESULTS=/run/results sh /run/results/job.sh > /run/ports/stdout 2> /run/ports/stderr < /dev/null
+status=$?
+echo "$status" > /run/results/status
+echo "status $status" > /run/ports/control
+sleep 1  # lets qemu pass the line on before the power goes
