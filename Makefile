@@ -257,3 +257,12 @@ RADIO_TESTS ?= Tests/Radio
 RADIO_TIMEOUT ?= 1800
 radio-test: build
 	scripts/radio-guest --timeout $(RADIO_TIMEOUT) -- $(PYTHON) -m pytest -v -p no:cacheprovider $(RADIO_TESTS)
+
+# The Wi-Fi demo in the radio guest: peerscanctl watch over a ~1.5-minute scene (testlan/radio/demo.py).
+demo-wifi: build
+	scripts/radio-guest --timeout 300 -- $(PYTHON) -m testlan.radio.demo
+
+# The Wi-Fi benchmark in the radio guest (benchmarks/wifi.py): delay from a scan to the changeset, CPU per scan with
+# 4 and 30 access points.
+bench-wifi: build
+	scripts/radio-guest --timeout 900 -- $(PYTHON) -m benchmarks.wifi
