@@ -35,6 +35,10 @@ def network_id(ssid: str | None, security: str, bssid: str | None = None) -> str
     return str(uuid.uuid5(NAMESPACE, name))
 
 
+def interface_id(name: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, f"wifi-interface:{name}"))
+
+
 def same_id(a: str, b: str) -> bool:
     return a.lower() == b.lower()
 

@@ -20,7 +20,7 @@ wait_for() {  # wait_for SECONDS WHAT COMMAND…: polls COMMAND every 0.2 s
 }
 
 
-air_up() {
+air_up() (  # a subshell: set -e stays in it
     set -e
     modprobe cfg80211
     timeout -s KILL 10 iw reg set CN
@@ -34,4 +34,4 @@ air_up() {
     hostapd -B -P /run/hostapd.pid -t -f /var/log/hostapd.log $configs
     wait_for 30 "$expected access points enabled" sh -c "[ \"\$(grep -c AP-ENABLED /var/log/hostapd.log)\" -ge $expected ]"
     echo "air: $expected access points enabled"
-}
+)
