@@ -200,14 +200,16 @@ def scan(interface: str = SCANNER, flush: bool = False) -> dict[str, BSS]:
 
 
 @contextlib.contextmanager
-def _hostapd(config: Path, name: str, expected: int) -> Iterator[None]:
-    """A hostapd of its own on `config` while in the block, once `expected` access points are enabled."""
+def _hostapd(config: Path, name: str, interfaces: list[str]) -> Iterator[None]:
+    """A hostapd of its own on `config` while in the block, once its radio is enabled (hostapd logs AP-ENABLED once
+    per radio, not per BSS) and every BSS's interface exists."""
     log, pidfile = Path(f"/var/log/hostapd-{name}.log"), Path(f"/run/hostapd-{name}.pid")
     log.unlink(missing_ok=True)
     run("hostapd", "-B", "-P", str(pidfile), "-t", "-f", str(log), str(config))
     try:
-        wait_until(lambda: log.read_text().count("AP-ENABLED") >= expected, 30, interval=0.2,
-                   what=f"{name}: {expected} access points enabled", details=lambda: log.read_text()[-2000:])
+        wait_until(lambda: "AP-ENABLED" in log.read_text()
+                   and all(Path(f"/sys/class/net/{interface}").exists() for interface in interfaces), 30, interval=0.2,
+                   what=f"{name}: {len(interfaces)} access points enabled", details=lambda: log.read_text()[-2000:])
         yield
     finally:
         with contextlib.suppress(FileNotFoundError, ProcessLookupError):
@@ -217,7 +219,7 @@ def _hostapd(config: Path, name: str, expected: int) -> Iterator[None]:
 @contextlib.contextmanager
 def twin() -> Iterator[AccessPoint]:
     """The evil twin: the WPA2 access point's SSID, open, on another radio (later/twin.conf), while in the block."""
-    with _hostapd(HERE / "later" / "twin.conf", "twin", 1):
+    with _hostapd(HERE / "later" / "twin.conf", "twin", [TWIN_INTERFACE]):
         yield TWIN
 
 
@@ -227,7 +229,8 @@ BENCH_COUNT = 26
 @contextlib.contextmanager
 def bench_access_points() -> Iterator[int]:
     """26 more access points (BSSes radio-bench-00…25 on wlan9, later/bench.conf) while in the block."""
-    with _hostapd(HERE / "later" / "bench.conf", "bench", BENCH_COUNT):
+    bsses = [BENCH_INTERFACE] + [f"{BENCH_INTERFACE}-{n}" for n in range(1, BENCH_COUNT)]
+    with _hostapd(HERE / "later" / "bench.conf", "bench", bsses):
         yield BENCH_COUNT
 
 
