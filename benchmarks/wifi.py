@@ -2,17 +2,18 @@
 point reaches a Monitor client after the scan that found it, and peerscand's CPU per scan with 4 and with 30 access
 points. Inside the guest, as root::
 
-    python3 -m benchmarks.wifi [--rounds 5] [--scans 10]
+    python3 -m benchmarks.wifi [--scans 10]
 
-- Delay: peerscand follows the scans others trigger (no --wifi-scan-interval); per round an access point is switched
-  off and flushed from the kernel's cache, switched on, and a scan is triggered with iw. Reported: from iw's `scan
-  finished` event to the changeset listing it at a Monitor client (peerscand's own work: the dump and the diff), and
-  from the trigger to that changeset (the scan itself included, ~2 s in the CN domain).
+- Delay: peerscand follows the scans others trigger (no --wifi-scan-interval); four access points are off (and
+  flushed from the kernel's cache) when it starts; per round one is switched on and a scan is triggered with iw.
+  Reported: from iw's `scan finished` event to the changeset listing it at a Monitor client (peerscand's own work:
+  the dump and the diff), and from the trigger to that changeset (the scan itself included, ~2 s in the CN domain).
 - CPU: utime+stime of peerscand (/proc/PID/stat) around `--scans` scans triggered one after another (each waited
   for, plus 1 s for peerscand to finish with it), divided by the scans; with 4 access points (the SAE and OWE ones
   off) and with 30 (26 more BSSes on one radio: testlan/radio/hostapd/later/bench.conf).
-The numbers go to stdout and, as JSON, to the results share (bench-wifi.json). Under TCG every number is several
-times what a real machine gives: compare them with each other, not with the host's benchmarks.
+The numbers go to stdout and, as JSON, to the results share (.build-radio/last-run/bench-wifi.json after the run).
+Under TCG every number is several times what a real machine gives: compare them with each other, not with the host's
+benchmarks.
 """
 
 from __future__ import annotations
@@ -42,25 +43,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime (fields 14, 15)
 
 
-def delays(socket: Path, rounds: int) -> dict:
-    ap = air.BY_NAME["open"]
+FRESH = ("sae", "owe", "open", "5ghz")  # switched off before peerscand starts: one round each, new to peerscand
+
+
+def delays(socket: Path) -> dict:
     after_scan, after_trigger = [], []
-    for _ in range(rounds):
-        air.disable(ap)
-        air.trigger_scan(air.SCANNER, flush=True)
-        follower = varlinkclient.MonitorFollower(socket)
-        try:
-            follower.wait_for(lambda s: not listed(s, ap.ssid), timeout=60, what=f"{ap.ssid} gone")
+    follower = varlinkclient.MonitorFollower(socket)
+    try:
+        for ap in (air.BY_NAME[name] for name in FRESH):
+            follower.wait_for(lambda s: not listed(s, ap.ssid), timeout=10, what=f"{ap.ssid} not listed yet")
             air.enable(ap)
             triggered = time.monotonic()
             finished = air.trigger_scan(air.SCANNER)
             follower.wait_for(lambda s: listed(s, ap.ssid), timeout=30, what=f"{ap.ssid} listed")
             seen = time.monotonic()  # the follower's thread notified at the changeset
-        finally:
-            follower.close()
-        after_scan.append(seen - finished)
-        after_trigger.append(seen - triggered)
-    return {"rounds": rounds, "after_scan_median_s": statistics.median(after_scan),
+            after_scan.append(seen - finished)
+            after_trigger.append(seen - triggered)
+    finally:
+        follower.close()
+    return {"rounds": len(after_scan), "after_scan_median_s": statistics.median(after_scan),
             "after_scan_max_s": max(after_scan), "after_trigger_median_s": statistics.median(after_trigger)}
 
 
@@ -74,13 +75,15 @@ def cpu_per_scan(pid: int, scans: int) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--scans", type=int, default=10)
     arguments = parser.parse_args()
     results = Path(os.environ.get("RADIO_RESULTS", "/tmp"))
     report: dict = {}
+    for name in FRESH:
+        air.disable(air.BY_NAME[name])
+    air.trigger_scan(air.SCANNER, flush=True)
     with peerscand("--wifi-expire", "30", log=results / "peerscand-bench.log") as (process, socket):
-        report["delay"] = delays(socket, arguments.rounds)
+        report["delay"] = delays(socket)
         print(f"delay: {json.dumps(report['delay'])}", flush=True)
         for ap in (air.BY_NAME["sae"], air.BY_NAME["owe"]):
             air.disable(ap)

@@ -10,15 +10,7 @@ from testlan.radio import air
 
 @pytest.fixture(scope="module")
 def seen():
-    """The first scan with every access point in it, of at most three: a scan can miss a beacon (the hidden access
-    point answers no broadcast probe, only its beacons show it), as on a real radio."""
-    expected = {ap.bssid for ap in air.AIR}
-    result = air.scan(air.SCANNER, flush=True)
-    for _ in range(2):
-        if expected <= result.keys():
-            break
-        result = air.scan(air.SCANNER)
-    return result
+    return air.scan_until_seen({ap.bssid for ap in air.AIR}, flush=True)
 
 
 @pytest.mark.parametrize("ap", air.AIR, ids=lambda ap: ap.name)

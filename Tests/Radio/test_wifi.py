@@ -119,9 +119,9 @@ def test_a_connected_station_shows_in_its_interface_item_and_its_network(start_d
 def test_an_unprivileged_daemon_follows_the_scans_others_trigger(start_daemon, radio_air):
     ap = air.BY_NAME["open"]
     radio_air.disable(ap)
-    air.trigger_scan(air.SCANNER, flush=True)  # the kernel's cache forgets it
-    daemon = start_daemon("--wifi-expire", str(EXPIRE), user=65534)  # no scans of its own, no CAP_NET_ADMIN
     others = [other for other in air.AIR if other != ap]
+    air.scan_until_seen({other.bssid for other in others}, flush=True)  # the kernel's cache forgets it
+    daemon = start_daemon("--wifi-expire", str(EXPIRE), user=65534)  # no scans of its own, no CAP_NET_ADMIN
     daemon.wait_for(lambda s: all(network(s, other) is not None for other in others), timeout=30,
                     what="the networks of the kernel's cache")
     assert network(daemon.snapshot, ap) is None

@@ -199,6 +199,19 @@ def scan(interface: str = SCANNER, flush: bool = False) -> dict[str, BSS]:
     return dump(interface)
 
 
+def scan_until_seen(expected: set[str], interface: str = SCANNER, flush: bool = False,
+                    attempts: int = 3) -> dict[str, BSS]:
+    """The dump after the first of up to `attempts` scans that has every BSSID of `expected` (the first scan flushed
+    if asked): a scan can miss a beacon — the hidden access point answers no broadcast probe, only its beacons show
+    it — as on a real radio."""
+    result = scan(interface, flush=flush)
+    for _ in range(attempts - 1):
+        if expected <= result.keys():
+            break
+        result = scan(interface)
+    return result
+
+
 @contextlib.contextmanager
 def _hostapd(config: Path, name: str, interfaces: list[str]) -> Iterator[None]:
     """A hostapd of its own on `config` while in the block, once its radio is enabled (hostapd logs AP-ENABLED once

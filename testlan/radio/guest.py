@@ -11,8 +11,8 @@ stdout and stderr here and exits with its status. The recipe (../shared/RADIO-NO
   the modules the 9p and overlay mounts need and ``init``, which mounts the host's root read-only over 9p with a tmpfs
   overlay on top and switches into it: host-built binaries and Python run unchanged inside, their writes vanish.
 - A second 9p share, read-write, is the run's folder (``.build-radio/runs/N``): the job script goes in, results
-  (setup.log, the benchmark's numbers) come out. Three virtio-serial ports carry the command's stdout and stderr and
-  the control lines (``booted``, ``ready``, ``status N``).
+  (setup.log, the benchmark's numbers) come out; it is copied to ``.build-radio/last-run`` afterwards. Three virtio-
+  serial ports carry the command's stdout and stderr and the control lines (``booted``, ``ready``, ``status N``).
 - No network device: nothing on the host's interfaces changes. TCG unless a real KVM exists (this machine's
   /dev/kvm is PVM, which runs only specially built guests).
 
@@ -158,7 +158,12 @@ class Guest:
             self.folder = Path(folder)
             exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in self.env.items())
             (self.folder / "job.sh").write_text(f"{exports}cd {shlex.quote(str(ROOT))} || exit 126\n{self.command}\n")
-            return self._boot(tree, version, archive)
+            try:
+                return self._boot(tree, version, archive)
+            finally:  # the results (console.log, setup.log, what the command wrote to RADIO_RESULTS) stay
+                last = CACHE / "last-run"
+                shutil.rmtree(last, ignore_errors=True)
+                shutil.copytree(self.folder, last)
 
     def _boot(self, tree: Path, version: str, archive: Path) -> int:
         pipes = {name: os.pipe() for name in ("stdout", "stderr", "control")}
