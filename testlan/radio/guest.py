@@ -11,8 +11,8 @@ stdout and stderr here and exits with its status. The recipe (../shared/RADIO-NO
   the modules the 9p and overlay mounts need and ``init``, which mounts the host's root read-only over 9p with a tmpfs
   overlay on top and switches into it: host-built binaries and Python run unchanged inside, their writes vanish.
 - A second 9p share, read-write, is the run's folder (``.build-radio/runs/N``): the job script goes in, results
-  (setup.log, the benchmark's numbers) come out; it is copied to ``.build-radio/last-run`` afterwards. Three virtio-
-  serial ports carry the command's stdout and stderr and the control lines (``booted``, ``ready``, ``status N``).
+  (setup.log, the benchmark's numbers) come out; it is copied to ``.build-radio/last-run`` afterwards. Three
+  virtio-serial ports carry the command's stdout and stderr and the control lines (``booted``, ``ready``, ``status N``).
 - No network device: nothing on the host's interfaces changes. TCG unless a real KVM exists (this machine's
   /dev/kvm is PVM, which runs only specially built guests).
 
