@@ -9,6 +9,7 @@ import subprocess
 import time
 
 from testlan.radio import air
+from testlan.radio.medium import Medium
 from testlan.waiting import wait_until
 
 from conftest import interface_id, network, network_id, networks, same_id, wifi_interface
@@ -72,8 +73,7 @@ def test_a_disabled_access_point_leaves_within_the_expiry_and_returns_with_its_i
 
 
 def test_a_signal_change_within_a_bar_is_no_update(start_daemon, radio_air):
-    """-30 → -50 dBm (the weakest hwsim gives: tx power 0 dBm) stays 4 bars: no changeset. Crossing a bar boundary
-    (below -58 dBm) needs per-link path loss (wmediumd, not in Debian 12): see docs/radio-testing.md."""
+    """-30 → -50 dBm (the weakest hwsim gives without wmediumd: tx power 0 dBm) stays 4 bars: no changeset."""
     daemon = scanning(start_daemon)
     ap = air.BY_NAME["wpa2"]
     daemon.wait_for(all_listed, timeout=60, what="every network")
@@ -84,6 +84,30 @@ def test_a_signal_change_within_a_bar_is_no_update(start_daemon, radio_air):
     time.sleep(2 * int(SCAN_INTERVAL))  # two more of peerscand's scans with the new signal
     assert daemon.changes_since(sequence) == []
     assert network(daemon.snapshot, ap)["bars"] == 4
+
+
+def test_a_signal_across_a_bar_boundary_is_exactly_one_update(start_daemon):
+    """-30 → -62 dBm through wmediumd (4 → 3 bars: below -55 by more than the 3 dB hysteresis) is one changeset
+    updating the network's item, and the scans after it none. peerscand only follows the scans triggered here, so
+    none runs while wmediumd restarts (hwsim's own -30 dBm in that moment)."""
+    ap = air.BY_NAME["wpa2"]
+    with Medium() as medium:
+        daemon = start_daemon("--wifi-expire", str(EXPIRE))
+        air.scan_until_seen({other.bssid for other in air.AIR})
+        daemon.wait_for(lambda s: (network(s, ap) or {}).get("bars") == 4, timeout=30, what=f"{ap.ssid}: 4 bars")
+        sequence = daemon.sequence
+        medium.set_signal(ap, -62)
+        wait_until(lambda: getattr(air.scan().get(ap.bssid), "signal", None) == -62, 30, interval=0,
+                   what=f"the scanner hearing {ap.ssid} at -62 dBm")
+        daemon.wait_for(lambda s: network(s, ap)["bars"] == 3, timeout=20, what=f"{ap.ssid}: 3 bars")
+        for _ in range(2):
+            air.trigger_scan()
+        time.sleep(1)  # peerscand's dump after the last scan
+        changes = daemon.changes_since(sequence)
+        assert len(changes) == 1, changes
+        (update,) = changes[0]["itemUpdates"]
+        assert update["item"]["id"] == network(daemon.snapshot, ap)["id"] and update["item"]["bars"] == 3
+        assert not any(value for key, value in changes[0].items() if key != "itemUpdates"), changes[0]
 
 
 def test_an_unchanged_air_is_no_changeset_over_many_scans(start_daemon):
