@@ -20,7 +20,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test
+.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi
 
 all: build
 
@@ -249,3 +249,20 @@ deb: deps
 # (scripts/deb-test).
 deb-test: deb
 	scripts/deb-test $(DEB)
+
+# The radio tests (Tests/Radio, root) in a throw-away qemu guest with simulated Wi-Fi (scripts/radio-guest,
+# docs/radio-testing.md): one boot (~25–45 s under TCG), then pytest on RADIO_TESTS with the host-built peerscand.
+# The smoke test alone: make radio-test RADIO_TESTS=Tests/Radio/test_air.py
+RADIO_TESTS ?= Tests/Radio
+RADIO_TIMEOUT ?= 1800
+radio-test: build
+	scripts/radio-guest --timeout $(RADIO_TIMEOUT) -- $(PYTHON) -m pytest -v -p no:cacheprovider $(RADIO_TESTS)
+
+# The Wi-Fi demo in the radio guest: peerscanctl watch over a ~1.5-minute scene (testlan/radio/demo.py).
+demo-wifi: build
+	scripts/radio-guest --timeout 300 -- $(PYTHON) -m testlan.radio.demo
+
+# The Wi-Fi benchmark in the radio guest (benchmarks/wifi.py): delay from a scan to the changeset, CPU per scan with
+# 4 and 30 access points.
+bench-wifi: build
+	scripts/radio-guest --timeout 900 -- $(PYTHON) -m benchmarks.wifi
