@@ -148,6 +148,7 @@ install: deps
 	install -D -m 0644 systemd/peerscand-probe.conf "$(DESTDIR)$(PREFIX)/share/doc/peerscan/peerscand-probe.conf"
 	install -d "$(DESTDIR)$(PREFIX)/share/doc/peerscan"
 	sed 's|/usr/local/bin/|$(BINDIR)/|' systemd/peerscand-mqtt.conf > "$(DESTDIR)$(PREFIX)/share/doc/peerscan/peerscand-mqtt.conf"
+	sed 's|/usr/local/bin/|$(BINDIR)/|' systemd/peerscand-wifi-scan.conf > "$(DESTDIR)$(PREFIX)/share/doc/peerscan/peerscand-wifi-scan.conf"
 	install -D -m 0644 $(DOCS)/man1/peerscanctl.1 "$(DESTDIR)$(MANDIR)/man1/peerscanctl.1"
 	install -D -m 0644 $(DOCS)/man8/peerscand.8 "$(DESTDIR)$(MANDIR)/man8/peerscand.8"
 	install -D -m 0644 $(DOCS)/completions/bash/peerscanctl "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/peerscanctl"
