@@ -302,6 +302,7 @@ public final class DeviceRegistry: Sendable {
             switch key {
             case .hostName(let name): hostNames.append((name, span))
             case .macAddress(let mac): macs.append((mac, span))
+            case .bluetooth: break  // not a host name or MAC address: listed with the keys only
             }
         }
         return KnownDeviceRecord(

@@ -61,6 +61,7 @@ extension DeviceTable {
             switch origin {
             case .host(let hostName): forget(hostName: hostName)
             case .mac(let mac): forget(mac: mac)
+            case .bluetooth(let identity): bluetooth.remove(identity)
             }
             publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
         } else {
