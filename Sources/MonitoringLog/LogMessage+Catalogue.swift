@@ -296,6 +296,7 @@ extension LogMessage {
         clientConnected, clientDisconnected, clientDisconnectedAtShutdown, clientError, clientLimit, clientDenied,
         clientSetScanning, clientForgotDevice, clientLabelledDevice, clientMergedDevices,
         clientSplitDevice, clientResumed, clientResync, clientResyncOverflow,
+        clientSetDeviceIRK, bluetoothIRKFileUnusable,
         clientResyncEncodingFailed, callRefused,
         callFailed,
         mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,

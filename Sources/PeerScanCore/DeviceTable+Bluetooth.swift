@@ -31,6 +31,11 @@ extension DeviceTable {
     /// - Complexity: O(a·k) for a private addresses heard and k keys.
     public mutating func setIRK(_ key: IdentityResolvingKey?, for id: DeviceID) throws(DeviceEditError) {
         guard isKnown(id) else { throw DeviceEditError(.unknownDevice, id: id) }
+        bindIRK(key, to: id)
+    }
+
+    /// Binds `key` to `id` (or removes its key) and resolves every private address heard now again.
+    mutating func bindIRK(_ key: IdentityResolvingKey?, to id: DeviceID) {
         bluetooth.resolver.setKey(key, for: id)
         bluetooth.keyChanges[id] = .some(key)
         for (address, advertiser) in bluetooth.byAddress

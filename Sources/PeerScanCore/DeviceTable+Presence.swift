@@ -56,6 +56,7 @@ extension DeviceTable {
         let known = identities.isKnown(id) || published[id] != nil
         identities.forget(id)
         labels.forget(id)
+        if bluetooth.resolver.keys[id] != nil { bindIRK(nil, to: id) }
         guard let origin = origins[id] else { return known }
         if silent.contains(id) {
             switch origin {

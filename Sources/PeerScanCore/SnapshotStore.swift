@@ -166,6 +166,9 @@ public actor SnapshotStore {
             case .split(let id, let key, let reply):
                 let outcome = Result { () throws(DeviceEditError) in try devices.split(key, from: id) }
                 if let reply { editReplies.append { reply(outcome) } }
+            case .setIRK(let id, let key, let reply):
+                let outcome = Result { () throws(DeviceEditError) in try devices.setIRK(key, for: id) }
+                if let reply { editReplies.append { reply(outcome) } }
             case .setLabel(let id, let edit, let reply):
                 let label = devices.setLabel(edit, of: id)
                 if let reply { labelReplies.append((reply, label)) }
@@ -306,6 +309,7 @@ public actor SnapshotStore {
             let records = DeviceRecords(
                 identityChanges: identityChanges,
                 labels: labelChanges,
+                irks: devices.takeIRKChanges(),
                 devices: changed.compactMap(\.device).filter { $0.bluetooth?.isEphemeral != true },  // never kept
                 departed: changed.filter { $0.device == nil }.map(\.id)
             )
