@@ -40,6 +40,8 @@ struct BluetoothAdvertisers: Sendable {
     var byAddress: [String: BluetoothAdvertiser] = [:]
     var addressesByIdentity: [BluetoothIdentity: Set<String>] = [:]
     var dirty: Set<BluetoothIdentity> = []
+    /// When each identity's device is next judged again (turns offline, or goes), as its last derivation left it.
+    var deadlines: [BluetoothIdentity: Duration] = [:]
     /// Key changes not yet taken for the registry (`nil`: removed).
     var keyChanges: [DeviceID: IdentityResolvingKey?] = [:]
 
@@ -83,6 +85,7 @@ struct BluetoothAdvertisers: Sendable {
 
     /// Forgets every address of `identity`.
     mutating func remove(_ identity: BluetoothIdentity) {
+        deadlines[identity] = nil
         for address in addressesByIdentity.removeValue(forKey: identity) ?? [] { byAddress[address] = nil }
     }
 
@@ -91,6 +94,7 @@ struct BluetoothAdvertisers: Sendable {
         byAddress = [:]
         addressesByIdentity = [:]
         dirty = []
+        deadlines = [:]
     }
 
     /// The facts of an advertiser, for ``Device/bluetooth``.

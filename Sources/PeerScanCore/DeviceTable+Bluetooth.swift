@@ -74,16 +74,10 @@ extension DeviceTable {
         return bluetooth.keyChanges
     }
 
-    /// The earliest time a Bluetooth device turns offline or goes, if any advertiser is known: the store asks to be
-    /// woken then.
-    /// - Complexity: O(b) for b advertisers.
+    /// The earliest time a Bluetooth device turns offline or goes, if any: the store asks to be woken then.
+    /// - Complexity: O(b) for b Bluetooth identities.
     public func nextBluetoothDeadline(now: Duration) -> Duration? {
-        var next: Duration?
-        for identity in bluetooth.addressesByIdentity.keys {
-            guard let due = bluetoothDeadline(of: identity), due > now else { continue }
-            next = min(next ?? due, due)
-        }
-        return next
+        bluetooth.deadlines.values.filter { $0 > now }.min()
     }
 
     /// The identity of an advertiser's address now.
@@ -110,11 +104,12 @@ extension DeviceTable {
         return isOnline ? last + away : last + max(away, presence.forgetAfter)
     }
 
-    /// Marks for derivation the Bluetooth identities whose deadline passed, and those with new advertisements.
+    /// Marks for derivation the Bluetooth identities whose deadline passed (each derivation sets the next one).
     /// - Complexity: O(b) for b identities.
     mutating func markDueBluetooth(now: Duration) {
-        for identity in bluetooth.addressesByIdentity.keys {
-            if let due = bluetoothDeadline(of: identity), now >= due { bluetooth.dirty.insert(identity) }
+        for (identity, due) in bluetooth.deadlines where now >= due {
+            bluetooth.deadlines[identity] = nil
+            bluetooth.dirty.insert(identity)
         }
     }
 
@@ -136,6 +131,7 @@ extension DeviceTable {
     /// Derives the device of a Bluetooth identity.
     mutating func derive(bluetooth identity: BluetoothIdentity, now: Duration) {
         let origin = Origin.bluetooth(identity)
+        defer { bluetooth.deadlines[identity] = bluetoothDeadline(of: identity).flatMap { $0 > now ? $0 : nil } }
         bluetooth.pruneRotated(identity, now: now)
         guard let latest = bluetooth.latest(of: identity) else {
             publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)

@@ -86,13 +86,8 @@ public actor SnapshotStore {
     ) {
         self.isScanning = isScanning
         self.table = MDNSHostTable(settles: settles)
-        self.devices = DeviceTable(
-            presence: presence,
-            vendorOf: vendorOf,
-            identities: identities,
-            labels: labels,
-            bluetooth: bluetooth
-        )
+        self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities, labels: labels)
+        self.devices.bluetooth = BluetoothAdvertisers(settings: bluetooth)
         self.alertsNewDevices = alertsNewDevices
         self.gate = InitialBrowseGate(
             waits: waitsForInitialBrowse,

@@ -15,18 +15,6 @@ struct BluetoothSourceSettings: Equatable {
     var adapters: [String]
 }
 
-/// A `--bluetooth-irk-file` that cannot be used: which file, which line, and why (never the key itself).
-struct IRKFileError: Error, CustomStringConvertible, Equatable {
-    /// The file.
-    var path: String
-    /// The line (1-based), or `nil` when the file could not be read at all.
-    var line: Int?
-    /// What is wrong.
-    var reason: String
-
-    var description: String { "\(path)\(line.map { ":\($0)" } ?? ""): \(reason)" }
-}
-
 /// peerscand's Bluetooth options (`--no-bluetooth`, `--bluetooth-away`, `--bluetooth-adapter`,
 /// `--bluetooth-irk-file`).
 struct BluetoothOptions: ParsableArguments {
@@ -107,7 +95,7 @@ struct BluetoothOptions: ParsableArguments {
             } catch {
                 throw IRKFileError(path: path, line: nil, reason: "\(error.localizedDescription)")
             }
-            keys.merge(try Self.parseKeyFile(text, path: path)) { _, fromFile in fromFile }
+            keys.merge(try IRKFileError.parseKeyFile(text, path: path)) { _, fromFile in fromFile }
         }
         return BluetoothSettings(away: away, manufacturerOf: manufacturerOf, keys: keys)
     }
@@ -125,28 +113,5 @@ struct BluetoothOptions: ParsableArguments {
             logger.log(.bluetoothIRKFileUnusable, ["error": "\(error)"])
             throw ExitCode.failure
         }
-    }
-
-    /// The keys of a key file: one `DEVICE-ID IRK-HEX` a line; blank lines and `#` comments are skipped.
-    ///
-    /// - Throws: ``IRKFileError`` naming the first bad line (its reason never repeats the key).
-    static func parseKeyFile(_ text: String, path: String) throws(IRKFileError) -> [DeviceID: IdentityResolvingKey] {
-        var keys: [DeviceID: IdentityResolvingKey] = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let fields = line.split(whereSeparator: \.isWhitespace)
-            guard !fields.isEmpty else { continue }
-            guard fields.count == 2 else {
-                throw IRKFileError(path: path, line: index + 1, reason: "expected DEVICE-ID IRK-HEX")
-            }
-            guard let id = DeviceID(text: String(fields[0])) else {
-                throw IRKFileError(path: path, line: index + 1, reason: "not a device id")
-            }
-            guard let key = IdentityResolvingKey(hex: String(fields[1])) else {
-                throw IRKFileError(path: path, line: index + 1, reason: "the IRK is not 32 hex digits")
-            }
-            keys[id] = key
-        }
-        return keys
     }
 }
