@@ -195,4 +195,32 @@ private func makeTable(
         _ = table.takeChanges(now: .seconds(5))
         #expect(table.deviceCount == 1)
     }
+
+    @Test func aLANDeviceMergedIntoABluetoothDeviceIsOneItemWithTheBluetoothID() throws {
+        var table = makeTable()
+        let mac = "3c:22:fb:44:55:66"
+        table.updateNeighbour(
+            Neighbour(address: "10.0.0.5", interface: "lan0", macAddress: mac, state: .reachable, lastConfirmed: nil),
+            now: .zero
+        )
+        table.observe(bluetooth: advertisement(publicAddress, .public, name: "Speaker", at: .zero), now: .zero)
+        _ = table.takeChanges(now: .zero)
+        let lan = DeviceID.make(macAddress: mac)
+        let radio = DeviceID.make(bluetoothAddress: publicAddress)
+        try table.merge([lan], into: radio)
+        let (changes, events) = table.takeChanges(now: .seconds(1))
+        #expect(changes.first { $0.id == lan }.map { $0.device == nil } == true)
+        let merged = try #require(changes.first { $0.id == radio }?.device)
+        #expect(merged.macAddresses == [mac] && merged.bluetooth?.address == publicAddress)
+        #expect(table.deviceCount == 1)
+        #expect(events.count == 1)
+        #expect(merged.logFields["bluetooth"] == publicAddress)
+    }
+
+    @Test func anEphemeralNewDeviceIsNoAlert() throws {
+        var table = makeTable()
+        table.observe(bluetooth: advertisement("4d:11:22:33:44:55", .resolvablePrivate, at: .zero), now: .zero)
+        let event = try #require(table.takeChanges(now: .zero).events.first)
+        #expect(event.logEntry(alertsNewDevices: true).message == .newDevice)
+    }
 }
