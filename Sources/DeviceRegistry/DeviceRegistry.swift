@@ -41,6 +41,9 @@ public final class DeviceRegistry: Sendable {
     public let identities: DeviceIdentities
     /// The labels loaded at start, to seed the store's ``DeviceLabels``.
     public let labels: DeviceLabels
+    /// The Bluetooth IRKs loaded at start, to seed the store's resolver; and those not written yet (`nil`: removed).
+    public let irks: [DeviceID: IdentityResolvingKey]
+    let pendingIRKs = NIOLockedValueBox<[DeviceID: IdentityResolvingKey?]>([:])
 
     /// The database file, or `nil` when the registry is in memory only.
     public var path: String? { database?.path }
@@ -60,6 +63,7 @@ public final class DeviceRegistry: Sendable {
         var database: RegistryDatabase?
         var loaded: [DeviceHistory] = []
         var networks = KnownNetworks()
+        var irks: [DeviceID: IdentityResolvingKey] = [:]
         if let path {
             let directory = (path as NSString).deletingLastPathComponent
             try? FileManager.default.createDirectory(
@@ -71,6 +75,7 @@ public final class DeviceRegistry: Sendable {
                 let opened = try RegistryDatabase(path: path)
                 loaded = try opened.loadAll()
                 networks = try opened.loadKnownNetworks()
+                irks = try opened.loadIRKs()
                 database = opened
             } catch {
                 logger.log(.registryUnusable, ["path": "\(path)", "error": "\(error)"])
@@ -90,6 +95,7 @@ public final class DeviceRegistry: Sendable {
         }
         self.database = database
         self.knownNetworks = networks
+        self.irks = irks
         var state = State(lastRefresh: now)
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
         var bindings: [IdentityKey: DeviceID] = [:]
@@ -154,6 +160,7 @@ public final class DeviceRegistry: Sendable {
                     state.dirty.formUnion([id, newID])
                 }
             }
+            if !records.irks.isEmpty { pendingIRKs.withLockedValue { $0.merge(records.irks) { _, newer in newer } } }
             for (id, label) in records.labels where state.histories[id] != nil {
                 state.histories[id]?.label = label
                 state.dirty.insert(id)
@@ -240,7 +247,8 @@ public final class DeviceRegistry: Sendable {
     /// - Returns: Whether everything changed is on disk now (`true` in memory only).
     @discardableResult
     public func flush(now: Date = Date(), refreshingAll: Bool = false) async -> Bool {
-        let networksWritten = await flushNetworks()
+        let irksWritten = await flushIRKs()
+        let networksWritten = await flushNetworks() && irksWritten
         let (histories, deleted) = state.withLockedValue { state in
             if refreshingAll || now.timeIntervalSince(state.lastRefresh) >= Self.lastSeenPrecisionSeconds {
                 state.lastRefresh = now
@@ -302,6 +310,7 @@ public final class DeviceRegistry: Sendable {
             switch key {
             case .hostName(let name): hostNames.append((name, span))
             case .macAddress(let mac): macs.append((mac, span))
+            case .bluetooth: break  // not a host name or MAC address: listed with the keys only
             }
         }
         return KnownDeviceRecord(

@@ -17,6 +17,10 @@ import PeerScanModel
 /// - `device_split(device_id, key)` (migration `splits`): the keys a person split off a device, kept apart from it;
 /// - `wifi_network(id, ssid, security, first_seen, last_seen)` and `wifi_access_point(network_id, bssid, first_seen,
 ///   last_seen)` (migration `wifi`): the Wi-Fi networks heard and their access points.
+/// - `device_irk(device_id, irk)` (migration `bluetooth`): the Bluetooth Identity Resolving Key bound to a device (32
+///   hex digits; a secret, never logged). Not tied to a `device` row: a key may be bound to a device the registry has
+///   no row for yet (an ephemeral Bluetooth device); it goes with SetDeviceIRK `null` or ForgetDevice. Bluetooth
+///   identity addresses are keys like MAC addresses (`bluetooth:ADDRESS` in `device_key`).
 /// Keys, addresses, transitions, labels and splits go with their device (`ON DELETE CASCADE`).
 struct RegistryDatabase: Sendable {
     /// The database file.
@@ -106,6 +110,16 @@ struct RegistryDatabase: Sendable {
                         first_seen REAL NOT NULL,
                         last_seen REAL NOT NULL,
                         PRIMARY KEY (network_id, bssid)
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+        migrator.registerMigration("bluetooth") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_irk (
+                        device_id TEXT PRIMARY KEY NOT NULL,
+                        irk TEXT NOT NULL
                     ) WITHOUT ROWID;
                     """
             )

@@ -6,7 +6,9 @@ import Logging
 extension LogMessage {
     /// The keys of a device's fields on a device line: `id`, `name`, `host`, `mac`, `vendor`, `address` (the first
     /// one), `addresses`, `services` (types).
-    public static let deviceKeys = ["id", "name", "host", "mac", "vendor", "address", "addresses", "services"]
+    public static let deviceKeys = [
+        "id", "name", "host", "mac", "vendor", "address", "addresses", "services", "bluetooth",
+    ]
 
     // MARK: Devices
 
@@ -296,6 +298,7 @@ extension LogMessage {
         clientConnected, clientDisconnected, clientDisconnectedAtShutdown, clientError, clientLimit, clientDenied,
         clientSetScanning, clientForgotDevice, clientLabelledDevice, clientMergedDevices,
         clientSplitDevice, clientResumed, clientResync, clientResyncOverflow,
+        clientSetDeviceIRK, bluetoothIRKFileUnusable,
         clientResyncEncodingFailed, callRefused,
         callFailed,
         mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,

@@ -196,8 +196,11 @@ public enum ChangeDescription {
         } else if !device.macAddresses.isEmpty {
             parts.append(device.macAddresses.joined(separator: ","))
         }
-        if let vendor = device.vendor { parts.append("[\(vendor)]") }
-        parts.append(device.addresses.isEmpty ? "(no address)" : device.addresses.joined(separator: ","))
+        if let vendor = BluetoothText.vendor(of: device) { parts.append("[\(vendor)]") }
+        if let bluetooth = BluetoothText.summary(of: device) { parts.append(bluetooth) }
+        if !device.addresses.isEmpty || device.bluetooth == nil {
+            parts.append(device.addresses.isEmpty ? "(no address)" : device.addresses.joined(separator: ","))
+        }
         let types = SnapshotTable.serviceTypes(of: device).joined(separator: ",")
         if !types.isEmpty { parts.append(types) }
         if device.isImportant { parts.append("important") }
@@ -219,6 +222,7 @@ public enum ChangeDescription {
         parts += additions(from: old.macAddresses, to: new.macAddresses).map { "mac \($0) new" }
         parts += additions(from: new.macAddresses, to: old.macAddresses).map { "mac \($0) gone" }
         if old.vendor != new.vendor, let vendor = new.vendor { parts.append("vendor \(vendor)") }
+        parts += BluetoothText.changes(from: old.bluetooth, to: new.bluetooth)
 
         let oldServices = Dictionary(old.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newServices = Dictionary(new.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

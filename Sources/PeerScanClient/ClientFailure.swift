@@ -135,6 +135,8 @@ public struct ClientFailure: Error, Hashable, Sendable, CustomStringConvertible 
             return ClientFailure(.failure, "cannot merge: \(error.parameters["reason"] ?? "refused")")
         case PeerScanWire.cannotSplitError:
             return ClientFailure(.failure, "cannot split: \(error.parameters["reason"] ?? "refused")")
+        case PeerScanWire.invalidIRKError:
+            return ClientFailure(.usage, "not an IRK: \(error.parameters["reason"] ?? "32 hex digits expected")")
         case "org.varlink.service.InvalidParameter" where error.parameters["parameter"] == "key":
             return ClientFailure(.usage, "not a MAC address or host name (see: peerscanctl show DEVICE)")
         case "org.varlink.service.InterfaceNotFound":

@@ -135,6 +135,16 @@ public struct PeerScanConnection {
         ).id
     }
 
+    /// Calls `SetDeviceIRK`: binds a Bluetooth IRK (32 hex digits) to the device, or removes its key (`nil`).
+    /// - Throws: The reply's error (`io.peerscan.InvalidIRK`, `io.peerscan.DeviceNotFound`, `PermissionDenied`).
+    public func setIRK(_ irk: IdentityResolvingKey?, of id: DeviceID) async throws {
+        _ = try await connection.call(
+            method("SetDeviceIRK"),
+            PeerScanWire.SetDeviceIRKParameters(id: id.description, irk: irk?.hexDigits),
+            as: PeerScanWire.SetDeviceIRKReply.self
+        )
+    }
+
     /// Calls `Monitor` with `more` and hands each reply to `body`, until `body` returns `false` or peerscand ends the
     /// call.
     ///

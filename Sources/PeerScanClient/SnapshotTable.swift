@@ -44,8 +44,11 @@ public enum SnapshotTable {
                     device.online ? "online" : "offline",
                     device.hostName.map(escaped) ?? "-",
                     device.macAddresses.isEmpty ? "-" : device.macAddresses.joined(separator: ","),
-                    device.vendor.map(escaped) ?? "-",
-                    device.addresses.isEmpty ? "-" : escaped(device.addresses.joined(separator: ",")),
+                    BluetoothText.vendor(of: device).map(escaped) ?? "-",
+                    escaped(
+                        ([device.addresses.joined(separator: ",")].filter { !$0.isEmpty }
+                            + [BluetoothText.summary(of: device)].compactMap { $0 }).joined(separator: " ")
+                    ).nonEmpty ?? "-",
                     device.services.isEmpty ? "-" : escaped(serviceTypes(of: device).joined(separator: ",")),
                 ]
             }
@@ -101,4 +104,9 @@ public enum SnapshotTable {
     }
 
     static func escaped(_ text: String) -> String { TerminalText.escapingControlCharacters(text) }
+}
+
+extension String {
+    /// The text, or `nil` when it is empty.
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }

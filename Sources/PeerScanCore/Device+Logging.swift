@@ -3,7 +3,8 @@ import PeerScanModel
 
 extension Device {
     /// The fields of a device as log metadata (``LogMessage/deviceKeys``): `id`, `name`, `host`, `mac`, `vendor`,
-    /// `address` (the first one), `addresses`, `services` (types). A field the device lacks is left out.
+    /// `address` (the first one), `addresses`, `services` (types), `bluetooth` (the address it advertises under). A
+    /// field the device lacks is left out.
     public var logFields: [String: String] {
         var metadata = [
             "id": "\(id)",
@@ -15,6 +16,7 @@ extension Device {
         if let vendor { metadata["vendor"] = vendor }
         if let first = addresses.first { metadata["address"] = first }
         if !services.isEmpty { metadata["services"] = Set(services.map(\.type)).sorted().joined(separator: ",") }
+        if let bluetooth { metadata["bluetooth"] = bluetooth.address }
         return metadata
     }
 }
@@ -25,7 +27,9 @@ extension DeviceTable.Event {
     func logEntry(alertsNewDevices: Bool = false) -> LogEntry {
         switch self {
         case .appeared(let device):
-            return LogEntry(.newDevice, device.logFields).alerting(if: device.isImportant, or: alertsNewDevices)
+            // An ephemeral Bluetooth device is new at every address rotation: never an alert by itself.
+            let alerts = alertsNewDevices && device.bluetooth?.isEphemeral != true
+            return LogEntry(.newDevice, device.logFields).alerting(if: device.isImportant, or: alerts)
         case .returned(let device):
             return LogEntry(.deviceOnline, device.logFields.merging(device.presenceFields(returned: true)) { $1 })
                 .alerting(if: device.isImportant)

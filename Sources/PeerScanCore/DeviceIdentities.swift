@@ -1,18 +1,22 @@
 import Foundation
 import PeerScanModel
 
-/// A key a device is known by: its mDNS host name, or one of its MAC addresses.
+/// A key a device is known by: its mDNS host name, one of its MAC addresses, or its Bluetooth identity address.
 public enum IdentityKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// A canonical host name (``DeviceID/canonicalHostName(_:)``: lowercase, no trailing dot).
     case hostName(String)
     /// A MAC address, lowercase `aa:bb:cc:dd:ee:ff`.
     case macAddress(String)
+    /// A Bluetooth public or random static address, lowercase `aa:bb:cc:dd:ee:ff` (private addresses are never keys:
+    /// they rotate).
+    case bluetooth(String)
 
-    /// `host:NAME` or `mac:ADDRESS`, the form the registry stores.
+    /// `host:NAME`, `mac:ADDRESS` or `bluetooth:ADDRESS`, the form the registry stores.
     public var description: String {
         switch self {
         case .hostName(let name): "host:\(name)"
         case .macAddress(let mac): "mac:\(mac)"
+        case .bluetooth(let address): "bluetooth:\(address)"
         }
     }
 
@@ -22,6 +26,8 @@ public enum IdentityKey: Hashable, Sendable, Comparable, CustomStringConvertible
             self = .hostName(String(text.dropFirst(5)))
         } else if text.hasPrefix("mac:"), text.count > 4 {
             self = .macAddress(String(text.dropFirst(4)))
+        } else if text.hasPrefix("bluetooth:"), text.count > 10 {
+            self = .bluetooth(String(text.dropFirst(10)))
         } else {
             return nil
         }
@@ -166,6 +172,29 @@ public struct DeviceIdentities: Sendable {
         return id
     }
 
+    /// The identifier of a device known by one key (a MAC-only device, a Bluetooth identity address: rules 3 and 4),
+    /// binding its key.
+    ///
+    /// - Parameters:
+    ///   - preferred: The key's name-based identifier, taken when the key has none and no other device holds it.
+    ///   - current: The identifier the device has already, if any.
+    ///   - isAvailable: Whether an identifier may be taken (no other device present now holds it).
+    mutating func identify(
+        key: IdentityKey,
+        preferred: DeviceID,
+        current: DeviceID? = nil,
+        isAvailable: (DeviceID) -> Bool
+    ) -> DeviceID {
+        if let current {
+            bind(key, to: current)
+            return current
+        }
+        if let known = idByKey[key], isAvailable(known) { return known }
+        let id = fresh(preferred, isAvailable: isAvailable)
+        bind(key, to: id)
+        return id
+    }
+
     /// The identifier of a MAC-only device (rules 3 and 4), binding its key.
     ///
     /// - Parameters:
@@ -218,6 +247,7 @@ public struct DeviceIdentities: Sendable {
             switch key {
             case .hostName(let name): DeviceID.make(hostName: name)
             case .macAddress(let mac): DeviceID.make(macAddress: mac)
+            case .bluetooth(let address): DeviceID.make(bluetoothAddress: address)
             }
         let newID = fresh(preferred, isAvailable: { $0 != id })
         keys.remove(key)

@@ -7,7 +7,9 @@ public struct DeviceRecords: Sendable, Equatable {
     public var identityChanges: [IdentityChange]
     /// The labels changed (after the identity changes), as they are now; ``DeviceLabel/none``: cleared.
     public var labels: [DeviceID: DeviceLabel]
-    /// The devices inserted or changed, as they are now.
+    /// The Bluetooth IRKs bound (or removed: `nil`) by a person or moved by a merge, by device. Secret: never logged.
+    public var irks: [DeviceID: IdentityResolvingKey?]
+    /// The devices inserted or changed, as they are now (never an ephemeral Bluetooth device).
     public var devices: [Device]
     /// The devices that left the snapshot (gone offline for good, or scanning switched off).
     public var departed: [DeviceID]
@@ -16,15 +18,19 @@ public struct DeviceRecords: Sendable, Equatable {
     public init(
         identityChanges: [IdentityChange] = [],
         labels: [DeviceID: DeviceLabel] = [:],
+        irks: [DeviceID: IdentityResolvingKey?] = [:],
         devices: [Device] = [],
         departed: [DeviceID] = []
     ) {
         self.identityChanges = identityChanges
         self.labels = labels
+        self.irks = irks
         self.devices = devices
         self.departed = departed
     }
 
     /// Whether the batch taught nothing.
-    public var isEmpty: Bool { identityChanges.isEmpty && labels.isEmpty && devices.isEmpty && departed.isEmpty }
+    public var isEmpty: Bool {
+        identityChanges.isEmpty && labels.isEmpty && irks.isEmpty && devices.isEmpty && departed.isEmpty
+    }
 }

@@ -71,6 +71,7 @@ extension DeviceTable {
             }
             identities.merge(other, into: survivor, byPerson: true)
             labels.merge(other, into: survivor)
+            mergeIRK(other, into: survivor)
             for key in keys { markDirty(key) }
         }
         if let origin = origins[survivor] { markForDerivation(origin) }
@@ -123,6 +124,7 @@ extension DeviceTable {
             switch key {
             case .hostName(let name): hostName = hostName ?? name
             case .macAddress(let mac): macs.append(mac)
+            case .bluetooth: break
             }
         }
         return Device(

@@ -56,11 +56,13 @@ extension DeviceTable {
         let known = identities.isKnown(id) || published[id] != nil
         identities.forget(id)
         labels.forget(id)
+        if bluetooth.resolver.keys[id] != nil { bindIRK(nil, to: id) }
         guard let origin = origins[id] else { return known }
         if silent.contains(id) {
             switch origin {
             case .host(let hostName): forget(hostName: hostName)
             case .mac(let mac): forget(mac: mac)
+            case .bluetooth(let identity): bluetooth.remove(identity)
             }
             publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
         } else {

@@ -17,7 +17,8 @@ extension DeviceTable {
             guard now >= last + deadline || isQuestionDue(origin, now: now) else { continue }
             markForDerivation(origin)
         }
-        while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty {
+        markDueBluetooth(now: now)
+        while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty || !bluetooth.dirty.isEmpty {
             for hostName in dirtyHosts.sorted() {
                 dirtyHosts.remove(hostName)
                 derive(hostName: hostName, now: now)
@@ -26,6 +27,7 @@ extension DeviceTable {
                 dirtyMACs.remove(mac)
                 derive(mac: mac, now: now)
             }
+            while let identity = bluetooth.dirty.popFirst() { derive(bluetooth: identity, now: now) }
         }
         defer {
             pendingChanges = []
@@ -45,6 +47,7 @@ extension DeviceTable {
         switch origin {
         case .host(let hostName): dirtyHosts.insert(hostName)
         case .mac(let mac): dirtyMACs.insert(mac)
+        case .bluetooth(let identity): bluetooth.dirty.insert(identity)
         }
     }
 
@@ -69,13 +72,16 @@ extension DeviceTable {
         switch key {
         case .hostName(let hostName): markDirty(host: hostName)
         case .macAddress(let mac): markDirty(mac: mac)
+        case .bluetooth(let address): bluetooth.dirty.insert(.address(address))
         }
     }
 
     /// The published device `mac`'s key is bound to, when another origin derives it (an mDNS host's, or another MAC
     /// address's: the registry knows them as one device, by an automatic merge or a person's).
     private func linkedOrigin(of mac: String) -> Origin? {
-        guard let id = identities.id(for: .macAddress(mac)), let origin = origins[id], origin != .mac(mac) else {
+        guard let id = identities.id(for: .macAddress(mac)), let origin = origins[id], origin != .mac(mac),
+            !origin.isBluetooth  // a LAN device takes a merged Bluetooth device's item over
+        else {
             return nil
         }
         return origin
@@ -141,7 +147,8 @@ extension DeviceTable {
             last = max(host.appearedAt, host.answeredAt ?? .zero)
             for mac in macs { last = max(last, lastAnswerByMAC[mac] ?? .zero) }
         }
-        let online = answering || now < last + presence.offlineAfter
+        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .hostName(hostName)))
+        let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
         if !online && now >= last + presence.forgetAfter {
             forget(hostName: hostName)
             for mac in macs { forget(mac: mac) }
@@ -156,6 +163,8 @@ extension DeviceTable {
         device.macAddresses = sortedMACs
         device.vendor = sortedMACs.first.flatMap(vendorOf)
         device.online = online
+        device.bluetooth = heard?.facts
+        device.displayName = device.displayName ?? heard?.facts.name
         if !macs.isEmpty {
             askIfDue(
                 hostName: hostName,
@@ -171,7 +180,7 @@ extension DeviceTable {
             answering: answering,
             lastAnswer: last,
             reason: online
-                ? PresenceReason(.answered, answeringMeans(of: macs, now: now))
+                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetoothMeans(heard, now: now))
                 : offlineReason(addresses: addresses, asked: macs.isEmpty ? nil : mdnsHosts[hostName])
         )
     }
@@ -199,7 +208,8 @@ extension DeviceTable {
         for linked in macs { allAddresses.formUnion(addressesByMAC[linked] ?? []) }
         let answering = macs.contains { answers(mac: $0, now: now) }
         let last = macs.compactMap { lastAnswerByMAC[$0] }.max() ?? now
-        let online = answering || now < last + presence.offlineAfter
+        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .macAddress(mac)))
+        let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
         if !online && now >= last + presence.forgetAfter {
             for linked in macs { forget(mac: linked) }
             publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
@@ -209,13 +219,14 @@ extension DeviceTable {
         let device = Device(
             id: identify(origin, macAddresses: [mac]),
             hostName: nil,
-            displayName: nil,
+            displayName: heard?.facts.name,
             addresses: allAddresses.sorted(by: AddressOrder.precedes),
             interfaces: interfaces(of: allAddresses).sorted(),
             services: [],
             macAddresses: sortedMACs,
             vendor: sortedMACs.first.flatMap(vendorOf),
-            online: online
+            online: online,
+            bluetooth: heard?.facts
         )
         publish(
             device,
@@ -223,7 +234,7 @@ extension DeviceTable {
             answering: answering,
             lastAnswer: last,
             reason: online
-                ? PresenceReason(.answered, answeringMeans(of: macs, now: now))
+                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetoothMeans(heard, now: now))
                 : offlineReason(addresses: allAddresses, asked: nil)
         )
     }
@@ -235,8 +246,10 @@ extension DeviceTable {
         let origins = self.origins
         let isAvailable = { (id: DeviceID) -> Bool in
             guard let holder = origins[id], holder != origin else { return true }
-            // A host takes over the item of a MAC-only device of one of its MAC addresses.
+            // A host takes over the item of a MAC-only device of one of its MAC addresses; a LAN device that of a
+            // Bluetooth device merged with it.
             if case .host = origin, case .mac(let mac) = holder, macAddresses.contains(mac) { return true }
+            if holder.isBluetooth { return true }
             return false
         }
         switch origin {
@@ -249,6 +262,8 @@ extension DeviceTable {
             )
         case .mac(let mac):
             return identities.identify(macAddress: mac, current: current, isAvailable: isAvailable)
+        case .bluetooth:
+            preconditionFailure("a Bluetooth identity is identified in DeviceTable+Bluetooth.swift")
         }
     }
 

@@ -99,6 +99,7 @@ public struct DeviceTable: Sendable {
     enum Origin: Hashable, Sendable {
         case host(String)
         case mac(String)
+        case bluetooth(BluetoothIdentity)
     }
 
     struct MDNSHost: Sendable {
@@ -119,6 +120,8 @@ public struct DeviceTable: Sendable {
     // table touches it.
     let presence: Presence
     let vendorOf: @Sendable (String) -> String?
+    /// The Bluetooth advertisers and their settings (DeviceTable+Bluetooth.swift).
+    var bluetooth: BluetoothAdvertisers
 
     var mdnsHosts: [String: MDNSHost] = [:]
     var hostsByAddress: [String: Set<String>] = [:]
@@ -181,14 +184,17 @@ public struct DeviceTable: Sendable {
     ///   - vendorOf: The organization behind a MAC address, or `nil`.
     ///   - identities: The identifiers known from before (the registry's).
     ///   - labels: The labels known from before (the registry's).
+    ///   - bluetooth: How Bluetooth advertisers are judged, and the IRKs known from before.
     public init(
         presence: Presence = .immediate,
         vendorOf: @escaping @Sendable (String) -> String? = { _ in nil },
         identities: DeviceIdentities = DeviceIdentities(),
-        labels: DeviceLabels = DeviceLabels()
+        labels: DeviceLabels = DeviceLabels(),
+        bluetooth: BluetoothSettings = BluetoothSettings()
     ) {
         self.presence = presence
         self.vendorOf = vendorOf
+        self.bluetooth = BluetoothAdvertisers(settings: bluetooth)
         self.identities = identities
         self.labels = labels
     }
@@ -256,6 +262,7 @@ public struct DeviceTable: Sendable {
         dirtyHosts = []
         dirtyMACs = []
         pendingQuestions = []
+        bluetooth.removeAll()
     }
 
 }

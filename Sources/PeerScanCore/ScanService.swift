@@ -108,6 +108,15 @@ public struct ScanService: Service {
         }
     }
 
+    /// Binds a Bluetooth IRK to `id`, or removes its key (`nil`) (see ``DeviceTable/setIRK(_:for:)``), once it is in
+    /// the snapshot; `nil` once the service has stopped.
+    public func setIRK(_ key: IdentityResolvingKey?, for id: DeviceID) async -> Result<Void, DeviceEditError>? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, DeviceEditError>?, Never>) in
+            let queued = inputs.push(.setIRK(id, key, reply: { continuation.resume(returning: $0) }))
+            if !queued { continuation.resume(returning: nil) }
+        }
+    }
+
     /// Queues a command without waiting for it.
     public func submit(_ input: StoreInput) {
         inputs.push(input)

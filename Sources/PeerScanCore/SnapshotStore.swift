@@ -61,6 +61,7 @@ public actor SnapshotStore {
     ///   - recordDevices: Called with what each batch taught about devices, on the store's executor before the
     ///     changeset is published (the registry's intake: it must not block).
     ///   - wireless: The Wi-Fi networks' table (its `--wifi-expire`, the networks known from before).
+    ///   - bluetooth: How Bluetooth advertisers are judged (`--bluetooth-away`, company names, known IRKs).
     ///   - recordNetworks: Called with what each batch taught about Wi-Fi networks, like `recordDevices`.
     ///   - recordUpdate: Called with every update as it is published, on the store's executor, before any
     ///     subscriber sees it — so that, once ``sequence`` reads `n`, it has had every update up to `n` (a history
@@ -79,12 +80,14 @@ public actor SnapshotStore {
         clock: ScanClock = .continuous,
         recordDevices: (@Sendable (DeviceRecords) -> Void)? = nil,
         wireless: WirelessTable = WirelessTable(expiry: .seconds(150)),
+        bluetooth: BluetoothSettings = BluetoothSettings(),
         recordNetworks: (@Sendable (WirelessRecords) -> Void)? = nil,
         recordUpdate: (@Sendable (StoreUpdate) -> Void)? = nil
     ) {
         self.isScanning = isScanning
         self.table = MDNSHostTable(settles: settles)
         self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities, labels: labels)
+        self.devices.bluetooth = BluetoothAdvertisers(settings: bluetooth)
         self.alertsNewDevices = alertsNewDevices
         self.gate = InitialBrowseGate(
             waits: waitsForInitialBrowse,
@@ -157,6 +160,9 @@ public actor SnapshotStore {
                 if let reply { editReplies.append { reply(outcome) } }
             case .split(let id, let key, let reply):
                 let outcome = Result { () throws(DeviceEditError) in try devices.split(key, from: id) }
+                if let reply { editReplies.append { reply(outcome) } }
+            case .setIRK(let id, let key, let reply):
+                let outcome = Result { () throws(DeviceEditError) in try devices.setIRK(key, for: id) }
                 if let reply { editReplies.append { reply(outcome) } }
             case .setLabel(let id, let edit, let reply):
                 let label = devices.setLabel(edit, of: id)
@@ -269,8 +275,8 @@ public actor SnapshotStore {
             if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
         case .wireless(let observation):
             if isScanning { wireless.apply(observation, now: clock.now()) }
-        case .bluetooth:
-            break  // the device table's Bluetooth part (issue 26) takes these
+        case .bluetooth(let observation):
+            if isScanning { devices.observe(bluetooth: observation, now: clock.now()) }
         }
     }
 
@@ -298,7 +304,8 @@ public actor SnapshotStore {
             let records = DeviceRecords(
                 identityChanges: identityChanges,
                 labels: labelChanges,
-                devices: changed.compactMap(\.device),
+                irks: devices.takeIRKChanges(),
+                devices: changed.compactMap(\.device).filter { $0.bluetooth?.isEphemeral != true },  // never kept
                 departed: changed.filter { $0.device == nil }.map(\.id)
             )
             if !records.isEmpty { recordDevices(records) }
@@ -323,10 +330,12 @@ public actor SnapshotStore {
         }
     }
 
-    /// Asks for a check when the next Wi-Fi access point expires, unless one is asked for by then already.
+    /// Asks for a check when the next Wi-Fi access point expires or Bluetooth device turns offline (or goes), unless
+    /// one is asked for by then already.
     private func requestWirelessExpiryCheck(effects: inout StoreEffects) {
         let now = clock.now()
-        guard let due = wireless.nextExpiry else { return }
+        let deadlines = [wireless.nextExpiry, devices.nextBluetoothDeadline(now: now)].compactMap { $0 }
+        guard let due = deadlines.min() else { return }
         if let requested = wirelessCheckRequested, requested > now, requested <= due { return }
         wirelessCheckRequested = due
         let delay = max(due - now, .milliseconds(1))

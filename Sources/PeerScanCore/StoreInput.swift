@@ -29,6 +29,9 @@ public enum StoreInput: Sendable {
     /// A person's split of a key off the device (``DeviceTable/split(_:from:)``); `reply` gets the key's new
     /// identifier.
     case split(DeviceID, key: IdentityKey, reply: (@Sendable (Result<DeviceID, DeviceEditError>) -> Void)?)
+    /// Bind a Bluetooth IRK to the device, or remove its key (`nil`) (``DeviceTable/setIRK(_:for:)``); `reply` gets
+    /// the outcome.
+    case setIRK(DeviceID, IdentityResolvingKey?, reply: (@Sendable (Result<Void, DeviceEditError>) -> Void)?)
 }
 
 /// What the store asks its owner to do after a batch, outside the actor: I/O, timers and log lines.

@@ -320,9 +320,11 @@ public struct MQTTMirror: Sendable {
                 config: settings.homeAssistant ? have.config : nil
             )
         }
+        // An ephemeral Bluetooth device (a private address no IRK resolves) gets no tracker: its address rotates.
+        let tracks = settings.homeAssistant && device.bluetooth?.isEphemeral != true
         return Retained(
             device: MQTTPayloads.device(device),
-            config: settings.homeAssistant ? MQTTPayloads.homeAssistantConfig(device, topics: settings.topics) : nil
+            config: tracks ? MQTTPayloads.homeAssistantConfig(device, topics: settings.topics) : nil
         )
     }
 

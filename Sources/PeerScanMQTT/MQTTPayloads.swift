@@ -21,8 +21,11 @@ public enum MQTTPayloads {
         encode(Event(event: "snapshot", sequence: sequence, snapshot: snapshot, changes: nil))
     }
 
-    /// Home Assistant's discovery config of a device: a `device_tracker` (source `router`) whose state is `home`
-    /// while the device is online, with the device item as its attributes, available while the scanner is.
+    /// Home Assistant's discovery config of a device: a `device_tracker` (source `router`; `bluetooth_le` for a device
+    /// seen only over Bluetooth LE) whose state is `home` while the device is online, with the device item as its
+    /// attributes, available while the scanner is. Its HA device's `connections` are its MAC addresses and its
+    /// Bluetooth identity address (`["bluetooth", ADDRESS]`), its `manufacturer` the OUI's vendor or else the company
+    /// its advertisements name.
     ///
     /// The entity's `unique_id` is the scanner's node and the device id (`peerscan_<node>_<id>`), so that two
     /// scanners that see one device make two trackers; they share one Home Assistant device (its `identifiers` are
@@ -39,20 +42,31 @@ public enum MQTTPayloads {
             valueTemplate: valueTemplate,
             payloadHome: "home",
             payloadNotHome: "not_home",
-            sourceType: "router",
+            sourceType: isBluetoothOnly(device) ? "bluetooth_le" : "router",
             jsonAttributesTopic: topics.device(device.id),
             availabilityTopic: topics.status,
             payloadAvailable: "online",
             payloadNotAvailable: "offline",
             device: .init(
                 identifiers: ["peerscan_\(device.id)"],
-                connections: device.macAddresses.map { ["mac", $0] },
+                connections: device.macAddresses.map { ["mac", $0] } + bluetoothConnections(of: device),
                 name: device.label,
-                manufacturer: device.vendor
+                manufacturer: device.vendor ?? device.bluetooth?.manufacturer
             ),
             origin: .init(name: "peerscan")
         )
         return encode(config)
+    }
+
+    /// Whether the device was seen only over Bluetooth LE (no MAC address, no address on the LAN).
+    static func isBluetoothOnly(_ device: Device) -> Bool {
+        device.bluetooth != nil && device.macAddresses.isEmpty && device.addresses.isEmpty
+    }
+
+    /// `[["bluetooth", ADDRESS]]` for a public or random static address (a private one rotates), else none.
+    static func bluetoothConnections(of device: Device) -> [[String]] {
+        guard let facts = device.bluetooth, facts.addressType.isIdentity else { return [] }
+        return [["bluetooth", facts.address]]
     }
 
     /// The tracker's value template: `home` or `not_home` from the device topic's `online`, and nothing (which Home

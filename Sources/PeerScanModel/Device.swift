@@ -84,6 +84,8 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
     public var assignedName: String?
     /// Whether a person marked the device important (``DeviceLabel/isImportant``, `important` on the wire).
     public var isImportant: Bool
+    /// What its Bluetooth LE advertisements say; `nil` for a device not heard over Bluetooth (absent on the wire).
+    public var bluetooth: BluetoothFacts?
 
     /// Creates a device.
     public init(
@@ -98,7 +100,8 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
         online: Bool = true,
         presenceReason: PresenceReason? = nil,
         assignedName: String? = nil,
-        isImportant: Bool = false
+        isImportant: Bool = false,
+        bluetooth: BluetoothFacts? = nil
     ) {
         self.id = id
         self.hostName = hostName
@@ -112,6 +115,7 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
         self.presenceReason = presenceReason
         self.assignedName = assignedName
         self.isImportant = isImportant
+        self.bluetooth = bluetooth
     }
 
     /// The device as a person labelled it: ``assignedName`` and ``isImportant`` from `label`, and ``displayName`` the
@@ -126,9 +130,9 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
     }
 
     /// What to call the device: its ``displayName``, else its host name, else its first MAC address, else its first
-    /// address, else its identifier.
+    /// address, else its Bluetooth address, else its identifier.
     public var label: String {
-        displayName ?? hostName ?? macAddresses.first ?? addresses.first ?? id.description
+        displayName ?? hostName ?? macAddresses.first ?? addresses.first ?? bluetooth?.address ?? id.description
     }
 
     /// The order of devices in the `networks` section: named devices first, then by ``label``, then by identifier.
@@ -148,7 +152,8 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
 
 extension Device {
     /// The names of the fields that differ between two versions of a device: `name`, `addresses`, `interfaces`,
-    /// `services` (a service came or went), `port`, `txt`, `mac`, `vendor`, `online`, `label`, `important`.
+    /// `services` (a service came or went), `port`, `txt`, `mac`, `vendor`, `online`, `label`, `important`,
+    /// `bluetooth` (its Bluetooth facts: address, name, bars, …).
     public static func changedFields(from old: Device, to new: Device) -> [String] {
         var fields: [String] = []
         if old.displayName != new.displayName || old.hostName != new.hostName { fields.append("name") }
@@ -159,6 +164,7 @@ extension Device {
         if old.online != new.online { fields.append("online") }
         if old.assignedName != new.assignedName { fields.append("label") }
         if old.isImportant != new.isImportant { fields.append("important") }
+        if old.bluetooth != new.bluetooth { fields.append("bluetooth") }
         let oldServices = Dictionary(old.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newServices = Dictionary(new.services.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         if Set(oldServices.keys) != Set(newServices.keys) { fields.append("services") }

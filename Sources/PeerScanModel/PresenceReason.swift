@@ -1,8 +1,9 @@
 /// Why a device is online or offline: how it last came online, or what went unanswered when it went offline.
 ///
 /// Its text is compact and stable, for the wire and the terminal: `answered via=arp,ndp` (what answered: `arp`, `ndp`
-/// — the kernel's neighbour entries for its IPv4, IPv6 addresses — or `mdns`: its mDNS records or an answer to a
-/// question), `unanswered asked=arp,mdns` (what was asked and not answered), `withdrawn` (a device judged by its mDNS
+/// — the kernel's neighbour entries for its IPv4, IPv6 addresses —, `mdns`: its mDNS records or an answer to a
+/// question, or `ble`: its Bluetooth LE advertisements), `unanswered asked=arp,mdns` (what was asked and not
+/// answered; `asked=ble`: no advertisement within `--bluetooth-away`), `withdrawn` (a device judged by its mDNS
 /// records alone, whose records went).
 public struct PresenceReason: Hashable, Sendable, CustomStringConvertible {
     /// The kind of reason.
@@ -18,8 +19,11 @@ public struct PresenceReason: Hashable, Sendable, CustomStringConvertible {
     /// The kind.
     public var kind: Kind
     /// What answered (``Kind/answered``), or what was asked and not answered (``Kind/unanswered``): `arp`, `ndp`,
-    /// `mdns`, in that order; empty for ``Kind/withdrawn``.
+    /// `mdns`, `ble`, in that order; empty for ``Kind/withdrawn``.
     public var means: [String]
+
+    /// The means of a device's Bluetooth LE advertisements: `ble`.
+    public static let bluetoothMeans = "ble"
 
     /// Creates a reason.
     public init(_ kind: Kind, _ means: [String] = []) {

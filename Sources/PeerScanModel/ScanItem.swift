@@ -35,7 +35,8 @@ public struct HostStatus: Hashable, Sendable {
 ///   "collision"|"failure"|"unavailable", "avahiReason": String?, "interfaces": [String]}`
 /// - `{"id": UUID, "kind": "peer", "hostName": String?, "displayName": String?, "addresses": [String],
 ///   "interfaces": [String], "services": [{"name", "type", "domain", "port", "txt": {key: value-or-null}}],
-///   "macAddresses": [String], "vendor": String?, "online": Bool, "label": String?, "important": Bool}`
+///   "macAddresses": [String], "vendor": String?, "online": Bool, "label": String?, "important": Bool,
+///   "bluetooth": BluetoothFacts (absent for a device not heard over Bluetooth)}`
 /// - `wifiInterface` and `wifiNetwork`: see ScanItem+WiFi.swift.
 public enum ScanItem: Hashable, Sendable, Identifiable {
     /// The scanning switch.
@@ -100,7 +101,7 @@ public typealias ScanChangeset = Changeset<ScanSection, ScanItem>
 extension ScanItem: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, enabled, hostName, avahiState, avahiReason, interfaces, displayName, addresses, services
-        case macAddresses, vendor, online, presenceReason, label, important
+        case macAddresses, vendor, online, presenceReason, label, important, bluetooth
     }
 
     private enum ServiceKeys: String, CodingKey {
@@ -163,6 +164,7 @@ extension ScanItem: Codable {
                     )
                 )
             }
+            let bluetooth = try container.decodeIfPresent(BluetoothFacts.self, forKey: .bluetooth)
             self = .device(
                 Device(
                     id: id,
@@ -177,7 +179,8 @@ extension ScanItem: Codable {
                     presenceReason: try container.decodeIfPresent(String.self, forKey: .presenceReason)
                         .flatMap(PresenceReason.init),
                     assignedName: try container.decodeIfPresent(String.self, forKey: .label),
-                    isImportant: try container.decodeIfPresent(Bool.self, forKey: .important) ?? false
+                    isImportant: try container.decodeIfPresent(Bool.self, forKey: .important) ?? false,
+                    bluetooth: bluetooth
                 )
             )
         case "wifiInterface":
@@ -244,6 +247,7 @@ extension ScanItem: Codable {
             try container.encode(device.presenceReason?.description, forKey: .presenceReason)
             try container.encode(device.assignedName, forKey: .label)
             try container.encode(device.isImportant, forKey: .important)
+            try container.encodeIfPresent(device.bluetooth, forKey: .bluetooth)  // absent: not heard over Bluetooth
         case .wifiInterface, .wifiNetwork:
             break  // encoded above
         }

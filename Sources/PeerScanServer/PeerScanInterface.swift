@@ -21,6 +21,9 @@ public struct DeviceMemory: Sendable {
     public var merge: @Sendable (DeviceID, [DeviceID]) async -> Result<Void, DeviceEditError>?
     /// A person's split of a key off a device (``DeviceTable/split(_:from:)``); `nil` once the daemon stops.
     public var split: @Sendable (DeviceID, IdentityKey) async -> Result<DeviceID, DeviceEditError>?
+    /// Binds a Bluetooth IRK to a device, or removes its key (``DeviceTable/setIRK(_:for:)``); `nil` once the daemon
+    /// stops.
+    public var setIRK: @Sendable (DeviceID, IdentityResolvingKey?) async -> Result<Void, DeviceEditError>?
 
     /// Creates the access.
     public init(
@@ -29,8 +32,14 @@ public struct DeviceMemory: Sendable {
         forget: @escaping @Sendable (DeviceID) async -> Bool,
         setLabel: @escaping @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel? = { _, _ in nil },
         merge: @escaping @Sendable (DeviceID, [DeviceID]) async -> Result<Void, DeviceEditError>? = { _, _ in nil },
-        split: @escaping @Sendable (DeviceID, IdentityKey) async -> Result<DeviceID, DeviceEditError>? = { _, _ in nil }
+        split: @escaping @Sendable (DeviceID, IdentityKey) async -> Result<DeviceID, DeviceEditError>? = { _, _ in nil
+        },
+        setIRK: @escaping @Sendable (DeviceID, IdentityResolvingKey?) async -> Result<Void, DeviceEditError>? = {
+            _,
+            _ in nil
+        }
     ) {
+        self.setIRK = setIRK
         self.merge = merge
         self.split = split
         self.knownDevices = knownDevices
@@ -153,9 +162,29 @@ public struct PeerScanInterface: VarlinkInterface {
             let newID = try outcome.get(orThrow: editError)
             context.logger.log(.clientSplitDevice, ["id": "\(id)", "key": "\(key)"])
             try await context.reply(PeerScanWire.SplitDeviceReply(id: newID.description))
+        case "SetDeviceIRK":
+            try await setDeviceIRK(call, context: context)
         default:
             throw VarlinkError.methodNotFound(call.method)
         }
+    }
+
+    /// SetDeviceIRK: a key of 32 hex digits (or `null`) for a known device. The key is never logged or repeated.
+    private func setDeviceIRK(_ call: VarlinkCall, context: VarlinkCallContext) async throws {
+        let parameters = try call.parameters(as: PeerScanWire.SetDeviceIRKParameters.self)
+        let id = try deviceID(parameters.id)
+        var key: IdentityResolvingKey?
+        if let text = parameters.irk {
+            guard let parsed = IdentityResolvingKey(hex: text) else {
+                throw VarlinkError(PeerScanWire.ErrorReply.invalidIRK(reason: "an IRK is 32 hex digits"))
+            }
+            key = parsed
+        }
+        try authorize("SetDeviceIRK", "binding IRKs", context: context)
+        guard let outcome = await memory?.setIRK(id, key) else { throw deviceNotFound(id) }
+        try outcome.get(orThrow: editError)
+        context.logger.log(.clientSetDeviceIRK, ["id": "\(id)", "irk": "\(key == nil ? "removed" : "set")"])
+        try await context.reply(PeerScanWire.SetDeviceIRKReply())
     }
 
     /// Throws `PermissionDenied` unless the caller is root or in the control group.

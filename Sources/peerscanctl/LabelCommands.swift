@@ -5,7 +5,7 @@ import PeerScanModel
 struct SetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set",
-        abstract: "Name a device, note something about it, mark it important or not.",
+        abstract: "Name a device, note something about it, mark it important or not, bind its Bluetooth IRK.",
         discussion: """
             DEVICE is an id, a name or a MAC address, as for "show". Calls SetDeviceLabel: the options given \
             change, the others stay. --name gives the device a name that peerscand shows instead of the one it \
@@ -13,8 +13,11 @@ struct SetCommand: AsyncParsableCommand {
             line of text with it (--note '' clears it). An important device's arrival, departure and return \
             (new device, device offline, device online) and its address conflicts are logged at warning, with \
             important=true. peerscand keeps the label in its registry: it survives restarts, merges and a device \
-            starting to announce mDNS. Prints the label as it is now. Needs root or membership of peerscand's \
-            control group (peerscan by default); others get exit status 77.
+            starting to announce mDNS. Prints the label as it is now. --irk binds a Bluetooth Identity Resolving \
+            Key (32 hex digits, as bluetoothctl and btmgmt print it; --irk none removes it) with SetDeviceIRK: every \
+            resolvable private address it resolves is that device, across rotations and restarts; the key is never \
+            printed. Needs root or membership of peerscand's control group (peerscan by default); others get exit \
+            status 77.
             """
     )
 
@@ -29,24 +32,44 @@ struct SetCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Whether the device is important (its presence is logged at warning).")
     var important: Bool?
 
+    @Option(
+        help: ArgumentHelp("The device's Bluetooth IRK, 32 hex digits ('none' removes it).", valueName: "hex")
+    )
+    var irk: String?
+
     @Argument(help: ArgumentHelp("The device: an id, a name or a MAC address.", valueName: "device"))
     var device: String
 
     var edit: DeviceLabelEdit { DeviceLabelEdit(name: name, note: note, isImportant: important) }
 
+    /// `--irk`: a key, `.some(nil)` for `none`, `nil` when not given.
+    var key: IdentityResolvingKey?? {
+        guard let irk else { return nil }
+        return irk.lowercased() == "none" ? .some(nil) : IdentityResolvingKey(hex: irk).map { .some($0) }
+    }
+
     func validate() throws {
-        guard !edit.isEmpty else { throw ValidationError("Give --name, --note, --important or --no-important.") }
+        guard !edit.isEmpty || irk != nil else {
+            throw ValidationError("Give --name, --note, --important, --no-important or --irk.")
+        }
+        if irk != nil, key == nil { throw ValidationError("--irk: expected 32 hex digits, or none.") }
     }
 
     func run() async throws {
         let path = connection.socketPath()
         let edit = edit
+        let key = key
         try await reportingFailures(socketPath: path) {
             let (id, reply) = try await PeerScanConnection.withConnection(to: path) { connection in
                 let id = try await resolve(device, on: connection)
-                return (id, try await connection.setLabel(edit, of: id))
+                if let key { try await connection.setIRK(key, of: id) }
+                return (id, edit.isEmpty ? nil : try await connection.setLabel(edit, of: id))
             }
-            try StandardStreams().write(OutputLine(.standardOutput, KnownDeviceText.labelSummary(reply, of: id)))
+            let streams = StandardStreams()
+            if let reply { try streams.write(OutputLine(.standardOutput, KnownDeviceText.labelSummary(reply, of: id))) }
+            if let key {
+                try streams.write(OutputLine(.standardOutput, "\(id): irk \(key == nil ? "removed" : "set")"))
+            }
         }
     }
 }

@@ -140,6 +140,9 @@ struct Peerscand: AsyncParsableCommand {
     @OptionGroup(title: "Wi-Fi")
     var wifi: WiFiOptions
 
+    @OptionGroup(title: "Bluetooth")
+    var bluetooth: BluetoothOptions
+
     @OptionGroup(title: "MQTT")
     var mqtt: MQTTOptions
 
@@ -208,6 +211,7 @@ struct Peerscand: AsyncParsableCommand {
             forgetAfter: forgetDuration,
             logger: logger
         )
+        let bluetoothSettings = try bluetooth.makeSettings(registryKeys: registry.irks, logger: logger)
         let clock = ScanClock.continuous
         let epoch = UUID().uuidString.lowercased()
         let history = ChangeHistory(epoch: epoch)
@@ -229,6 +233,7 @@ struct Peerscand: AsyncParsableCommand {
             clock: clock,
             recordDevices: { registry.record($0) },
             wireless: wifi.makeTable(known: registry.knownNetworks, vendorOf: { vendors.vendor(for: $0) }),
+            bluetooth: bluetoothSettings,
             recordNetworks: { registry.record($0) },
             recordUpdate: { history.record($0) }
         )
@@ -277,7 +282,8 @@ struct Peerscand: AsyncParsableCommand {
                 forget: { await scanner.forget([$0])?.first ?? false },
                 setLabel: { await scanner.setLabel($1, of: $0) },
                 merge: { await scanner.merge($1, into: $0) },
-                split: { await scanner.split($1, from: $0) }
+                split: { await scanner.split($1, from: $0) },
+                setIRK: { await scanner.setIRK($1, for: $0) }
             ),
             setScanning: setScanning
         )

@@ -52,6 +52,19 @@ struct OptionParsingTests {
         #expect(cleared.edit.applied(to: DeviceLabel(name: "a", note: "b", isImportant: true)) == .none)
     }
 
+    @Test("set --irk takes 32 hex digits or none, alone or with a label; anything else is a usage error")
+    func setIRK() throws {
+        let bound = try #require(
+            try Peerscanctl.parseAsRoot(["set", "phone", "--irk", "EC0234A357C8AD05341010A60A397D9B"]) as? SetCommand
+        )
+        #expect(bound.key == .some(IdentityResolvingKey(hex: "ec0234a357c8ad05341010a60a397d9b")))
+        #expect(bound.edit.isEmpty)
+        let removed = try #require(try Peerscanctl.parseAsRoot(["set", "phone", "--irk", "none"]) as? SetCommand)
+        #expect(removed.key == .some(nil))
+        #expect(throws: (any Error).self) { try Peerscanctl.parseAsRoot(["set", "phone", "--irk", "0123"]) }
+        #expect(throws: (any Error).self) { try Peerscanctl.parseAsRoot(["set", "phone"]) }
+    }
+
     @Test("merge takes the device and the others; split the device and a key")
     func mergeAndSplit() throws {
         let merge = try #require(

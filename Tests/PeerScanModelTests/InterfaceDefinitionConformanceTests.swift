@@ -53,6 +53,13 @@ private func samples() throws -> [String: (parameters: [any Encodable], replies:
             [PeerScanWire.SplitDeviceParameters(id: device.id.description, key: "mac:00:00:0c:00:00:01")],
             [PeerScanWire.SplitDeviceReply(id: DeviceID.host.description)]
         ),
+        "SetDeviceIRK": (
+            [
+                PeerScanWire.SetDeviceIRKParameters(id: device.id.description, irk: "ec0234a357c8ad05341010a60a397d9b"),
+                PeerScanWire.SetDeviceIRKParameters(id: device.id.description, irk: nil),
+            ],
+            [PeerScanWire.SetDeviceIRKReply()]
+        ),
         "ForgetDevice": (
             [PeerScanWire.DeviceParameters(id: device.id.description)], [PeerScanWire.ForgetDeviceReply()]
         ),
@@ -64,6 +71,7 @@ private let errorSamples: [PeerScanWire.ErrorReply] = [
     .deviceNotFound(id: DeviceID.host),
     .cannotMerge(reason: "two mDNS hosts"),
     .cannotSplit(reason: "its only key"),
+    .invalidIRK(reason: "not 32 hex digits"),
 ]
 
 @Suite struct InterfaceDefinitionConformanceTests {
@@ -112,6 +120,7 @@ private let errorSamples: [PeerScanWire.ErrorReply] = [
         #expect(
             checker.used == [
                 "PermissionDenied.reason", "DeviceNotFound.id", "CannotMerge.reason", "CannotSplit.reason",
+                "InvalidIRK.reason",
             ]
         )
     }

@@ -29,7 +29,17 @@ enum WireSamples {
             online: false,
             presenceReason: PresenceReason(.unanswered, ["arp", "mdns"]),
             assignedName: "Living \"Room\" TV / Ü",
-            isImportant: true
+            isImportant: true,
+            bluetooth: BluetoothFacts(
+                address: "00:1a:7d:da:71:13",
+                addressType: .public,
+                name: "TV \"BT\"",
+                appearance: 0x0080,
+                manufacturer: "Apple, Inc.",
+                services: ["0000180f-0000-1000-8000-00805f9b34fb"],
+                bars: 3,
+                isEphemeral: false
+            )
         )
     }
 
@@ -184,8 +194,21 @@ struct RandomScan: Sendable, CustomStringConvertible {
             online: Bool.random(using: &random),
             presenceReason: [
                 nil, PresenceReason(.answered, ["arp", "ndp"]), PresenceReason(.unanswered, ["mdns"]),
-                PresenceReason(.withdrawn),
-            ].randomElement(using: &random)!
+                PresenceReason(.withdrawn), PresenceReason(.answered, ["ble"]),
+            ].randomElement(using: &random)!,
+            bluetooth: optional(
+                BluetoothFacts(
+                    address: awkwardString(using: &random),
+                    addressType: BluetoothAddressType.allCases.randomElement(using: &random)!,
+                    name: optional(awkwardString(using: &random), using: &random),
+                    appearance: optional(Int.random(in: 0...0xFFFF, using: &random), using: &random),
+                    manufacturer: optional(awkwardString(using: &random), using: &random),
+                    services: strings(0...2),
+                    bars: Int.random(in: 0...4, using: &random),
+                    isEphemeral: Bool.random(using: &random)
+                ),
+                using: &random
+            )
         )
     }
 
@@ -200,7 +223,7 @@ struct RandomScan: Sendable, CustomStringConvertible {
             .joined()
     }
 
-    private static func optional(_ value: String, using random: inout SeededGenerator) -> String? {
+    private static func optional<Value>(_ value: Value, using random: inout SeededGenerator) -> Value? {
         Int.random(in: 0..<4, using: &random) == 0 ? nil : value
     }
 

@@ -1,0 +1,212 @@
+// The device table's Bluetooth part: advertisements become devices (one per identity address, per IRK-bound device,
+// or per ephemeral private address), online while they advertise and offline `away` after the last advertisement.
+// A Bluetooth device merged with a LAN device (a person's merge, keys `bluetooth:<address>`; or an IRK bound to the
+// LAN device) is that device: the LAN origin derives it with the Bluetooth facts attached.
+
+import Discovery
+import PeerScanModel
+
+extension DeviceTable {
+    /// Takes what the Bluetooth source observed. Only advertisements matter: presence is judged by their
+    /// `lastSeen`, not by BlueZ removing a device.
+    /// - Complexity: O(k) for k IRKs the first time a resolvable private address is heard, O(1) after.
+    public mutating func observe(bluetooth observation: BluetoothObservation, now: Duration) {
+        guard case .advertised(let advertisement) = observation else { return }
+        let previous = bluetooth.byAddress[advertisement.address]
+        let identity = identity(of: advertisement.address, type: advertisement.addressType)
+        bluetooth.insert(
+            BluetoothAdvertiser(
+                advertisement: advertisement,
+                identity: identity,
+                bars: BluetoothSignal.bars(rssi: advertisement.rssi, previous: previous?.bars)
+            )
+        )
+    }
+
+    /// Binds an Identity Resolving Key to a device (`nil`: removes its key). Every resolvable private address heard
+    /// now is resolved again: an ephemeral device the key resolves becomes the device (an update of its item when the
+    /// key is bound to the ephemeral device's own id).
+    ///
+    /// - Throws: ``DeviceEditError`` with ``DeviceEditError/Code/unknownDevice`` for an id no device has.
+    /// - Complexity: O(a·k) for a private addresses heard and k keys.
+    public mutating func setIRK(_ key: IdentityResolvingKey?, for id: DeviceID) throws(DeviceEditError) {
+        guard isKnown(id) else { throw DeviceEditError(.unknownDevice, id: id) }
+        bindIRK(key, to: id)
+    }
+
+    /// Binds `key` to `id` (or removes its key) and resolves every private address heard now again.
+    mutating func bindIRK(_ key: IdentityResolvingKey?, to id: DeviceID) {
+        bluetooth.resolver.setKey(key, for: id)
+        bluetooth.keyChanges[id] = .some(key)
+        for (address, advertiser) in bluetooth.byAddress
+        where advertiser.advertisement.addressType == .resolvablePrivate {
+            let identity = identity(of: address, type: .resolvablePrivate)
+            guard identity != advertiser.identity else { continue }
+            // The item of the old identity stays the device's when the id is the same (no `forgotten`, no `new`).
+            let oldOrigin = Origin.bluetooth(advertiser.identity)
+            if let held = idByOrigin[oldOrigin], case .resolved(let target) = identity, held == target {
+                idByOrigin[oldOrigin] = nil
+                idByOrigin[.bluetooth(identity)] = held
+                origins[held] = .bluetooth(identity)
+            }
+            var moved = advertiser
+            moved.identity = identity
+            bluetooth.insert(moved)
+        }
+    }
+
+    /// Moves `id`'s IRK to `survivor` (a person's merge), unless the survivor has one.
+    mutating func mergeIRK(_ id: DeviceID, into survivor: DeviceID) {
+        guard let key = bluetooth.resolver.keys[id] else { return }
+        bluetooth.resolver.merge(id, into: survivor)
+        bluetooth.keyChanges[id] = .some(nil)
+        if bluetooth.resolver.keys[survivor] == key { bluetooth.keyChanges[survivor] = .some(key) }
+        for (address, advertiser) in bluetooth.byAddress where advertiser.identity == .resolved(id) {
+            var moved = advertiser
+            moved.identity = identity(of: address, type: .resolvablePrivate)
+            bluetooth.insert(moved)
+        }
+    }
+
+    /// The key changes since the last take, for the registry (`nil`: removed).
+    public mutating func takeIRKChanges() -> [DeviceID: IdentityResolvingKey?] {
+        defer { bluetooth.keyChanges = [:] }
+        return bluetooth.keyChanges
+    }
+
+    /// The earliest time a Bluetooth device turns offline or goes, if any: the store asks to be woken then.
+    /// - Complexity: O(b) for b Bluetooth identities.
+    public func nextBluetoothDeadline(now: Duration) -> Duration? {
+        bluetooth.deadlines.values.filter { $0 > now }.min()
+    }
+
+    /// The identity of an advertiser's address now.
+    private mutating func identity(of address: String, type: BluetoothAddressType) -> BluetoothIdentity {
+        var resolved: DeviceID?
+        if type == .resolvablePrivate {
+            do {
+                resolved = try bluetooth.resolver.resolve(address)
+            } catch {
+                // AES-128 from the system's libcrypto fails only when it is broken: no identity would be right.
+                fatalError("resolving a Bluetooth address needs AES-128 from the system's libcrypto: \(error)")
+            }
+        }
+        return BluetoothIdentity(address: address, type: type, resolvedTo: resolved)
+    }
+
+    /// When `identity`'s device turns offline (while it is online) or goes (ephemeral: when it turns offline).
+    private func bluetoothDeadline(of identity: BluetoothIdentity) -> Duration? {
+        guard let latest = bluetooth.latest(of: identity) else { return nil }
+        let last = latest.advertisement.lastSeen
+        let away = bluetooth.settings.away
+        if case .ephemeral = identity { return last + away }
+        let isOnline = idByOrigin[.bluetooth(identity)].flatMap { published[$0]?.online } ?? true
+        return isOnline ? last + away : last + max(away, presence.forgetAfter)
+    }
+
+    /// Marks for derivation the Bluetooth identities whose deadline passed (each derivation sets the next one).
+    /// - Complexity: O(b) for b identities.
+    mutating func markDueBluetooth(now: Duration) {
+        for (identity, due) in bluetooth.deadlines where now >= due {
+            bluetooth.deadlines[identity] = nil
+            bluetooth.dirty.insert(identity)
+        }
+    }
+
+    /// The Bluetooth facts of the advertisers bound to `id` (its `bluetooth:` keys, or its IRK), and when it was
+    /// last heard: for a LAN device merged with a Bluetooth one.
+    /// - Complexity: O(k) for k keys of the device.
+    func bluetoothHeard(of id: DeviceID?) -> (facts: BluetoothFacts, lastSeen: Duration)? {
+        guard let id else { return nil }
+        var identities: [BluetoothIdentity] = [.resolved(id)]
+        for key in self.identities.keys(of: id) {
+            if case .bluetooth(let address) = key { identities.append(.address(address)) }
+        }
+        let latest = identities.compactMap { bluetooth.latest(of: $0) }.max {
+            $0.advertisement.lastSeen < $1.advertisement.lastSeen
+        }
+        return latest.map { (bluetooth.facts(of: $0), $0.advertisement.lastSeen) }
+    }
+
+    /// Derives the device of a Bluetooth identity.
+    mutating func derive(bluetooth identity: BluetoothIdentity, now: Duration) {
+        let origin = Origin.bluetooth(identity)
+        defer { bluetooth.deadlines[identity] = bluetoothDeadline(of: identity).flatMap { $0 > now ? $0 : nil } }
+        bluetooth.pruneRotated(identity, now: now)
+        guard let latest = bluetooth.latest(of: identity) else {
+            publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
+            return
+        }
+        let last = latest.advertisement.lastSeen
+        let heard = now < last + bluetooth.settings.away
+        // Merged with a LAN device (its key or its IRK is that device's): the LAN device carries the facts.
+        let bound: DeviceID? =
+            switch identity {
+            case .address(let address): identities.id(for: .bluetooth(address))
+            case .resolved(let id): id
+            case .ephemeral: nil
+            }
+        if let bound, let holder = origins[bound], holder != origin, !holder.isBluetooth {
+            publish(nil, origin: origin, answering: false, lastAnswer: last, mergedInto: holder)
+            markForDerivation(holder)
+            return
+        }
+        let current = idByOrigin[origin]
+        let origins = self.origins
+        let id: DeviceID
+        switch identity {
+        case .address(let address):
+            id = identities.identify(
+                key: .bluetooth(address),
+                preferred: DeviceID.make(bluetoothAddress: address),
+                current: current,
+                isAvailable: { origins[$0] == nil || origins[$0] == origin }
+            )
+        case .resolved(let target): id = target
+        case .ephemeral(let address): id = DeviceID.make(bluetoothAddress: address)
+        }
+        let isEphemeral = { if case .ephemeral = identity { true } else { false } }()
+        let forgetAfter = max(bluetooth.settings.away, presence.forgetAfter)
+        if !heard && (isEphemeral || now >= last + forgetAfter) {
+            bluetooth.remove(identity)
+            publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
+            return
+        }
+        let facts = bluetooth.facts(of: latest)
+        let device = Device(
+            id: id,
+            hostName: nil,
+            displayName: facts.name,
+            addresses: [],
+            interfaces: [],
+            services: [],
+            vendor: facts.addressType == .public ? vendorOf(facts.address) : nil,
+            online: heard,
+            bluetooth: facts
+        )
+        publish(
+            device,
+            origin: origin,
+            answering: heard,
+            lastAnswer: last,
+            reason: PresenceReason(heard ? .answered : .unanswered, [PresenceReason.bluetoothMeans])
+        )
+    }
+}
+
+extension DeviceTable.Origin {
+    /// Whether a Bluetooth identity derives the device (a LAN origin takes a merged device over from it).
+    var isBluetooth: Bool { if case .bluetooth = self { true } else { false } }
+}
+
+extension DeviceTable {
+    /// Whether a LAN device's Bluetooth advertisements count as it answering now.
+    func isHeard(_ heard: (facts: BluetoothFacts, lastSeen: Duration)?, now: Duration) -> Bool {
+        heard.map { now < $0.lastSeen + bluetooth.settings.away } ?? false
+    }
+
+    /// `["ble"]` when the Bluetooth advertisements count as an answer now, else none.
+    func bluetoothMeans(_ heard: (facts: BluetoothFacts, lastSeen: Duration)?, now: Duration) -> [String] {
+        isHeard(heard, now: now) ? [PresenceReason.bluetoothMeans] : []
+    }
+}

@@ -1,0 +1,73 @@
+// Bluetooth through the store: an advertisement is a device in one changeset, its away deadline is asked for as a
+// check, and an ephemeral device never reaches the registry's records.
+
+import Discovery
+import Foundation
+import NIOConcurrencyHelpers
+import PeerScanModel
+import TestSupport
+import Testing
+
+@testable import PeerScanCore
+
+private func advertised(_ address: String, _ type: BluetoothAddressType, at time: Duration) -> StoreInput {
+    .discovery(
+        .bluetooth(
+            .advertised(
+                BluetoothAdvertisement(
+                    adapter: "hci0",
+                    address: address,
+                    addressType: type,
+                    name: "Tag",
+                    appearance: nil,
+                    manufacturerData: [],
+                    serviceUUIDs: [],
+                    rssi: -55,
+                    lastSeen: time
+                )
+            )
+        )
+    )
+}
+
+@Suite struct SnapshotStoreBluetoothTests {
+    @Test func anAdvertiserIsADeviceAndGoesOfflineAtTheCheckItAskedFor() async throws {
+        let clock = ManualClock()
+        let recorded = NIOLockedValueBox<[DeviceRecords]>([])
+        let store = SnapshotStore(
+            isScanning: true,
+            interfaces: [],
+            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600)),
+            clock: ScanClock(clock),
+            recordDevices: { records in recorded.withLockedValue { $0.append(records) } },
+            bluetooth: BluetoothSettings(away: .seconds(30))
+        )
+        let inserted = try await applyBatch([advertised("00:1a:7d:da:71:13", .public, at: .zero)], to: store)
+        let device = try #require(inserted.changes?.itemInserts.first?.item.device)
+        #expect(device.bluetooth?.bars == 4 && device.online)
+        #expect(inserted.effects.checkAfter == .seconds(30), "the away deadline is checked for")
+        clock.advance(by: .seconds(30))
+        let offline = try await applyBatch([.presenceCheck], to: store)
+        #expect(offline.changes?.itemUpdates.first?.item.device?.online == false)
+        #expect(recorded.withLockedValue { $0.flatMap(\.devices).map(\.id) } == [device.id, device.id])
+    }
+
+    @Test func anEphemeralDeviceIsListedButNeverRecorded() async throws {
+        let clock = ManualClock()
+        let recorded = NIOLockedValueBox<[DeviceRecords]>([])
+        let store = SnapshotStore(
+            isScanning: true,
+            interfaces: [],
+            clock: ScanClock(clock),
+            recordDevices: { records in recorded.withLockedValue { $0.append(records) } },
+            bluetooth: BluetoothSettings(away: .seconds(30))
+        )
+        let inserted = try await applyBatch([advertised("4d:11:22:33:44:55", .resolvablePrivate, at: .zero)], to: store)
+        #expect(inserted.changes?.itemInserts.first?.item.device?.bluetooth?.isEphemeral == true)
+        clock.advance(by: .seconds(30))
+        let gone = try await applyBatch([.presenceCheck], to: store)
+        #expect(gone.changes?.itemDeletes.count == 1, "removed, not kept offline")
+        #expect(recorded.withLockedValue { $0.flatMap(\.devices) }.isEmpty)
+        #expect(recorded.withLockedValue { $0.flatMap(\.identityChanges) }.isEmpty)
+    }
+}
