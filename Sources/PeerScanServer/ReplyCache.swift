@@ -39,14 +39,16 @@ final class ReplyCache: Sendable {
         }
     }
 
-    /// Drops the replies of sequences before `sequence` (no client that connects from now on can use them), and
-    /// from now on keeps none older. Clients that are still sending a dropped reply keep its bytes until they are done.
+    /// Drops the replies of sequences before `sequence`: a client that connects from now on needs a newer snapshot.
+    /// Clients that are still sending a dropped reply keep its bytes until they are done.
     ///
+    /// A reply encoded after this for an older sequence is kept again (until the next call), so that clients that
+    /// subscribed together just before the store moved on still share one encoding.
     /// Never waits for an encoding in progress (the store calls it while publishing).
     func discard(before sequence: UInt64) {
         state.withLockedValue { state in
-            guard state.snapshotSequence == .max || state.snapshotSequence < sequence else { return }
-            state.snapshotSequence = sequence
+            guard state.snapshotSequence != .max, state.snapshotSequence < sequence else { return }
+            state.snapshotSequence = .max
             state.snapshots = [:]
         }
     }

@@ -28,21 +28,25 @@ private final class Encodings: @unchecked Sendable {
         #expect(cache.count == 1)
     }
 
-    @Test func aNewerSequenceDropsTheHeldSnapshotsAndOlderOnesAreNotKept() throws {
+    @Test func aNewerSequenceDropsTheHeldSnapshots() throws {
         let cache = ReplyCache()
         let encodings = Encodings()
         _ = try cache.snapshot(sequence: 5, kind: .first) { encodings.make(5) }
         _ = try cache.snapshot(sequence: 5, kind: .final) { encodings.make(5) }
+        cache.discard(before: 5)
+        #expect(cache.count == 2, "not older than 5")
         cache.discard(before: 6)
         #expect(cache.count == 0)
-        // A client that subscribed at 5 before the store moved on still gets its snapshot, encoded for it alone.
-        _ = try cache.snapshot(sequence: 5, kind: .first) { encodings.make(5) }
-        #expect(cache.count == 0)
+        // Clients that subscribed at 5 together, just before the store moved on, still share one encoding.
+        for _ in 0..<3 { _ = try cache.snapshot(sequence: 5, kind: .first) { encodings.make(5) } }
         #expect(encodings.count == 3)
-        _ = try cache.snapshot(sequence: 6, kind: .first) { encodings.make(6) }
-        _ = try cache.snapshot(sequence: 6, kind: .first) { encodings.make(6) }
         #expect(cache.count == 1)
-        #expect(encodings.count == 4)
+        // A newer one replaces it; an older one is then encoded for its client alone.
+        _ = try cache.snapshot(sequence: 6, kind: .first) { encodings.make(6) }
+        _ = try cache.snapshot(sequence: 5, kind: .first) { encodings.make(5) }
+        _ = try cache.snapshot(sequence: 6, kind: .first) { encodings.make(6) }
+        #expect(encodings.count == 5)
+        #expect(cache.count == 1)
     }
 
     @Test func theHistoryDropsTheSnapshotsWhenItRecordsANewerChangeset() throws {
