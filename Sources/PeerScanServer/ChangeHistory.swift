@@ -9,8 +9,18 @@ import VarlinkServer
 /// and replayed to a client that resumes after a reconnection (`Monitor` with `epoch` and `since`).
 ///
 /// The store records every update in it as it publishes it (``SnapshotStore``'s `recordUpdate`), so it has every
-/// update up to the store's sequence as soon as the store publishes it. It keeps at most ``countLimit`` changesets and ``byteLimit`` bytes of them (a few huge
-/// changesets, e.g. scanning switched off with thousands of devices, must not pin memory), always at least the newest.
+/// update up to the store's sequence as soon as the store publishes it. It keeps at most ``countLimit`` changesets and
+/// ``byteLimit`` bytes of them, always at least the newest.
+///
+/// ## The byte budget
+/// A resume is worth it while the changesets it replays are smaller than the snapshot the client would get instead.
+/// 1,024 ordinary changesets (one device each, 0.5–4 KiB) fit in the default 4 MiB; a mass changeset (scanning
+/// switched on or off, 10,000 devices inserted: 4.4 MB) is as large as the snapshot itself (4.2 MB), so holding it
+/// for resumes only pins memory: with 4 MiB it leaves the window with the next changeset, and a client that
+/// reconnects from before it gets the snapshot (`resync: true`) — no more bytes than the replay.
+///
+/// It also holds the snapshot replies of the latest sequence (``snapshotReplies``), and drops them when it records a
+/// newer changeset: a client that connects later needs a newer snapshot, and a 10,000-device snapshot is 4.2 MB.
 public final class ChangeHistory: Sendable {
     /// One recorded changeset.
     struct Entry: Sendable {
@@ -33,6 +43,13 @@ public final class ChangeHistory: Sendable {
     /// The daemon run whose changesets it holds.
     public let epoch: String
     private let state = NIOLockedValueBox(State())
+    /// The snapshot replies of the latest sequence, encoded once for all the clients that ask for them.
+    let snapshotReplies = ReplyCache()
+
+    /// The default ``countLimit``: the resume window documented in docs/protocol.md.
+    public static let defaultCountLimit = 1024
+    /// The default ``byteLimit`` (see "The byte budget" above).
+    public static let defaultByteLimit = 4 << 20
 
     /// Creates an empty history.
     ///
@@ -40,7 +57,7 @@ public final class ChangeHistory: Sendable {
     ///   - epoch: The daemon's epoch, part of every reply.
     ///   - countLimit: The most changesets kept.
     ///   - byteLimit: The most bytes of encoded replies kept.
-    public init(epoch: String, countLimit: Int = 1024, byteLimit: Int = 16 << 20) {
+    public init(epoch: String, countLimit: Int = defaultCountLimit, byteLimit: Int = defaultByteLimit) {
         self.epoch = epoch
         self.countLimit = countLimit
         self.byteLimit = byteLimit
@@ -53,6 +70,7 @@ public final class ChangeHistory: Sendable {
     ///
     /// - Complexity: O(n) in the size of the changeset (its encoding); amortized O(1) otherwise.
     public func record(_ update: StoreUpdate) {
+        snapshotReplies.discard(before: update.sequence)
         let entry: Entry
         do {
             entry = Entry(sequence: update.sequence, reply: try Self.reply(for: update, epoch: epoch))
@@ -106,6 +124,9 @@ public final class ChangeHistory: Sendable {
 
     /// The number of changesets held.
     var count: Int { state.withLockedValue { $0.entries.count } }
+
+    /// The bytes of the encoded replies held (their size on the wire), for the benchmarks' memory figures.
+    public var bytes: Int { state.withLockedValue { $0.bytes } }
 
     /// The Monitor reply of a changeset (PeerScanModel writes its bytes).
     static func reply(for update: StoreUpdate, epoch: String) throws(PeerScanWire.EncodingError) -> VarlinkPreparedReply

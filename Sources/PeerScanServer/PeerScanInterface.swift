@@ -64,7 +64,6 @@ public struct PeerScanInterface: VarlinkInterface {
     private let epoch: String
     private let controlGroup: String?
     private let clientQueueLimit: Int
-    private let replies = ReplyCache()
     private let history: ChangeHistory
     private let memory: DeviceMemory?
 
@@ -282,7 +281,7 @@ public struct PeerScanInterface: VarlinkInterface {
         sequence: UInt64,
         kind: ReplyCache.SnapshotKind
     ) throws -> VarlinkPreparedReply {
-        try replies.snapshot(sequence: sequence, kind: kind) {
+        try history.snapshotReplies.snapshot(sequence: sequence, kind: kind) {
             let parameters = try PeerScanWire.encodeSnapshotReply(
                 epoch: epoch,
                 sequence: sequence,

@@ -22,8 +22,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
             one at a time; each latency runs from just before the store applies the change to the moment the \
             last of the M clients has read the reply (CLOCK_MONOTONIC in both processes). Reported: p50, p99 and \
             max latency, the RSS of this (the daemon's) process with the store filled before any client connects and its \
-            peak during the run, and the bytes of a changeset reply on the \
-            wire. With --stalled S, the same run is repeated with S stalled clients added, in the same process \
+            peak during the run, the bytes malloc holds for the store then (the history included), the bytes the \
+            resume history holds at the end, and the bytes of a changeset reply on the wire. With --stalled S, the same run is repeated with S stalled clients added, in the same process \
             run, so that the two p99 can be compared.
             """
     )
@@ -47,15 +47,17 @@ struct FanoutBenchmark: AsyncParsableCommand {
         var max_ms: Double
         var store_rss_mib: Double
         var peak_rss_mib: Double
+        var store_heap_mib: Double
+        var history_kib: Double
         var bytes_per_changeset: Int
     }
 
     func run() async throws {
         if !json {
             print(
-                "| devices | clients | stalled | changes | p50 (ms) | p99 (ms) | max (ms) | RSS before clients (MiB) | peak RSS (MiB) | bytes/changeset |"
+                "| devices | clients | stalled | changes | p50 (ms) | p99 (ms) | max (ms) | RSS before clients (MiB) | peak RSS (MiB) | heap before clients (MiB) | history at end (KiB) | bytes/changeset |"
             )
-            print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+            print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         }
         for stalledCount in stalled > 0 ? [0, stalled] : [0] {
             let result = try await measure(stalled: stalledCount)
@@ -67,12 +69,14 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 print(
                     "| \(result.devices) | \(result.clients) | \(result.stalled) | \(result.changes) "
                         + String(
-                            format: "| %.2f | %.2f | %.2f | %.1f | %.1f ",
+                            format: "| %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.0f ",
                             result.p50_ms,
                             result.p99_ms,
                             result.max_ms,
                             result.store_rss_mib,
-                            result.peak_rss_mib
+                            result.peak_rss_mib,
+                            result.store_heap_mib,
+                            result.history_kib
                         )
                         + "| \(result.bytes_per_changeset) |"
                 )
@@ -105,6 +109,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         )
         Measurement.resetPeakResidentBytes()
         let storeResident = Measurement.residentBytes().current
+        let storeHeap = Measurement.allocatedBytes()
 
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
@@ -146,6 +151,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 max_ms: latencies.last ?? 0,
                 store_rss_mib: Double(storeResident) / 1_048_576,
                 peak_rss_mib: Double(Measurement.residentBytes().peak) / 1_048_576,
+                store_heap_mib: Double(storeHeap) / 1_048_576,
+                history_kib: Double(history.bytes) / 1024,
                 bytes_per_changeset: bytes
             )
         }

@@ -25,6 +25,39 @@ private func update(_ sequence: UInt64) -> StoreUpdate {
 
 private func sequences(_ entries: [ChangeHistory.Entry]?) -> [UInt64]? { entries?.map(\.sequence) }
 
+/// An update that inserts `count` devices, each with a TXT value of `txtBytes` bytes: its reply is a little more than
+/// `count * txtBytes` bytes.
+private func devicesInserted(_ sequence: UInt64, count: Int, txtBytes: Int) -> StoreUpdate {
+    var old = ScanSnapshot()
+    try! old.appendSections([.networks])
+    var new = old
+    let value = String(repeating: "x", count: txtBytes)
+    try! new.appendItems(
+        (0..<count).map { index in
+            .device(
+                Device(
+                    id: DeviceID(UUID()),
+                    hostName: "device-\(sequence)-\(index).local",
+                    displayName: nil,
+                    addresses: [],
+                    interfaces: ["eth0"],
+                    services: [
+                        DeviceService(
+                            name: "d",
+                            type: "_http._tcp",
+                            domain: "local",
+                            port: 80,
+                            txt: [TXTEntry(key: "v", value: value)]
+                        )
+                    ]
+                )
+            )
+        },
+        toSection: .networks
+    )
+    return StoreUpdate(sequence: sequence, changes: new.difference(from: old))
+}
+
 @Suite struct ChangeHistoryTests {
     @Test func aReplyIsWhatJSONEncoderMakesOfAMonitorReply() throws {
         let change = update(7)
@@ -63,6 +96,30 @@ private func sequences(_ entries: [ChangeHistory.Entry]?) -> [UInt64]? { entries
         tiny.record(update(1))
         tiny.record(update(2))
         #expect(sequences(tiny.entries(after: 1, through: 2)) == [2])
+    }
+
+    @Test func theDefaultWindowHoldsItsCountOfChangesetsOfAFewKiB() throws {
+        // A device with several services changes by a few KiB: the byte budget must not shorten the 1,024.
+        let size = try ChangeHistory.reply(for: devicesInserted(1, count: 1, txtBytes: 3_500), epoch: "e").size
+        #expect(size > 3_500 && size * ChangeHistory.defaultCountLimit <= ChangeHistory.defaultByteLimit)
+        let history = ChangeHistory(epoch: "e")
+        let total = UInt64(ChangeHistory.defaultCountLimit + 50)
+        for sequence in 1...total { history.record(devicesInserted(sequence, count: 1, txtBytes: 3_500)) }
+        #expect(history.count == ChangeHistory.defaultCountLimit)
+        let oldest = total - UInt64(ChangeHistory.defaultCountLimit)
+        #expect(history.entries(after: oldest, through: total)?.count == ChangeHistory.defaultCountLimit)
+    }
+
+    @Test func aChangesetAsLargeAsASnapshotIsKeptOnlyWhileItIsTheNewest() throws {
+        // 100 devices of 45 KB: 4.5 MB, the size of a 10,000-device store's fill (or scanning switched on).
+        let history = ChangeHistory(epoch: "e")
+        history.record(devicesInserted(1, count: 100, txtBytes: 45_000))
+        #expect(history.bytes > ChangeHistory.defaultByteLimit)
+        #expect(sequences(history.entries(after: 0, through: 1)) == [1], "the newest is kept for its clients")
+        history.record(update(2))
+        #expect(history.entries(after: 0, through: 2) == nil, "a resume from before it gets a snapshot")
+        #expect(sequences(history.entries(after: 1, through: 2)) == [2])
+        #expect(history.bytes < 1_000)
     }
 
     @Test func aGapStartsTheHistoryOver() {
