@@ -9,9 +9,10 @@ records after each step how many services avahi-browse lists (per protocol, and 
 how many Avahi clients it holds, and what either logged — the counts at which they stop following the LAN. The numbers
 go to the evidence folder's `avahi-limits.json` and are printed.
 
-Checked: at every step peerscand follows every service avahi-browse lists (on either protocol) and Avahi refuses it
-nothing; below the cache limit that is every service published. Where the cache stops growing is recorded, not
-asserted: that is the finding.
+Checked: Avahi refuses peerscand nothing at any step, and while the cache holds every service published (avahi-browse
+lists them all) peerscand follows every one. Where the cache stops growing is recorded, not asserted: that is the
+finding (2026-11-26: at 1,168 services on 293 hosts per protocol; avahi-browse then lists ~4 more whose SRV, TXT or
+address records did not fit in the cache, so they cannot be resolved).
 """
 
 from __future__ import annotations
@@ -94,4 +95,5 @@ def test_a_lan_beyond_avahis_default_limits(tmp_path) -> None:
     assert first["avahi_browse_ipv4"] == first["avahi_browse_ipv6"] == first["published_services"], first
     assert first["peerscand_services"] == first["published_services"], first
     assert all(row["peerscand_refused"] == 0 for row in rows), rows
-    assert all(row["peerscand_services"] >= row["avahi_browse_distinct"] for row in rows), rows
+    below_cache = [row for row in rows if row["avahi_browse_distinct"] == row["published_services"]]
+    assert all(row["peerscand_services"] == row["published_services"] for row in below_cache), below_cache
