@@ -9,11 +9,6 @@ import Logging
 import MonitoringLog
 
 extension AvahiBrowser {
-    /// How many objects the browser puts on one client before it opens another: below Debian's stock
-    /// `objects-per-client-max` (1,024). A daemon configured lower refuses earlier; the browser notices the refusal
-    /// (`AVAHI_ERR_TOO_MANY_OBJECTS`) and moves on to the next client.
-    static let objectsPerClient = 1_000
-
     /// Creates one Avahi object on a client that has room, opening another client when every one is full.
     ///
     /// - Parameters:
@@ -21,14 +16,18 @@ extension AvahiBrowser {
     ///   - make: Creates the object on the client it is given; `nil` on failure (the client's errno says why).
     /// - Returns: The object, or the last refusal when no client can hold it (the daemon refuses new clients, or a
     ///   fresh client refuses its first object, or the failure is not about the limit).
-    /// - Complexity: O(*c*) in the number of clients (one per ~1,000 objects).
+    /// A client is filled until the daemon refuses it an object (`AVAHI_ERR_TOO_MANY_OBJECTS`): the count it holds then
+    /// is its capacity from then on (1,024 with Debian's stock `objects-per-client-max`; a daemon with the limit raised
+    /// never refuses, and one client holds everything, as before). Learning it costs one refused call per client.
+    ///
+    /// - Complexity: O(*c*) in the number of clients (one per 1,024 objects with the stock limit).
     func makeObject(
         operation: String,
         _ make: (OpaquePointer) -> OpaquePointer?
     ) -> Result<OpaquePointer, AvahiError> {
         guard let client else { return .failure(AvahiError(client: nil, operation: operation)) }
         var refusal = AvahiError(client: client, operation: operation)
-        for candidate in [client] + extraClients where objectCounts[candidate, default: 0] < Self.objectsPerClient {
+        for candidate in [client] + extraClients where hasRoom(candidate) {
             switch attempt(make, on: candidate, operation: operation) {
             case .success(let object): return .success(object)
             case .failure(let error) where error.code == Self.tooManyObjectsCode: refusal = error
@@ -64,10 +63,14 @@ extension AvahiBrowser {
             return .success(object)
         }
         let error = AvahiError(client: candidate, operation: operation)
-        if error.code == Self.tooManyObjectsCode {  // the daemon's limit is lower than ours: this client is full
-            objectCounts[candidate] = Self.objectsPerClient
+        if error.code == Self.tooManyObjectsCode {  // the daemon's objects-per-client-max: this client is full
+            objectCapacities[candidate] = objectCounts[candidate, default: 0]
         }
         return .failure(error)
+    }
+
+    private func hasRoom(_ candidate: OpaquePointer) -> Bool {
+        objectCounts[candidate, default: 0] < objectCapacities[candidate, default: .max]
     }
 
     /// One object of `owner` was freed (or refused on it before being counted: then nothing changes).
@@ -113,6 +116,7 @@ extension AvahiBrowser {
         for extra in extraClients { avahi_client_free(extra) }
         extraClients = []
         objectCounts = [:]
+        objectCapacities = [:]
         isClientPoolExhausted = false
     }
 

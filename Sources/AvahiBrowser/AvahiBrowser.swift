@@ -39,8 +39,8 @@ import Glibc
 /// One resolver per browse row: a service seen on *i* interfaces and both protocols costs 2*i*
 /// resolvers in the daemon, and each followed host two record browsers. avahi-daemon allows one client
 /// `objects-per-client-max` of them (1,024 in Debian's stock configuration), so the browser spreads them over as many
-/// clients as it needs, ~1,000 objects each (one more D-Bus connection per ~400 services); the daemon's work per
-/// object is the same whichever client holds it. Rows are kept in a dictionary: O(1) work per Avahi callback.
+/// clients as it needs, filling each until the daemon refuses it one (one more D-Bus connection per ~400 services);
+/// the daemon's work per object is the same whichever client holds it. Rows are kept in a dictionary: O(1) work per Avahi callback.
 // @unchecked Sendable: every mutable stored property below `lifecycle` is touched only on Avahi's
 // poll thread (inside callbacks, which hold the poll lock), or by other threads while they hold
 // the poll lock, or by `run()` before the poll thread starts and after it has stopped. `lifecycle`
@@ -134,6 +134,8 @@ public final class AvahiBrowser: @unchecked Sendable {
     var extraClients: [OpaquePointer] = []
     /// How many browsers and resolvers each client holds (a client missing here holds none).
     var objectCounts: [OpaquePointer: Int] = [:]
+    /// How many the daemon let a client hold before it refused one (a client missing here was never refused).
+    var objectCapacities: [OpaquePointer: Int] = [:]
     /// The daemon accepts no more clients, or a new one refused its first object: no more are opened until browsing
     /// starts over.
     var isClientPoolExhausted = false
