@@ -11,15 +11,15 @@ import MonitoringLog
 extension AvahiBrowser {
     /// Creates one Avahi object on a client that has room, opening another client when every one is full.
     ///
+    /// A client is filled until the daemon refuses it an object (`AVAHI_ERR_TOO_MANY_OBJECTS`): the count it holds then
+    /// is its capacity from then on (1,024 with Debian's stock `objects-per-client-max`; a daemon with the limit raised
+    /// never refuses, and one client holds everything, as before). Learning it costs one refused call per client.
+    ///
     /// - Parameters:
     ///   - operation: The Avahi call, for the error (`"avahi_service_resolver_new"`).
     ///   - make: Creates the object on the client it is given; `nil` on failure (the client's errno says why).
     /// - Returns: The object, or the last refusal when no client can hold it (the daemon refuses new clients, or a
     ///   fresh client refuses its first object, or the failure is not about the limit).
-    /// A client is filled until the daemon refuses it an object (`AVAHI_ERR_TOO_MANY_OBJECTS`): the count it holds then
-    /// is its capacity from then on (1,024 with Debian's stock `objects-per-client-max`; a daemon with the limit raised
-    /// never refuses, and one client holds everything, as before). Learning it costs one refused call per client.
-    ///
     /// - Complexity: O(*c*) in the number of clients (one per 1,024 objects with the stock limit).
     func makeObject(
         operation: String,
@@ -34,23 +34,19 @@ extension AvahiBrowser {
             case .failure(let error): return .failure(error)
             }
         }
-        while !isClientPoolExhausted {
-            guard let extra = openExtraClient() else {
-                isClientPoolExhausted = true
-                break
-            }
-            switch attempt(make, on: extra, operation: operation) {
-            case .success(let object): return .success(object)
-            case .failure(let error):
-                // A client refusing its first object (or the daemon refusing one more client) is not helped by more.
-                if objectCounts[extra, default: 0] == 0 || error.code == Self.tooManyClientsCode {
-                    isClientPoolExhausted = true
-                }
-                refusal = error
-                if error.code != Self.tooManyObjectsCode { return .failure(error) }
-            }
+        guard !isClientPoolExhausted else { return .failure(refusal) }
+        guard let extra = openExtraClient() else {
+            isClientPoolExhausted = true
+            return .failure(refusal)
         }
-        return .failure(refusal)
+        let made = attempt(make, on: extra, operation: operation)
+        if case .failure = made {
+            // A fresh client refused its first object (or the daemon refuses one more client): more clients would not
+            // help, and this one is not asked again.
+            isClientPoolExhausted = true
+            objectCapacities[extra] = 0
+        }
+        return made
     }
 
     private func attempt(
