@@ -15,22 +15,23 @@ extension AvahiBrowser {
         var followed = FollowedHost(rows: 1)
         emit(.followingAddresses(hostName: host))
         for type in [UInt16(AVAHI_DNS_TYPE_A), UInt16(AVAHI_DNS_TYPE_AAAA)] {
-            let browser = avahi_record_browser_new(
-                client,
-                AvahiIfIndex(AVAHI_IF_UNSPEC),
-                AvahiProtocol(AVAHI_PROTO_UNSPEC),
-                host,
-                UInt16(AVAHI_DNS_CLASS_IN),
-                type,
-                AvahiLookupFlags(0),
-                { browser, interface, proto, event, _, _, type, rdata, size, _, userdata in
-                    instance(userdata).recordBrowserEvent(browser, interface, proto, event, type, rdata, size)
-                },
-                Unmanaged.passUnretained(self).toOpaque()
-            )
-            guard let browser else {
-                let failure = AvahiError(client: client, operation: "avahi_record_browser_new")
-                logger.log(.avahiBrowserFailed, ["avahi.error": "\(failure)"])
+            let made = makeObject(operation: "avahi_record_browser_new") { client in
+                avahi_record_browser_new(
+                    client,
+                    AvahiIfIndex(AVAHI_IF_UNSPEC),
+                    AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                    host,
+                    UInt16(AVAHI_DNS_CLASS_IN),
+                    type,
+                    AvahiLookupFlags(0),
+                    { browser, interface, proto, event, _, _, type, rdata, size, _, userdata in
+                        instance(userdata).recordBrowserEvent(browser, interface, proto, event, type, rdata, size)
+                    },
+                    Unmanaged.passUnretained(self).toOpaque()
+                )
+            }
+            guard case .success(let browser) = made else {
+                if case .failure(let failure) = made { logger.log(.avahiBrowserFailed, ["avahi.error": "\(failure)"]) }
                 continue
             }
             followed.browsers.append(browser)
@@ -51,6 +52,7 @@ extension AvahiBrowser {
         }
         for browser in followed.browsers {
             recordBrowserHosts[browser] = nil
+            releaseObject(of: avahi_record_browser_get_client(browser))
             avahi_record_browser_free(browser)
         }
         followedHosts[host] = nil

@@ -15,51 +15,55 @@ extension AvahiBrowser {
             return
         }
         guard typeBrowser == nil else { return }
-        typeBrowser = avahi_service_type_browser_new(
-            client,
-            AvahiIfIndex(AVAHI_IF_UNSPEC),
-            AvahiProtocol(AVAHI_PROTO_UNSPEC),
-            configuration.domain,
-            AvahiLookupFlags(0),
-            { browser, interface, _, event, type, _, _, userdata in
-                instance(userdata).typeBrowserEvent(browser, interface, event, type)
-            },
-            Unmanaged.passUnretained(self).toOpaque()
-        )
-        track(typeBrowser, operation: "avahi_service_type_browser_new")
+        let made = makeObject(operation: "avahi_service_type_browser_new") { client in
+            avahi_service_type_browser_new(
+                client,
+                AvahiIfIndex(AVAHI_IF_UNSPEC),
+                AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                self.configuration.domain,
+                AvahiLookupFlags(0),
+                { browser, interface, _, event, type, _, _, userdata in
+                    instance(userdata).typeBrowserEvent(browser, interface, event, type)
+                },
+                Unmanaged.passUnretained(self).toOpaque()
+            )
+        }
+        typeBrowser = track(made)
     }
 
     private func addServiceBrowser(_ type: String) {
-        guard serviceBrowsers[type] == nil, let client else { return }
-        let browser = avahi_service_browser_new(
-            client,
-            AvahiIfIndex(AVAHI_IF_UNSPEC),
-            AvahiProtocol(AVAHI_PROTO_UNSPEC),
-            type,
-            configuration.domain,
-            AvahiLookupFlags(0),
-            { browser, interface, proto, event, name, type, domain, flags, userdata in
-                instance(userdata).serviceBrowserEvent(browser, interface, proto, event, name, type, domain, flags)
-            },
-            Unmanaged.passUnretained(self).toOpaque()
-        )
-        serviceBrowsers[type] = browser
-        track(browser, operation: "avahi_service_browser_new")
+        guard serviceBrowsers[type] == nil, client != nil else { return }
+        let made = makeObject(operation: "avahi_service_browser_new") { client in
+            avahi_service_browser_new(
+                client,
+                AvahiIfIndex(AVAHI_IF_UNSPEC),
+                AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                type,
+                self.configuration.domain,
+                AvahiLookupFlags(0),
+                { browser, interface, proto, event, name, type, domain, flags, userdata in
+                    instance(userdata).serviceBrowserEvent(browser, interface, proto, event, name, type, domain, flags)
+                },
+                Unmanaged.passUnretained(self).toOpaque()
+            )
+        }
+        serviceBrowsers[type] = track(made)
     }
 
-    private func track(_ browser: OpaquePointer?, operation: String) {
-        if let browser {
+    /// Waits for a new browser to settle, or logs why there is none (then `nil`: nothing of that browser follows).
+    private func track(_ made: Result<OpaquePointer, AvahiError>) -> OpaquePointer? {
+        switch made {
+        case .success(let browser):
             awaitingAllForNow.insert(browser)
             awaitingCacheExhausted.insert(browser)
-        } else {
-            logger.log(
-                .avahiBrowserFailed,
-                ["avahi.error": "\(AvahiError(client: client, operation: operation))"]
-            )
+            return browser
+        case .failure(let error):
+            logger.log(.avahiBrowserFailed, ["avahi.error": "\(error)"])
+            return nil
         }
     }
 
-    /// Frees every browser and resolver (the client stays).
+    /// Frees every browser and resolver (the clients stay).
     func stopBrowsing() {
         for row in rows.values { if let resolver = row.resolver { avahi_service_resolver_free(resolver) } }
         for browser in recordBrowserHosts.keys { avahi_record_browser_free(browser) }
@@ -79,6 +83,8 @@ extension AvahiBrowser {
         awaitingAllForNow = []
         awaitingCacheExhausted = []
         refusedResolvers = 0
+        for owner in objectCounts.keys { objectCounts[owner] = 0 }
+        isClientPoolExhausted = false
     }
 
     private func typeBrowserEvent(
@@ -105,7 +111,7 @@ extension AvahiBrowser {
         _ flags: AvahiLookupResultFlags
     ) {
         guard event == AVAHI_BROWSER_NEW || event == AVAHI_BROWSER_REMOVE else { return settle(browser, event) }
-        guard let name, let type, let domain, isAllowed(interface), let client else { return }
+        guard let name, let type, let domain, isAllowed(interface), client != nil else { return }
         let key = AvahiServiceKey(
             interfaceIndex: interface,
             interfaceName: interfaceName(interface),
@@ -118,6 +124,7 @@ extension AvahiBrowser {
             guard let row = rows.removeValue(forKey: key) else { return }
             if let resolver = row.resolver {
                 resolverKeys[resolver] = nil
+                releaseObject(of: avahi_service_resolver_get_client(resolver))
                 avahi_service_resolver_free(resolver)
             }
             if let host = row.followedHost { unfollow(host) }
@@ -126,27 +133,30 @@ extension AvahiBrowser {
         }
         guard rows[key] == nil else { return }
         emit(.serviceFound(key))
-        let resolver = avahi_service_resolver_new(
-            client,
-            interface,
-            proto,
-            name,
-            type,
-            domain,
-            proto,
-            AvahiLookupFlags(0),
-            { resolver, interface, _, event, _, _, _, host, address, port, txt, flags, userdata in
-                instance(userdata).resolverEvent(resolver, interface, event, host, address, port, txt, flags)
-            },
-            Unmanaged.passUnretained(self).toOpaque()
-        )
-        rows[key] = Row(resolver: resolver, browseFlags: flags.rawValue)
-        if let resolver {
+        let made = makeObject(operation: "avahi_service_resolver_new") { client in
+            avahi_service_resolver_new(
+                client,
+                interface,
+                proto,
+                name,
+                type,
+                domain,
+                proto,
+                AvahiLookupFlags(0),
+                { resolver, interface, _, event, _, _, _, host, address, port, txt, flags, userdata in
+                    instance(userdata).resolverEvent(resolver, interface, event, host, address, port, txt, flags)
+                },
+                Unmanaged.passUnretained(self).toOpaque()
+            )
+        }
+        switch made {
+        case .success(let resolver):
+            rows[key] = Row(resolver: resolver, browseFlags: flags.rawValue)
             resolverKeys[resolver] = key
-        } else {
-            // The daemon refuses objects beyond its per-client limit (objects-per-client-max, 1,024 by default):
-            // this service stays unresolved, so it must not go unnoticed.
-            let error = AvahiError(client: client, operation: "avahi_service_resolver_new")
+        case .failure(let error):
+            // The daemon refused the object on every client it lets the browser have (objects-per-client-max times
+            // clients-max, or a failure of its own): this service stays unresolved, so it must not go unnoticed.
+            rows[key] = Row(resolver: nil, browseFlags: flags.rawValue)
             refusedResolvers += 1
             logger.log(
                 refusedResolvers == 1 ? .avahiResolverRefused : .avahiResolverRefusedAgain,

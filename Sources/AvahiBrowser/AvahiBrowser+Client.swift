@@ -39,6 +39,7 @@ extension AvahiBrowser {
     /// Frees the client, which frees all of its browsers and resolvers.
     func dropClient() {
         forgetBrowsing()
+        dropExtraClients()
         if let client { avahi_client_free(client) }
         client = nil
     }
@@ -72,7 +73,7 @@ extension AvahiBrowser {
         emit(.serverState(state, hostName: hostName))
     }
 
-    private func scheduleReconnect() {
+    func scheduleReconnect() {
         let delay = reconnectDelay
         reconnectDelay = min(delay * 2, configuration.maximumReconnectDelay)
         var now = timeval()

@@ -9,7 +9,8 @@ import Glibc
 
 /// Browses DNS-SD services through avahi-daemon and reports them as an ``AvahiEvent`` stream.
 ///
-/// The browser owns an Avahi threaded poll and one client. It browses every service type (or the
+/// The browser owns an Avahi threaded poll and one client (more when one is not allowed enough objects: see
+/// ``Performance``). It browses every service type (or the
 /// configured ones), keeps **one resolver open per browse row** — a row is one
 /// (interface, protocol, name, type, domain), see ``AvahiServiceKey`` — and resolves each row for
 /// the row's own address family, so IPv4 rows give IPv4 addresses and IPv6 rows IPv6 addresses.
@@ -36,7 +37,10 @@ import Glibc
 ///
 /// ## Performance
 /// One resolver per browse row: a service seen on *i* interfaces and both protocols costs 2*i*
-/// resolvers in the daemon. Rows are kept in a dictionary: O(1) work per Avahi callback.
+/// resolvers in the daemon, and each followed host two record browsers. avahi-daemon allows one client
+/// `objects-per-client-max` of them (1,024 in Debian's stock configuration), so the browser spreads them over as many
+/// clients as it needs, filling each until the daemon refuses it one (one more D-Bus connection per ~400 services);
+/// the daemon's work per object is the same whichever client holds it. Rows are kept in a dictionary: O(1) work per Avahi callback.
 // @unchecked Sendable: every mutable stored property below `lifecycle` is touched only on Avahi's
 // poll thread (inside callbacks, which hold the poll lock), or by other threads while they hold
 // the poll lock, or by `run()` before the poll thread starts and after it has stopped. `lifecycle`
@@ -126,6 +130,15 @@ public final class AvahiBrowser: @unchecked Sendable {
     var interfaceNames: [AvahiIfIndex: String] = [:]
     /// The resolvers the daemon refused since browsing (re)started: the first is a warning, the rest debug.
     var refusedResolvers = 0
+    /// The clients opened besides `client` when it was full (see AvahiBrowser+ClientPool.swift); freed with it.
+    var extraClients: [OpaquePointer] = []
+    /// How many browsers and resolvers each client holds (a client missing here holds none).
+    var objectCounts: [OpaquePointer: Int] = [:]
+    /// How many the daemon let a client hold before it refused one (a client missing here was never refused).
+    var objectCapacities: [OpaquePointer: Int] = [:]
+    /// The daemon accepts no more clients, or a new one refused its first object: no more are opened until browsing
+    /// starts over.
+    var isClientPoolExhausted = false
 
     /// Creates a browser; nothing happens until ``run()``.
     ///
@@ -204,7 +217,12 @@ public final class AvahiBrowser: @unchecked Sendable {
             guard browsingEnabled != enabled else { return }
             browsingEnabled = enabled
             logger.log(.avahiBrowsing, ["avahi.enabled": "\(enabled)"])
-            if enabled { startBrowsing() } else { stopBrowsing() }
+            if enabled {
+                startBrowsing()
+            } else {
+                stopBrowsing()
+                dropExtraClients()
+            }
         }
     }
 

@@ -110,6 +110,8 @@ extension LogMessage {
         .debug,
         keys: ["avahi.service", "avahi.error", "avahi.refused"]
     )
+    /// The Avahi clients held were all full (`objects-per-client-max`): one more was opened.
+    public static let avahiClientAdded = LogMessage("avahi client added", .info, keys: ["avahi.clients"])
     /// A service type browser failed.
     public static let avahiBrowserFailed = LogMessage("avahi browser failed", .warning, keys: ["avahi.error"])
     public static let avahiBrowserStopped = LogMessage("avahi browser stopped", .debug)
@@ -286,7 +288,8 @@ extension LogMessage {
         deviceRemoved, deviceChanged, deviceMerged, deviceSplit, addressConflict, macChanged,
         scanningSwitched, initialBrowseSettled, interfacesChanged, snapshotEditFailed, stateLoadFailed, stateSaveFailed,
         avahiState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
-        interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiBrowserFailed,
+        interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiClientAdded,
+        avahiBrowserFailed,
         avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
         avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
         neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, wifiUnavailable, wifiScanRefused,

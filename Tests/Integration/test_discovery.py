@@ -348,11 +348,37 @@ def test_device_ids_survive_a_daemon_restart(lan, start_daemon):
     assert set(applier.devices(wait_for_both(second, alpha, beta))) == ids
 
 
-def test_a_service_avahi_refuses_to_resolve_is_logged_once_at_warning(lan, start_daemon):
+def test_services_beyond_one_avahi_clients_object_limit_are_all_followed(lan, start_daemon):
     """avahi-daemon holds each D-Bus client to `objects-per-client-max` browsers and resolvers (1,024 by default;
-    peerscand keeps a resolver per service row). Past it a service stays unresolved: peerscand must say so — once at
-    warning, with the service and Avahi's own error, the rest at debug — and keep serving what it could resolve."""
+    peerscand keeps a resolver per service row and two record browsers per host), not the number of clients: when one
+    client is full peerscand opens another, so every service is resolved, with both addresses, and nothing is refused.
+    Here the limit is 12 and peerscand needs 24 objects (10 services on two protocols, two record browsers, a type
+    browser and a service browser)."""
     lan.avahi_server_options = {"objects-per-client-max": "12"}
+    lan.restart_avahi()
+    peer = lan.add_peer("many")
+    for n in range(10):
+        peer.register(f"Service {n}", "_http._tcp", 8000 + n)
+    daemon = start_daemon()
+    daemon.wait_for(lambda s: any(len(d["services"]) == 10 and len(d["addresses"]) == 2
+                                  for d in applier.devices(s).values()),
+                    timeout=30, what="the device with its 10 services and both addresses")
+    assert "avahi client added" in wait_for_line(daemon, "avahi client added", timeout=5)
+    assert not [line for line in daemon.stderr_lines if "avahi resolver refused" in line or "avahi browser failed" in line]
+
+    peer.register("Service 10", "_http._tcp", 8010)  # a later service, and its changes, on the extra clients too
+    daemon.wait_for(lambda s: any(len(d["services"]) == 11 for d in applier.devices(s).values()), timeout=20,
+                    what="the eleventh service")
+    peer.update("Service 9", "_http._tcp", port=9009)
+    daemon.wait_for(lambda s: any(x["port"] == 9009 for d in applier.devices(s).values() for x in d["services"]),
+                    timeout=20, what="a port change after the first resolve")
+
+
+def test_a_service_avahi_refuses_to_resolve_is_logged_once_at_warning(lan, start_daemon):
+    """Past what Avahi lets one program hold (`objects-per-client-max` on every client it accepts, `clients-max`) a
+    service stays unresolved: peerscand must say so — once at warning, with the service and Avahi's own error, the rest
+    at debug — and keep serving what it could resolve. Here one client of 12 objects is all peerscand may have."""
+    lan.avahi_server_options = {"objects-per-client-max": "12", "clients-max": "1"}
     lan.restart_avahi()
     peer = lan.add_peer("many")
     for n in range(10):
