@@ -206,7 +206,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BluetoothSourceTests",
-            dependencies: ["BluetoothSource", "Discovery", "PeerScanModel", "SystemBus"]
+            dependencies: [
+                "BluetoothSource", "Discovery", "PeerScanModel", "SystemBus",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(name: "BluetoothCompanies"),
         .testTarget(name: "BluetoothCompaniesTests", dependencies: ["BluetoothCompanies"]),

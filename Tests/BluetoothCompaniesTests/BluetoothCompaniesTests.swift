@@ -15,7 +15,9 @@ import Testing
     }
 
     @Test func unassignedIdentifierHasNoName() {
-        #expect(BluetoothCompanies.name(for: 0xFFFF) == nil)
+        #expect(BluetoothCompanies.name(for: 0xF000) == nil)
+        // 0xFFFF is the SIG's reserved default vendor id, listed with that meaning.
+        #expect(BluetoothCompanies.name(for: 0xFFFF)?.hasPrefix("Bluetooth SIG Specification Reserved") == true)
     }
 
     @Test func tableIsComplete() {

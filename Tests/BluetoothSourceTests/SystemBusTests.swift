@@ -20,7 +20,8 @@ import Testing
     }
 
     static func stop(_ daemon: Process, _ folder: URL) {
-        daemon.terminate()
+        // SIGKILL: the test process blocks SIGTERM, and a child inherits its signal mask.
+        kill(daemon.processIdentifier, SIGKILL)
         daemon.waitUntilExit()
         try? FileManager.default.removeItem(at: folder)  // a leftover temporary folder changes no result
     }
