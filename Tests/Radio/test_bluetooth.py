@@ -22,7 +22,10 @@ from conftest import NAMESPACE, ROOT
 
 NAME = "radio-ble-a"
 MANUFACTURER = "Nordic Semiconductor ASA"  # bluetooth.NORDIC's name in the SIG's table
-AWAY = 10  # --bluetooth-away for the tests: the advertiser stops, its device is offline after this
+# --bluetooth-away for the tests. Through bluetoothd (5.66) an unchanged advertiser is not re-reported on every
+# advertisement even with DuplicateData: in the guest a known device's next PropertiesChanged came 21 s after
+# discovery started, once not within 40 s. Shorter away times would flap.
+AWAY = 60
 IRK = "ec0234a357c8ad05341010a60a397d9b"  # the Core spec's sample IRK (Vol 3 Part H, 2.2.2)
 TESTS_BINARY = Path(os.environ.get("PEERSCAN_TESTS", ROOT / ".build" / "debug" / "peerscanPackageTests.xctest"))
 
@@ -63,7 +66,7 @@ def ctl(daemon, *arguments: str) -> subprocess.CompletedProcess:
                            *arguments], capture_output=True, text=True, check=True, timeout=30)
 
 
-@pytest.mark.parametrize("user", [None, 65534], ids=["root", "nobody"])
+@pytest.mark.parametrize("user", [65534, None], ids=["nobody", "root"])
 def test_the_source_reports_the_advertiser_with_its_name_and_manufacturer_data(user):
     """BluetoothDiscoverySource alone (the Swift BluetoothLiveTests in the guest): LE discovery through BlueZ on
     hci0 reports hci1's advertisement — also as uid 65534, which Debian's D-Bus policy for org.bluez allows."""
@@ -76,6 +79,7 @@ def test_the_source_reports_the_advertiser_with_its_name_and_manufacturer_data(u
                            "BluetoothLiveTests"], capture_output=True, text=True, env=environment, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "live: BluetoothAdvertisement" in done.stdout, done.stdout[-3000:]
+    print(next(line for line in done.stdout.splitlines() if line.startswith("live: ")))
 
 
 def test_an_advertiser_is_listed_with_its_name_and_manufacturer(start_daemon):
