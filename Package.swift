@@ -14,6 +14,10 @@
 //   NeighbourSource   the neighbour source: the kernel's neighbour entries as observations
 //   MDNSQuestions     the question source: one-shot mDNS queries asking a host whose neighbour entries failed if it is there
 //   WirelessSource    the Wi-Fi source: nl80211's interfaces and scan results as wireless observations, beacons parsed
+//   CSystemdBus       the system library libsystemd (pkg-config libsystemd): sd-bus, the D-Bus client
+//   SystemBus         the Swift wrapper of CSystemdBus, its only importer: calls, signal matches, values, the bus's poll loop
+//   BluetoothSource   the Bluetooth LE source: BlueZ's adapters and devices (D-Bus) as Bluetooth observations
+//   BluetoothCompanies the Bluetooth SIG's company identifiers and their names (bluetooth-numbers' table, committed)
 //   CCrypto           the system library libcrypto, OpenSSL's (pkg-config libcrypto)
 //   SystemCrypto      the Swift wrapper of CCrypto, its only importer: SHA-1 through EVP, typed libcrypto errors
 //   PeerScanCore      the daemon's state: discovery events, mDNS host table, snapshot store, scan service, UUIDv5 ids
@@ -185,6 +189,30 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
+        // Bluetooth LE through BlueZ's D-Bus API: sd-bus (libsystemd) and its one wrapper, the source, company names.
+        .systemLibrary(
+            name: "CSystemdBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(name: "SystemBus", dependencies: ["CSystemdBus"]),
+        .target(
+            name: "BluetoothSource",
+            dependencies: [
+                "Discovery", "MonitoringLog", "PeerScanModel", "SystemBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "BluetoothSourceTests",
+            dependencies: [
+                "BluetoothSource", "Discovery", "PeerScanModel", "SystemBus",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "BluetoothCompanies"),
+        .testTarget(name: "BluetoothCompaniesTests", dependencies: ["BluetoothCompanies"]),
 
         // MARK: PeerScanCore — the daemon's state: mDNS host table, snapshot store, scan service. Knows nothing of Avahi.
         .target(

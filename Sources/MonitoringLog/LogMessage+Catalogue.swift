@@ -151,6 +151,19 @@ extension LogMessage {
     public static let wifiScanRefused = LogMessage("wifi scan refused", .warning, keys: ["interface", "error"])
     /// The kernel's wireless interfaces or scan results could not be read; tried again at the next event.
     public static let wifiReadFailed = LogMessage("wifi read failed", .warning, keys: ["interface", "error"])
+    /// No Bluetooth: no system bus, no bluetoothd on it, or no controller (or none of those `--bluetooth-adapter`
+    /// names); logged once, the source then idles (bluetoothd or a controller that appears is picked up).
+    public static let bluetoothUnavailable = LogMessage("bluetooth unavailable", .info, keys: ["reason"])
+    /// bluetoothd returned to the bus (`reason=bluetoothd`) or the system bus was reconnected (`reason=bus`):
+    /// everything is read again.
+    public static let bluetoothReconnected = LogMessage("bluetooth reconnected", .info, keys: ["reason"])
+    /// BlueZ refused LE discovery on an adapter (`StartDiscovery` failed, e.g. not authorized by the D-Bus
+    /// policy); logged once per adapter, the source follows others' discovery there.
+    public static let bluetoothDiscoveryRefused = LogMessage(
+        "bluetooth discovery refused",
+        .warning,
+        keys: ["adapter", "error"]
+    )
     /// Probing could not start.
     public static let probingUnavailable = LogMessage("probing unavailable", .error, keys: ["error"])
     /// Probing started.
@@ -293,7 +306,8 @@ extension LogMessage {
         avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
         avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
         neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, wifiUnavailable, wifiScanRefused,
-        wifiReadFailed, probingUnavailable, probing,
+        wifiReadFailed, bluetoothUnavailable, bluetoothReconnected, bluetoothDiscoveryRefused, probingUnavailable,
+        probing,
         neighbourReprobeNotPermitted, probeRound, hostAsked, hostAnswered, hostUnanswered, hostQuestionFailed,
         registryUnusable, registryMovedAside, registryUnavailable, registryWriteFailed, registryWritesResumed,
         registryLoaded,
