@@ -432,6 +432,8 @@ let package = Package(
             dependencies: [
                 "AvahiBrowser",
                 "AvahiSource",
+                "BluetoothCompanies",
+                "BluetoothSource",
                 "DaemonSupport",
                 "DeviceRegistry",
                 "Discovery",

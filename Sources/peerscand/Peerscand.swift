@@ -1,6 +1,8 @@
 import ArgumentParser
 import AvahiBrowser
 import AvahiSource
+import BluetoothCompanies
+import BluetoothSource
 import DaemonSupport
 import DeviceRegistry
 import Discovery
@@ -211,7 +213,11 @@ struct Peerscand: AsyncParsableCommand {
             forgetAfter: forgetDuration,
             logger: logger
         )
-        let bluetoothSettings = try bluetooth.makeSettings(registryKeys: registry.irks, logger: logger)
+        let bluetoothSettings = try bluetooth.makeSettings(
+            registryKeys: registry.irks,
+            manufacturerOf: { BluetoothCompanies.name(for: $0) },
+            logger: logger
+        )
         let clock = ScanClock.continuous
         let epoch = UUID().uuidString.lowercased()
         let history = ChangeHistory(epoch: epoch)
@@ -252,6 +258,9 @@ struct Peerscand: AsyncParsableCommand {
                     logger: logger
                 )
             )
+        }
+        if let bluetooth = bluetooth.sourceSettings() {
+            sources.append(BluetoothDiscoverySource(adapters: bluetooth.adapters, clock: clock, logger: logger))
         }
         let scanner = ScanService(
             sources: sources,
