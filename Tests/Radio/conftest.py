@@ -103,6 +103,18 @@ class Air:
 
 
 @pytest.fixture
+def known_air():
+    """The kernel's scan caches of the interfaces peerscand watches hold the air as configured and nothing else: a
+    flushed scan on each (then more until every access point is in: a scan can miss the hidden one), so no test sees
+    another's leftovers — a signal set through the medium, the twin, an access point switched off."""
+    expected = {ap.bssid for ap in air.AIR}
+    for interface in (air.SCANNER, air.STATION):
+        seen = air.scan_until_seen(expected, interface=interface, flush=True, attempts=5)
+        if seen.keys() != expected:
+            raise air.AirError(f"{interface}: the air is not as configured: {sorted(seen)}")
+
+
+@pytest.fixture
 def radio_air():
     state = Air()
     yield state

@@ -8,11 +8,15 @@ import re
 import subprocess
 import time
 
+import pytest
+
 from testlan.radio import air
 from testlan.radio.medium import Medium
 from testlan.waiting import wait_until
 
 from conftest import interface_id, network, network_id, networks, same_id, wifi_interface
+
+pytestmark = pytest.mark.usefixtures("known_air")
 
 SCAN_INTERVAL = "3"  # a full CN scan takes ~2 s
 EXPIRE = 30  # the least --wifi-expire allowed: cfg80211 keeps a silent BSS ~30 s itself
@@ -73,7 +77,7 @@ def test_a_disabled_access_point_leaves_within_the_expiry_and_returns_with_its_i
 
 
 def test_a_signal_change_within_a_bar_is_no_update(start_daemon, radio_air):
-    """-30 → -50 dBm (the weakest hwsim gives without wmediumd: tx power 0 dBm) stays 4 bars: no changeset."""
+    """-30 → -50 dBm (the weakest hwsim gives without a medium: tx power 0 dBm) stays 4 bars: no changeset."""
     daemon = scanning(start_daemon)
     ap = air.BY_NAME["wpa2"]
     daemon.wait_for(all_listed, timeout=60, what="every network")
@@ -87,9 +91,8 @@ def test_a_signal_change_within_a_bar_is_no_update(start_daemon, radio_air):
 
 
 def test_a_signal_across_a_bar_boundary_is_exactly_one_update(start_daemon):
-    """-30 → -62 dBm through wmediumd (4 → 3 bars: below -55 by more than the 3 dB hysteresis) is one changeset
-    updating the network's item, and the scans after it none. peerscand only follows the scans triggered here, so
-    none runs while wmediumd restarts (hwsim's own -30 dBm in that moment)."""
+    """-30 → -62 dBm through the medium (4 → 3 bars: below -55 by more than the 3 dB hysteresis) is one changeset
+    updating the network's item, and the scans after it none (peerscand follows the scans triggered here)."""
     ap = air.BY_NAME["wpa2"]
     with Medium() as medium:
         daemon = start_daemon("--wifi-expire", str(EXPIRE))

@@ -4,9 +4,9 @@ boots it; these tools must never touch the host's radios, and the host has none)
 Radio N of mac80211_hwsim is wlanN with the address 02:00:00:00:0N:00. wlan0–wlan5 are the access points air.sh starts
 (hostapd/*.conf), wlan6 is the scanner (peerscand's interface), wlan7 a station (wpa_supplicant), wlan8 the evil twin
 (the WPA2 SSID, open, started by `twin()`), wlan9 the benchmark's 26 extra BSSes (`bench_access_points()`).
-Without wmediumd the signal every radio hears is the sender's tx power − 50 dB (-30 dBm at 2.4 GHz's default 20 dBm,
--27 dBm at 5 GHz's 23 dBm); mac80211 takes 0 dBm at least, so the weakest signal is -50 dBm. medium.py's wmediumd
-sets any signal per link.
+Without a medium the signal every radio hears is the sender's tx power − 50 dB (-30 dBm at 2.4 GHz's default 20 dBm,
+-27 dBm at 5 GHz's 23 dBm); mac80211 takes 0 dBm at least, so the weakest signal is -50 dBm. medium.py's `Medium`
+sets any signal per transmitter.
 """
 
 from __future__ import annotations
