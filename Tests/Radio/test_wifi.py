@@ -97,7 +97,7 @@ def test_a_signal_across_a_bar_boundary_is_exactly_one_update(start_daemon):
     with Medium() as medium:
         daemon = start_daemon("--wifi-expire", str(EXPIRE))
         air.scan_until_seen({other.bssid for other in air.AIR})
-        daemon.wait_for(lambda s: (network(s, ap) or {}).get("bars") == 4, timeout=30, what=f"{ap.ssid}: 4 bars")
+        daemon.wait_for(lambda s: (network(s, ap) or {}).get("bars") == 4, timeout=60, what=f"{ap.ssid}: 4 bars")
         sequence = daemon.sequence
         medium.set_signal(ap, -62)
         wait_until(lambda: getattr(air.scan().get(ap.bssid), "signal", None) == -62, 30, interval=0,

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from testlan.radio import genetlink
 from testlan.waiting import wait_until
 
 HERE = Path(__file__).resolve().parent
@@ -176,23 +177,40 @@ def dump(interface: str = SCANNER) -> dict[str, BSS]:
     return {entry.bssid: entry for entry in parse_dump(run("iw", "dev", interface, "scan", "dump"))}
 
 
-def trigger_scan(interface: str = SCANNER, timeout: float = 30, flush: bool = False) -> float:
-    """Triggers a scan (root: CAP_NET_ADMIN) and waits for its `scan finished` event; returns the event's
-    time.monotonic(). The combined `iw dev X scan` can hang here: trigger, event, dump never did."""
-    events = subprocess.Popen(["timeout", "-s", "KILL", str(timeout), "iw", "event"], stdout=subprocess.PIPE,
-                              text=True)
-    try:
-        time.sleep(0.3)  # iw event subscribes before the trigger (its exec alone takes ~0.2 s under TCG)
-        run("iw", "dev", interface, "scan", "trigger", *(["flush"] if flush else []), timeout=timeout)
-        for line in events.stdout:
-            if line.startswith(f"{interface} ") and ("scan finished" in line or "scan aborted" in line):
-                if "aborted" in line:
+NL80211_CMD_NEW_SCAN_RESULTS, NL80211_CMD_SCAN_ABORTED, NL80211_ATTR_IFINDEX = 34, 35, 3
+
+
+def trigger_scan(interface: str = SCANNER, timeout: float = 30, flush: bool = False,
+                 frequencies: tuple[int, ...] = ()) -> float:
+    """Triggers a scan (root: CAP_NET_ADMIN; all channels, or `frequencies`) and waits for nl80211's scan-finished
+    event; returns its time.monotonic(). The event is read on a socket subscribed before the trigger (an `iw event`
+    started alongside can miss it under load); the combined `iw dev X scan` can hang in this guest."""
+    index = int(Path(f"/sys/class/net/{interface}/ifindex").read_text())
+    with contextlib.closing(genetlink.open_socket()) as events:
+        _, groups = genetlink.family_of(events, "nl80211")
+        genetlink.subscribe(events, groups["scan"])
+        run("iw", "dev", interface, "scan", "trigger", *(["freq", *map(str, frequencies)] if frequencies else []),
+            *(["flush"] if flush else []), timeout=timeout)
+        deadline = time.monotonic() + timeout
+        while (remaining := deadline - time.monotonic()) > 0:
+            events.settimeout(remaining)
+            try:
+                data = events.recv(65536)
+            except TimeoutError:
+                break
+            for _, command, found in genetlink.messages(data):
+                if found.get(NL80211_ATTR_IFINDEX, b"")[:4] != index.to_bytes(4, "little"):
+                    continue
+                if command == NL80211_CMD_SCAN_ABORTED:
                     raise AirError(f"the scan on {interface} was aborted")
-                return time.monotonic()
+                if command == NL80211_CMD_NEW_SCAN_RESULTS:
+                    return time.monotonic()
         raise AirError(f"no scan-finished event on {interface} within {timeout} s")
-    finally:
-        events.kill()
-        events.wait()
+
+
+def forget(interface: str) -> None:
+    """Empties the interface's scan cache: a flushed scan of one channel no access point uses (5200 MHz)."""
+    trigger_scan(interface, flush=True, frequencies=(5200,))
 
 
 def scan(interface: str = SCANNER, flush: bool = False) -> dict[str, BSS]:

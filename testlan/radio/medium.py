@@ -24,73 +24,22 @@ import socket
 import struct
 import threading
 
-from testlan.radio import air
+from testlan.radio import air, genetlink
+from testlan.radio.genetlink import NLM_F_ACK, NLM_F_REQUEST, attribute, message, messages
 
 RADIOS = int(os.environ.get("RADIO_RADIOS", "10"))
 DEFAULT_SIGNAL = -30  # dBm on every link not set otherwise: what hwsim gives at 20 dBm by itself
 
-NETLINK_GENERIC = 16
-GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 0x10, 3, 1, 2
-NLMSG_ERROR, NLM_F_REQUEST, NLM_F_ACK = 2, 1, 4
 # mac80211_hwsim.h: commands, attributes, tx flags.
 HWSIM_CMD_REGISTER, HWSIM_CMD_FRAME, HWSIM_CMD_TX_INFO_FRAME = 1, 2, 3
 (ATTR_ADDR_RECEIVER, ATTR_ADDR_TRANSMITTER, ATTR_FRAME, ATTR_FLAGS, ATTR_RX_RATE, ATTR_SIGNAL, ATTR_TX_INFO,
  ATTR_COOKIE) = range(1, 9)
 ATTR_FREQ = 19
 TX_CTL_NO_ACK, TX_STAT_ACK = 1 << 1, 1 << 2
-VERSION = 1
 
 
 def radio_address(index: int) -> bytes:
     return bytes([0x42, 0, 0, 0, index, 0])
-
-
-def _attribute(kind: int, payload: bytes) -> bytes:
-    return struct.pack("=HH", 4 + len(payload), kind) + payload + b"\0" * (-len(payload) % 4)
-
-
-def _message(family: int, command: int, attributes: bytes, flags: int = NLM_F_REQUEST) -> bytes:
-    body = struct.pack("=BBH", command, VERSION, 0) + attributes
-    return struct.pack("=IHHII", 16 + len(body), family, flags, 0, 0) + body
-
-
-def _attributes(data: bytes) -> dict[int, bytes]:
-    found, offset = {}, 0
-    while offset + 4 <= len(data):
-        length, kind = struct.unpack_from("=HH", data, offset)
-        if length < 4:
-            break
-        found[kind & 0x3FFF] = data[offset + 4:offset + length]
-        offset += (length + 3) & ~3
-    return found
-
-
-def _messages(data: bytes):
-    """(type, generic netlink command, attributes) of each message in a datagram; errors as NLMSG_ERROR's errno."""
-    offset = 0
-    while offset + 16 <= len(data):
-        length, kind = struct.unpack_from("=IH", data, offset)
-        if length < 16:
-            break
-        payload = data[offset + 16:offset + length]
-        if kind == NLMSG_ERROR:
-            yield kind, -struct.unpack_from("=i", payload)[0], {}
-        else:
-            yield kind, payload[0], _attributes(payload[4:])
-        offset += (length + 3) & ~3
-
-
-def _request(sock: socket.socket, message: bytes) -> dict[int, bytes]:
-    """Sends a request asking for an ack; returns the reply's attributes (empty for a bare ack), raising on errno."""
-    sock.send(message)
-    reply: dict[int, bytes] = {}
-    while True:
-        for kind, command, attributes in _messages(sock.recv(65536)):
-            if kind == NLMSG_ERROR:
-                if command:
-                    raise air.AirError(f"generic netlink request {message[16]} refused: {os.strerror(command)}")
-                return reply
-            reply = attributes
 
 
 class Medium:
@@ -103,18 +52,17 @@ class Medium:
         self.sock: socket.socket | None = None
         self.thread: threading.Thread | None = None
         self.failure: BaseException | None = None
+        self.running = False
 
     def start(self) -> None:
-        sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+        sock = genetlink.open_socket()
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-            sock.bind((0, 0))
-            name = _attribute(CTRL_ATTR_FAMILY_NAME, b"MAC80211_HWSIM\0")
-            reply = _request(sock, _message(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, name, NLM_F_REQUEST | NLM_F_ACK))
-            if CTRL_ATTR_FAMILY_ID not in reply:
-                raise air.AirError("no MAC80211_HWSIM generic netlink family: is mac80211_hwsim loaded?")
-            self.family = struct.unpack("=H", reply[CTRL_ATTR_FAMILY_ID][:2])[0]
-            _request(sock, _message(self.family, HWSIM_CMD_REGISTER, b"", NLM_F_REQUEST | NLM_F_ACK))
+            self.family, _ = genetlink.family_of(sock, "MAC80211_HWSIM")
+            genetlink.request(sock, message(self.family, HWSIM_CMD_REGISTER, b"", NLM_F_REQUEST | NLM_F_ACK))
+        except genetlink.NetlinkError as error:
+            sock.close()
+            raise air.AirError(f"mac80211_hwsim refused a medium: {error}") from error
         except BaseException:
             sock.close()
             raise
@@ -148,7 +96,7 @@ class Medium:
                     if error.errno == errno.ENOBUFS:  # frames dropped under load: the air lost them
                         continue
                     raise
-                for kind, command, attributes in _messages(data):
+                for kind, command, attributes in messages(data):
                     if kind == self.family and command == HWSIM_CMD_FRAME:
                         self._deliver(attributes)
         except BaseException as error:  # kept for stop() to raise in the test's thread
@@ -160,20 +108,20 @@ class Medium:
         flags = struct.unpack("=I", frame[ATTR_FLAGS][:4])[0]
         rates = frame[ATTR_TX_INFO]
         rate = max(struct.unpack_from("=b", rates)[0], 0) if rates else 0
-        common = (_attribute(ATTR_FRAME, data) + _attribute(ATTR_RX_RATE, struct.pack("=I", rate))
-                  + _attribute(ATTR_SIGNAL, struct.pack("=i", signal)))
+        common = (attribute(ATTR_FRAME, data) + attribute(ATTR_RX_RATE, struct.pack("=I", rate))
+                  + attribute(ATTR_SIGNAL, struct.pack("=i", signal)))
         if ATTR_FREQ in frame:
-            common += _attribute(ATTR_FREQ, frame[ATTR_FREQ][:4])
+            common += attribute(ATTR_FREQ, frame[ATTR_FREQ][:4])
         for receiver in self.receivers:
             if receiver != transmitter:
-                self._send(_message(self.family, HWSIM_CMD_FRAME, _attribute(ATTR_ADDR_RECEIVER, receiver) + common))
+                self._send(message(self.family, HWSIM_CMD_FRAME, attribute(ATTR_ADDR_RECEIVER, receiver) + common))
         unicast = len(data) >= 10 and not data[4] & 1  # addr1's group bit
         if unicast and not flags & TX_CTL_NO_ACK:
             flags |= TX_STAT_ACK
-        status = (_attribute(ATTR_ADDR_TRANSMITTER, transmitter) + _attribute(ATTR_FLAGS, struct.pack("=I", flags))
-                  + _attribute(ATTR_SIGNAL, struct.pack("=i", signal)) + _attribute(ATTR_TX_INFO, rates)
-                  + _attribute(ATTR_COOKIE, frame[ATTR_COOKIE][:8]))
-        self._send(_message(self.family, HWSIM_CMD_TX_INFO_FRAME, status))
+        status = (attribute(ATTR_ADDR_TRANSMITTER, transmitter) + attribute(ATTR_FLAGS, struct.pack("=I", flags))
+                  + attribute(ATTR_SIGNAL, struct.pack("=i", signal)) + attribute(ATTR_TX_INFO, rates)
+                  + attribute(ATTR_COOKIE, frame[ATTR_COOKIE][:8]))
+        self._send(message(self.family, HWSIM_CMD_TX_INFO_FRAME, status))
         self.frames += 1
 
     def _send(self, message: bytes) -> None:
