@@ -68,7 +68,7 @@ def test_a_disabled_access_point_leaves_within_the_expiry_and_returns_with_its_i
     # Gone within the expiry after it was last heard, plus a scan interval and a scan for the scan that notices.
     daemon.wait_for(lambda s: network(s, ap) is None, timeout=EXPIRE + 2 * int(SCAN_INTERVAL) + 10,
                     what=f"{ap.ssid} gone")
-    assert time.monotonic() - disabled >= EXPIRE - 5, "left before --wifi-expire"
+    assert time.monotonic() - disabled >= EXPIRE - 5, f"left before --wifi-expire\n{daemon.log_tail()}"
     assert all(network(daemon.snapshot, other) is not None for other in air.AIR if other != ap)
     radio_air.enable(ap)
     after = network(daemon.wait_for(lambda s: network(s, ap) is not None, timeout=30, what=f"{ap.ssid} back"), ap)

@@ -185,27 +185,40 @@ def trigger_scan(interface: str = SCANNER, timeout: float = 30, flush: bool = Fa
     """Triggers a scan (root: CAP_NET_ADMIN; all channels, or `frequencies`) and waits for nl80211's scan-finished
     event; returns its time.monotonic(). The event is read on a socket subscribed before the trigger (an `iw event`
     started alongside can miss it under load); the combined `iw dev X scan` can hang in this guest."""
-    index = int(Path(f"/sys/class/net/{interface}/ifindex").read_text())
+    index = int(Path(f"/sys/class/net/{interface}/ifindex").read_text()).to_bytes(4, "little")
+    argv = ["iw", "dev", interface, "scan", "trigger", *(["freq", *map(str, frequencies)] if frequencies else []),
+            *(["flush"] if flush else [])]
     with contextlib.closing(genetlink.open_socket()) as events:
         _, groups = genetlink.family_of(events, "nl80211")
         genetlink.subscribe(events, groups["scan"])
-        run("iw", "dev", interface, "scan", "trigger", *(["freq", *map(str, frequencies)] if frequencies else []),
-            *(["flush"] if flush else []), timeout=timeout)
-        deadline = time.monotonic() + timeout
-        while (remaining := deadline - time.monotonic()) > 0:
-            events.settimeout(remaining)
+        for _ in range(3):
             try:
-                data = events.recv(65536)
-            except TimeoutError:
-                break
-            for _, command, found in genetlink.messages(data):
-                if found.get(NL80211_ATTR_IFINDEX, b"")[:4] != index.to_bytes(4, "little"):
-                    continue
-                if command == NL80211_CMD_SCAN_ABORTED:
-                    raise AirError(f"the scan on {interface} was aborted")
-                if command == NL80211_CMD_NEW_SCAN_RESULTS:
-                    return time.monotonic()
-        raise AirError(f"no scan-finished event on {interface} within {timeout} s")
+                run(*argv, timeout=timeout)
+            except AirError as error:  # another's scan (a peerscand just stopped) still running: wait for its end
+                if "busy" not in str(error):
+                    raise
+                _scan_event(events, index, interface, timeout)
+                continue
+            if _scan_event(events, index, interface, timeout) != NL80211_CMD_SCAN_ABORTED:
+                return time.monotonic()
+            raise AirError(f"the scan on {interface} was aborted")
+        raise AirError(f"{' '.join(argv)}: busy three times")
+
+
+def _scan_event(events, index: bytes, interface: str, timeout: float) -> int:
+    """The next scan-finished or scan-aborted event's command on the interface (ifindex `index`)."""
+    deadline = time.monotonic() + timeout
+    while (remaining := deadline - time.monotonic()) > 0:
+        events.settimeout(remaining)
+        try:
+            data = events.recv(65536)
+        except TimeoutError:
+            break
+        for _, command, found in genetlink.messages(data):
+            if found.get(NL80211_ATTR_IFINDEX, b"")[:4] == index and command in (NL80211_CMD_NEW_SCAN_RESULTS,
+                                                                                NL80211_CMD_SCAN_ABORTED):
+                return command
+    raise AirError(f"no scan-finished event on {interface} within {timeout} s")
 
 
 def forget(interface: str) -> None:
