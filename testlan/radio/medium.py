@@ -10,8 +10,8 @@ ACK flag for a unicast frame that asked for one: nothing is lost on this air). S
 restart; closing the socket hands the air back to hwsim (the kernel forgets a medium whose socket is gone).
 
 Not wmediumd (bcopeland/wmediumd): it is not packaged in Debian 12 and CI builds nothing from GitHub; the tests need
-only one signal per transmitter, not its path-loss models, and this is ~150 lines of struct packing (the attributes
-of the kernel's drivers/net/wireless/mac80211_hwsim.h, which is not a uapi header: the numbers are copied below).
+only one signal per transmitter, not its path-loss models, and this is ~140 lines over genetlink.py's struct packing
+(the attributes of the kernel's drivers/net/wireless/mac80211_hwsim.h, not a uapi header: the numbers are copied).
 Radio N's hwsim address (the one the commands name) is 42:00:00:00:NN:00: its permanent address with the locally
 administered bit hwsim sets.
 """
