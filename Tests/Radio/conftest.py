@@ -103,6 +103,19 @@ class Air:
 
 
 @pytest.fixture
+def known_air():
+    """The kernel's scan caches of the interfaces peerscand watches hold the air as configured and nothing else, so
+    no test sees another's leftovers (a signal set through the medium, the twin, an access point switched off): the
+    scanner's after a flushed scan (then more until every access point is in: a scan can miss the hidden one), the
+    station's empty."""
+    expected = {ap.bssid for ap in air.AIR}
+    seen = air.scan_until_seen(expected, flush=True, attempts=5)
+    if seen.keys() != expected:
+        raise air.AirError(f"{air.SCANNER}: the air is not as configured: {sorted(seen)}")
+    air.forget(air.STATION)
+
+
+@pytest.fixture
 def radio_air():
     state = Air()
     yield state

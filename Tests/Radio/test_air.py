@@ -36,7 +36,7 @@ def test_tx_power_sets_the_signal_every_radio_hears(radio_air):
 
 
 def test_tx_power_below_zero_is_refused(radio_air):
-    """So the weakest signal hwsim gives without wmediumd is -50 dBm (4 bars): no bar boundary can be crossed."""
+    """So the weakest signal hwsim gives without a medium is -50 dBm (4 bars): no bar boundary can be crossed."""
 
     with pytest.raises(air.AirError):
         radio_air.set_txpower(air.BY_NAME["open"], -10)
@@ -47,7 +47,7 @@ def at_signal(dump: dict, ap: air.AccessPoint, dbm: float) -> dict | None:
     return dump if ap.bssid in dump and dump[ap.bssid].signal == dbm else None
 
 
-def test_wmediumd_gives_an_access_point_the_signal_asked_for():
+def test_the_medium_gives_an_access_point_the_signal_asked_for():
     """-62 dBm: below the 4-bar threshold (-55) by more than the hysteresis; the other links stay at -30 dBm."""
     ap, other = air.BY_NAME["wpa2"], air.BY_NAME["open"]
     with Medium() as medium:

@@ -4,9 +4,9 @@ boots it; these tools must never touch the host's radios, and the host has none)
 Radio N of mac80211_hwsim is wlanN with the address 02:00:00:00:0N:00. wlan0–wlan5 are the access points air.sh starts
 (hostapd/*.conf), wlan6 is the scanner (peerscand's interface), wlan7 a station (wpa_supplicant), wlan8 the evil twin
 (the WPA2 SSID, open, started by `twin()`), wlan9 the benchmark's 26 extra BSSes (`bench_access_points()`).
-Without wmediumd the signal every radio hears is the sender's tx power − 50 dB (-30 dBm at 2.4 GHz's default 20 dBm,
--27 dBm at 5 GHz's 23 dBm); mac80211 takes 0 dBm at least, so the weakest signal is -50 dBm. medium.py's wmediumd
-sets any signal per link.
+Without a medium the signal every radio hears is the sender's tx power − 50 dB (-30 dBm at 2.4 GHz's default 20 dBm,
+-27 dBm at 5 GHz's 23 dBm); mac80211 takes 0 dBm at least, so the weakest signal is -50 dBm. medium.py's `Medium`
+sets any signal per transmitter.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from testlan.radio import genetlink
 from testlan.waiting import wait_until
 
 HERE = Path(__file__).resolve().parent
@@ -176,23 +177,53 @@ def dump(interface: str = SCANNER) -> dict[str, BSS]:
     return {entry.bssid: entry for entry in parse_dump(run("iw", "dev", interface, "scan", "dump"))}
 
 
-def trigger_scan(interface: str = SCANNER, timeout: float = 30, flush: bool = False) -> float:
-    """Triggers a scan (root: CAP_NET_ADMIN) and waits for its `scan finished` event; returns the event's
-    time.monotonic(). The combined `iw dev X scan` can hang here: trigger, event, dump never did."""
-    events = subprocess.Popen(["timeout", "-s", "KILL", str(timeout), "iw", "event"], stdout=subprocess.PIPE,
-                              text=True)
-    try:
-        time.sleep(0.3)  # iw event subscribes before the trigger (its exec alone takes ~0.2 s under TCG)
-        run("iw", "dev", interface, "scan", "trigger", *(["flush"] if flush else []), timeout=timeout)
-        for line in events.stdout:
-            if line.startswith(f"{interface} ") and ("scan finished" in line or "scan aborted" in line):
-                if "aborted" in line:
-                    raise AirError(f"the scan on {interface} was aborted")
+NL80211_CMD_NEW_SCAN_RESULTS, NL80211_CMD_SCAN_ABORTED, NL80211_ATTR_IFINDEX = 34, 35, 3
+
+
+def trigger_scan(interface: str = SCANNER, timeout: float = 30, flush: bool = False,
+                 frequencies: tuple[int, ...] = ()) -> float:
+    """Triggers a scan (root: CAP_NET_ADMIN; all channels, or `frequencies`) and waits for nl80211's scan-finished
+    event; returns its time.monotonic(). The event is read on a socket subscribed before the trigger (an `iw event`
+    started alongside can miss it under load); the combined `iw dev X scan` can hang in this guest."""
+    index = int(Path(f"/sys/class/net/{interface}/ifindex").read_text()).to_bytes(4, "little")
+    argv = ["iw", "dev", interface, "scan", "trigger", *(["freq", *map(str, frequencies)] if frequencies else []),
+            *(["flush"] if flush else [])]
+    with contextlib.closing(genetlink.open_socket()) as events:
+        _, groups = genetlink.family_of(events, "nl80211")
+        genetlink.subscribe(events, groups["scan"])
+        for _ in range(3):
+            try:
+                run(*argv, timeout=timeout)
+            except AirError as error:  # another's scan (a peerscand just stopped) still running: wait for its end
+                if "busy" not in str(error):
+                    raise
+                _scan_event(events, index, interface, timeout)
+                continue
+            if _scan_event(events, index, interface, timeout) != NL80211_CMD_SCAN_ABORTED:
                 return time.monotonic()
-        raise AirError(f"no scan-finished event on {interface} within {timeout} s")
-    finally:
-        events.kill()
-        events.wait()
+            raise AirError(f"the scan on {interface} was aborted")
+        raise AirError(f"{' '.join(argv)}: busy three times")
+
+
+def _scan_event(events, index: bytes, interface: str, timeout: float) -> int:
+    """The next scan-finished or scan-aborted event's command on the interface (ifindex `index`)."""
+    deadline = time.monotonic() + timeout
+    while (remaining := deadline - time.monotonic()) > 0:
+        events.settimeout(remaining)
+        try:
+            data = events.recv(65536)
+        except TimeoutError:
+            break
+        for _, command, found in genetlink.messages(data):
+            if found.get(NL80211_ATTR_IFINDEX, b"")[:4] == index and command in (NL80211_CMD_NEW_SCAN_RESULTS,
+                                                                                NL80211_CMD_SCAN_ABORTED):
+                return command
+    raise AirError(f"no scan-finished event on {interface} within {timeout} s")
+
+
+def forget(interface: str) -> None:
+    """Empties the interface's scan cache: a flushed scan of one channel no access point uses (5200 MHz)."""
+    trigger_scan(interface, flush=True, frequencies=(5200,))
 
 
 def scan(interface: str = SCANNER, flush: bool = False) -> dict[str, BSS]:

@@ -1,6 +1,6 @@
 """The Wi-Fi demo (``make demo-wifi``, inside the radio guest): peerscand lists the simulated air and ``peerscanctl
 watch`` prints each change while a short scene plays (~1.5 min): the networks are listed, a network appears (the OWE
-access point is enabled), one weakens (-30 → -70 dBm through wmediumd: 4 → 2 bars), one leaves (the 5 GHz access
+access point is enabled), one weakens (-30 → -70 dBm through medium.py: 4 → 2 bars), one leaves (the 5 GHz access
 point is switched off: gone after --wifi-expire, 30 s) and the station connects to the WPA2 network (its interface
 item shows the connection, the network moves first). The narration goes to stderr, prefixed `scene:`; peerscand's
 log to the results share (peerscand.log).

@@ -42,9 +42,6 @@ CACHE = ROOT / ".build-radio"
 # What the 9p root and the overlay need before the root is mounted (their dependencies come from modprobe).
 INITRAMFS_MODULES = ("9p", "9pnet_virtio", "overlay", "virtio_pci", "virtio_console")
 BUSYBOX = Path("/bin/busybox")
-# wmediumd (per-link signals for mac80211_hwsim; not packaged in Debian 12), built from this commit of its source.
-WMEDIUMD_REPOSITORY = "https://github.com/bcopeland/wmediumd"
-WMEDIUMD_COMMIT = "717e5d7fcc23eecbc8e32bd897a8fd4b1e3ba640"
 PR_SET_PDEATHSIG = 1
 
 
@@ -86,23 +83,6 @@ def kernel_tree(version: str) -> Path:
     shutil.rmtree(download)
     (tree / "ready").touch()
     return tree
-
-
-def wmediumd() -> Path:
-    """wmediumd built under .build-radio (cached per commit): a clone of its repository, or the source unpacked into
-    .build-radio/wmediumd-COMMIT by hand where GitHub is out of reach. Needs libnl-genl-3-dev and libconfig-dev."""
-    source = CACHE / f"wmediumd-{WMEDIUMD_COMMIT[:12]}"
-    binary = source / "wmediumd" / "wmediumd"
-    if binary.exists():
-        return binary
-    if not source.exists():
-        partial = source.with_suffix(".partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        run(["git", "clone", "--quiet", WMEDIUMD_REPOSITORY, str(partial)])
-        run(["git", "-C", str(partial), "checkout", "--quiet", WMEDIUMD_COMMIT])
-        partial.rename(source)
-    run(["make", "-C", str(source / "wmediumd")])
-    return binary
 
 
 def initramfs(tree: Path, version: str) -> Path:
@@ -172,7 +152,6 @@ class Guest:
         version = kernel_version()
         tree = kernel_tree(version)
         archive = initramfs(tree, version)
-        self.env.setdefault("RADIO_WMEDIUMD", str(wmediumd()))
         runs = CACHE / "runs"
         runs.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=runs) as folder:
