@@ -194,6 +194,7 @@ let package = Package(
                 "Diffable",
                 "Discovery",
                 "MonitoringLog",
+                "NetworkInterfaces",
                 "PeerScanModel",
                 "SystemCrypto",
                 .product(name: "Logging", package: "swift-log"),
