@@ -42,6 +42,24 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
         )
     }
 
+    @Test func theStockCacheIsFullAtTheCeilingMeasuredOnTheStressLAN() {
+        // Stock cache-entries-max (4,096): the cache stopped at 1,168 services on 293 hosts (an A and an AAAA record
+        // each); with 1,120 services on 280 hosts everything was followed.
+        let check = SystemLimitCheck(settings: SystemLimitSettings())
+        let full = SystemLimitCounts(services: [cache("lan0"): 1_168], addressRecords: [cache("lan0"): 586])
+        #expect(
+            check.reached(full) == [
+                SystemLimit(name: "avahi-cache lan0 ipv4", value: 4_090, setting: "cache-entries-max=4096")
+            ]
+        )
+        let followed = SystemLimitCounts(services: [cache("lan0"): 1_120], addressRecords: [cache("lan0"): 560])
+        #expect(check.reached(followed) == [])
+        let justBelow = SystemLimitCounts(services: [cache("lan0"): 1_000], addressRecords: [cache("lan0"): 1_014])
+        #expect(check.reached(justBelow) == [])  // 4,014: one record short of the margin
+        let atTheMargin = SystemLimitCounts(services: [cache("lan0"): 1_000], addressRecords: [cache("lan0"): 1_015])
+        #expect(check.reached(atTheMargin).map(\.value) == [4_015])
+    }
+
     @Test func eachNeighbourTableIsCheckedAgainstItsOwnLimit() {
         let counts = SystemLimitCounts(neighbourEntries: [.ipv4: 2, .ipv6: 2])
         #expect(
