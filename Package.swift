@@ -222,6 +222,7 @@ let package = Package(
                 "Diffable",
                 "Discovery",
                 "MonitoringLog",
+                "NetworkInterfaces",
                 "PeerScanModel",
                 "SystemCrypto",
                 .product(name: "Logging", package: "swift-log"),

@@ -75,6 +75,15 @@ extension LogMessage {
     public static let interfacesChanged = LogMessage("interfaces changed", .info, keys: ["interfaces"])
     /// The snapshot could not be edited (a bug): the last good state is kept.
     public static let snapshotEditFailed = LogMessage("snapshot edit failed", .error, keys: ["error"])
+    /// A limit of the system reached: what is beyond it may not be seen. Logged once per limit; `estimate=true` for
+    /// Avahi's cache (avahi-daemon does not tell how full it is).
+    public static let systemLimitReached = LogMessage(
+        "system limit reached",
+        .warning,
+        keys: ["limit", "value", "setting", "estimate"]
+    )
+    /// A system limit's setting could not be read at start: its default is assumed.
+    public static let systemLimitUnknown = LogMessage("system limit unknown", .warning, keys: ["error"])
     /// The scanning switch could not be read at start.
     public static let stateLoadFailed = LogMessage("state load failed", .error, keys: ["error", "scanning"])
     /// The scanning switch could not be saved.
@@ -299,7 +308,9 @@ extension LogMessage {
     public static let catalogue: [LogMessage] = [
         newDevice, newDeviceAlert, deviceOnline, importantDeviceOnline, deviceOffline, importantDeviceOffline,
         deviceRemoved, deviceChanged, deviceMerged, deviceSplit, addressConflict, macChanged,
-        scanningSwitched, initialBrowseSettled, interfacesChanged, snapshotEditFailed, stateLoadFailed, stateSaveFailed,
+        scanningSwitched, initialBrowseSettled, interfacesChanged, systemLimitReached, systemLimitUnknown,
+        snapshotEditFailed, stateLoadFailed,
+        stateSaveFailed,
         avahiState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
         interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiClientAdded,
         avahiBrowserFailed,

@@ -278,7 +278,7 @@ public enum ChangeDescription {
         return changes.isEmpty ? "reordered" : changes.joined(separator: " ")
     }
 
-    /// Avahi's state and this host's name and interfaces, when they changed.
+    /// Avahi's state, this host's name and interfaces, and the system's limits reached, when they changed.
     static func hostLines(from old: HostStatus?, to new: HostStatus) -> [ChangeLine] {
         var lines: [ChangeLine] = []
         if old?.sourceState != new.sourceState {
@@ -295,6 +295,11 @@ public enum ChangeDescription {
         parts += additions(from: oldInterfaces, to: new.interfaces).map { "interface \(escaped($0)) new" }
         parts += additions(from: new.interfaces, to: oldInterfaces).map { "interface \(escaped($0)) gone" }
         if !parts.isEmpty { lines.append(ChangeLine(.configuration, "this host: \(parts.joined(separator: ", "))")) }
+        // A limit reached or no longer reached (not every count that moves past it: that changes with every device).
+        if (old?.limits ?? []).map(\.name) != new.limits.map(\.name) {
+            let text = new.limits.isEmpty ? "none reached" : SnapshotTable.limits(new.limits)
+            lines.append(ChangeLine(.configuration, "limits \(text)"))
+        }
         return lines
     }
 

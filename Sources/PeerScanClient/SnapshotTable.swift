@@ -55,7 +55,8 @@ public enum SnapshotTable {
         return lines + columns(rows)
     }
 
-    /// The configuration lines: scanning, host name, Avahi's state (and reason), interfaces.
+    /// The configuration lines: scanning, host name, Avahi's state (and reason), interfaces, and the system's limits
+    /// reached (only when one is).
     static func configuration(of snapshot: ScanSnapshot) -> [String] {
         var fields: [(String, String)] = []
         for item in snapshot.items(inSection: .config) ?? [] {
@@ -68,6 +69,7 @@ public enum SnapshotTable {
                 fields.append(
                     ("interfaces", status.interfaces.isEmpty ? "-" : escaped(status.interfaces.joined(separator: ",")))
                 )
+                if !status.limits.isEmpty { fields.append(("limits", limits(status.limits))) }
             case .wifiInterface(let interface):
                 fields.append(("wifi", WiFiText.summary(of: interface)))
             case .device, .wifiNetwork:
@@ -81,6 +83,15 @@ public enum SnapshotTable {
     static func avahiState(_ state: SourceState) -> String {
         guard let reason = state.reason, !reason.isEmpty else { return state.name }
         return "\(state.name) (\(escaped(reason)))"
+    }
+
+    /// The system's limits reached, each with its count and the setting to raise: `neighbour-table ipv4 1024
+    /// (raise net.ipv4.neigh.default.gc_thresh3=1024); avahi-cache eth0 ipv4 ~4100 (raise cache-entries-max=4096)`
+    /// (`~`: an estimate).
+    static func limits(_ limits: [SystemLimit]) -> String {
+        limits.map { limit in
+            "\(escaped(limit.name)) \(limit.isEstimate ? "~" : "")\(limit.value) (raise \(escaped(limit.setting)))"
+        }.joined(separator: "; ")
     }
 
     /// The service types a device offers, each once, in order.

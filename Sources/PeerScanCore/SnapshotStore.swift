@@ -25,6 +25,7 @@ public actor SnapshotStore {
     private var gate: InitialBrowseGate
     private var wireless: WirelessTable
     private var wirelessCheckRequested: Duration?
+    private var limits: SystemLimitTracker
     private let clock: ScanClock
     private let alertsNewDevices: Bool
     private let recordDevices: (@Sendable (DeviceRecords) -> Void)?
@@ -66,6 +67,7 @@ public actor SnapshotStore {
     ///   - recordUpdate: Called with every update as it is published, on the store's executor, before any
     ///     subscriber sees it — so that, once ``sequence`` reads `n`, it has had every update up to `n` (a history
     ///     of recent changes that clients resume from: it must not block).
+    ///   - systemLimits: The system's limits as read at start, for the `host` item's `limits` (``SystemLimitCheck``).
     public init(
         isScanning: Bool,
         interfaces: [String],
@@ -82,8 +84,10 @@ public actor SnapshotStore {
         wireless: WirelessTable = WirelessTable(expiry: .seconds(150)),
         bluetooth: BluetoothSettings = BluetoothSettings(),
         recordNetworks: (@Sendable (WirelessRecords) -> Void)? = nil,
-        recordUpdate: (@Sendable (StoreUpdate) -> Void)? = nil
+        recordUpdate: (@Sendable (StoreUpdate) -> Void)? = nil,
+        systemLimits: SystemLimitSettings = SystemLimitSettings()
     ) {
+        self.limits = SystemLimitTracker(settings: systemLimits)
         self.isScanning = isScanning
         self.table = MDNSHostTable(settles: settles)
         self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities, labels: labels)
@@ -168,6 +172,7 @@ public actor SnapshotStore {
                 let label = devices.setLabel(edit, of: id)
                 if let reply { labelReplies.append((reply, label)) }
             case .resyncDeadline(let generation):
+                limits.countsChanged = true
                 schedule.resyncDeadline(
                     generation: generation,
                     isRunning: host.sourceState.isRunning,
@@ -175,6 +180,7 @@ public actor SnapshotStore {
                     effects: &effects
                 )
             case .withdrawalDeadline(let interface, let generation):
+                limits.countsChanged = true
                 schedule.withdrawalDeadline(
                     interface: interface,
                     generation: generation,
@@ -197,6 +203,8 @@ public actor SnapshotStore {
             effects.logs.append(LogEntry(.scanningSwitched, ["enabled": "\(requestedScanning)"]))
         }
         if !isScanning { gate.settle(reason: "scanning-off") }
+        if requestedScanning != wasScanning { limits.countsChanged = true }
+        limits.refresh(&host, table: table, devices: devices, logs: &effects.logs)
         publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
         switch gate.evaluate(now: clock.now(), isTableSettled: table.isSettled) {
         case .settled:
@@ -267,12 +275,14 @@ public actor SnapshotStore {
             .addressRemoved, .followingAddresses, .addressesKnown:
             guard isScanning else { break }
             table.apply(event)
+            limits.countsChanged = true
             switch event {
             case .serviceFound, .serviceResolved, .addressAdded: gate.noteFound(now: clock.now())
             default: break
             }
         case .observed(let observation):
             if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
+            limits.countsChanged = true
         case .wireless(let observation):
             if isScanning { wireless.apply(observation, now: clock.now()) }
         case .bluetooth(let observation):

@@ -18,12 +18,20 @@ public struct HostStatus: Hashable, Sendable {
     /// The interfaces browsed, sorted: the configured ones, or else every interface mDNS is browsed on by default (up,
     /// multicast-capable, not loopback, with an address). Changes only when an interface goes up or down.
     public var interfaces: [String]
+    /// The limits of the system the network reached, by name; empty while none is.
+    public var limits: [SystemLimit]
 
     /// Creates a host status.
-    public init(hostName: String? = nil, sourceState: SourceState = .connecting, interfaces: [String] = []) {
+    public init(
+        hostName: String? = nil,
+        sourceState: SourceState = .connecting,
+        interfaces: [String] = [],
+        limits: [SystemLimit] = []
+    ) {
         self.hostName = hostName
         self.sourceState = sourceState
         self.interfaces = interfaces
+        self.limits = limits
     }
 }
 
@@ -32,7 +40,8 @@ public struct HostStatus: Hashable, Sendable {
 /// JSON form (the wire form of every item — see docs/protocol.md):
 /// - `{"id": UUID, "kind": "scanning", "enabled": Bool}`
 /// - `{"id": UUID, "kind": "host", "hostName": String?, "avahiState": "running"|"connecting"|"registering"|
-///   "collision"|"failure"|"unavailable", "avahiReason": String?, "interfaces": [String]}`
+///   "collision"|"failure"|"unavailable", "avahiReason": String?, "interfaces": [String], "limits": [SystemLimit]}`
+///   (`limits` may be absent: an older daemon's, read as empty)
 /// - `{"id": UUID, "kind": "peer", "hostName": String?, "displayName": String?, "addresses": [String],
 ///   "interfaces": [String], "services": [{"name", "type", "domain", "port", "txt": {key: value-or-null}}],
 ///   "macAddresses": [String], "vendor": String?, "online": Bool, "label": String?, "important": Bool,
@@ -101,7 +110,7 @@ public typealias ScanChangeset = Changeset<ScanSection, ScanItem>
 extension ScanItem: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, enabled, hostName, avahiState, avahiReason, interfaces, displayName, addresses, services
-        case macAddresses, vendor, online, presenceReason, label, important, bluetooth
+        case macAddresses, vendor, online, presenceReason, label, important, bluetooth, limits
     }
 
     private enum ServiceKeys: String, CodingKey {
@@ -142,7 +151,8 @@ extension ScanItem: Codable {
                 HostStatus(
                     hostName: try container.decodeIfPresent(String.self, forKey: .hostName),
                     sourceState: state,
-                    interfaces: try container.decode([String].self, forKey: .interfaces)
+                    interfaces: try container.decode([String].self, forKey: .interfaces),
+                    limits: try container.decodeIfPresent([SystemLimit].self, forKey: .limits) ?? []
                 )
             )
         case "peer":
@@ -226,6 +236,7 @@ extension ScanItem: Codable {
             try container.encode(status.sourceState.name, forKey: .avahiState)
             try container.encode(status.sourceState.reason, forKey: .avahiReason)
             try container.encode(status.interfaces, forKey: .interfaces)
+            try container.encode(status.limits, forKey: .limits)
         case .device(let device):
             try container.encode(device.hostName, forKey: .hostName)
             try container.encode(device.displayName, forKey: .displayName)

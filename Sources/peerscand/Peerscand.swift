@@ -187,6 +187,8 @@ struct Peerscand: AsyncParsableCommand {
             manufacturerOf: { BluetoothCompanies.name(for: $0) },
             logger: logger
         )
+        let limits = SystemLimitSettings.read()
+        for problem in limits.problems { logger.log(.systemLimitUnknown, ["error": "\(problem)"]) }
         let clock = ScanClock.continuous
         let epoch = UUID().uuidString.lowercased()
         let history = ChangeHistory(epoch: epoch)
@@ -210,7 +212,8 @@ struct Peerscand: AsyncParsableCommand {
             wireless: wifi.makeTable(known: registry.knownNetworks, vendorOf: { vendors.vendor(for: $0) }),
             bluetooth: bluetoothSettings,
             recordNetworks: { registry.record($0) },
-            recordUpdate: { history.record($0) }
+            recordUpdate: { history.record($0) },
+            systemLimits: limits.settings
         )
         // The sources: one line each.
         var sources: [any DiscoverySource] = [source]

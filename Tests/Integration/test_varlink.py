@@ -123,6 +123,7 @@ def test_monitor_replayed_by_an_independent_applier_equals_get_snapshot_at_every
     change(beta, "register", "Beta", "_http._tcp", 8080, {"path": "/admin"})
     follower.wait_for(has_services("alpha.local", {"_http._tcp", "_ssh._tcp"}), what="alpha")
     snapshot = follower.wait_for(has_services("beta.local", {"_ipp._tcp", "_http._tcp"}), what="beta")
+    assert applier.config_item(snapshot, "host")["limits"] == []  # a small LAN reaches no limit of the system
     assert service_of(snapshot, "beta.local", "_ipp._tcp")["txt"] == {"model": "X1", "duplex": None}
     check_now()
 

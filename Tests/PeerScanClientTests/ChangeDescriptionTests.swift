@@ -223,6 +223,28 @@ struct ChangeDescriptionTests {
         )
     }
 
+    @Test("a system limit reached, its count moving, and no limit reached any more")
+    func limits() {
+        let table = { (value: Int) in
+            SystemLimit(name: "neighbour-table ipv4", value: value, setting: "net.ipv4.neigh.default.gc_thresh3=1024")
+        }
+        let reached = HostStatus(
+            hostName: "scanner.local",
+            sourceState: .running,
+            interfaces: ["lan0"],
+            limits: [table(1024)]
+        )
+        var grown = reached
+        grown.limits = [table(1030)]
+        #expect(
+            describe(from: makeSnapshot(), to: makeSnapshot(host: reached)) == [
+                "limits neighbour-table ipv4 1024 (raise net.ipv4.neigh.default.gc_thresh3=1024)"
+            ]
+        )
+        #expect(describe(from: makeSnapshot(host: reached), to: makeSnapshot(host: grown)) == [])
+        #expect(describe(from: makeSnapshot(host: grown), to: makeSnapshot()) == ["limits none reached"])
+    }
+
     @Test("configuration lines come first, then removals, then additions and changes in list order")
     func order() {
         let alpha = makeDevice("alpha.local", name: "Alpha", services: [makeService("_ssh._tcp", name: "Alpha")])

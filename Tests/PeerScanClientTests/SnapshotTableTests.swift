@@ -45,6 +45,33 @@ struct SnapshotTableTests {
         )
     }
 
+    @Test("the system's limits reached: a limits line, an estimate marked ~")
+    func limitsReached() {
+        let host = HostStatus(
+            hostName: "scanner.local",
+            sourceState: .running,
+            interfaces: ["lan0"],
+            limits: [
+                SystemLimit(name: "avahi-cache lan0 ipv4", value: 4100, setting: "cache-entries-max=4096"),
+                SystemLimit(
+                    name: "neighbour-table ipv4",
+                    value: 1024,
+                    setting: "net.ipv4.neigh.default.gc_thresh3=1024"
+                ),
+            ]
+        )
+        #expect(
+            Array(SnapshotTable.render(makeSnapshot(host: host)).prefix(5)) == [
+                "scanning    on",
+                "host        scanner.local",
+                "avahi       running",
+                "interfaces  lan0",
+                "limits      avahi-cache lan0 ipv4 ~4100 (raise cache-entries-max=4096); neighbour-table ipv4 1024 "
+                    + "(raise net.ipv4.neigh.default.gc_thresh3=1024)",
+            ]
+        )
+    }
+
     @Test("scanning off: no device table, and how to switch it on")
     func scanningOff() {
         #expect(

@@ -49,6 +49,20 @@ private func decode(_ json: String) throws -> ScanItem {
         .host(HostStatus(hostName: "me.local", sourceState: .collision)),
         .host(HostStatus(sourceState: .failure(reason: "Daemon connection failed"))),
         .host(HostStatus(sourceState: .unavailable(reason: "no D-Bus"))),
+        .host(
+            HostStatus(
+                sourceState: .running,
+                interfaces: ["eth0"],
+                limits: [
+                    SystemLimit(name: "avahi-cache eth0 ipv4", value: 4100, setting: "cache-entries-max=4096"),
+                    SystemLimit(
+                        name: "neighbour-table ipv6",
+                        value: 1024,
+                        setting: "net.ipv6.neigh.default.gc_thresh3=1024"
+                    ),
+                ]
+            )
+        ),
         .device(television),
         .device(
             Device(
@@ -111,12 +125,31 @@ private func decode(_ json: String) throws -> ScanItem {
         )
         let expectedHost = #"""
             {"avahiReason":"no D-Bus","avahiState":"unavailable","hostName":null,\#
-            "id":"7c036252-be0a-587e-800d-6317b320aeac","interfaces":["eth0"],"kind":"host"}
+            "id":"7c036252-be0a-587e-800d-6317b320aeac","interfaces":["eth0"],"kind":"host","limits":[]}
             """#
         #expect(
             try encode(.host(HostStatus(sourceState: .unavailable(reason: "no D-Bus"), interfaces: ["eth0"])))
                 == expectedHost
         )
+    }
+
+    @Test func encodesALimitWithTheDocumentedKeys() throws {
+        let limit = SystemLimit(
+            name: "neighbour-table ipv4",
+            value: 1024,
+            setting: "net.ipv4.neigh.default.gc_thresh3=1024"
+        )
+        let json = try encode(.host(HostStatus(sourceState: .running, limits: [limit])))
+        #expect(
+            json.contains(
+                #""limits":[{"name":"neighbour-table ipv4","setting":"net.ipv4.neigh.default.gc_thresh3=1024","value":1024}]"#
+            )
+        )
+    }
+
+    @Test func decodesAHostWithoutLimitsAsNoLimitReached() throws {
+        let json = #"{"id":"\#(DeviceID.host)","kind":"host","avahiState":"running","interfaces":["eth0"]}"#
+        #expect(try decode(json) == .host(HostStatus(sourceState: .running, interfaces: ["eth0"], limits: [])))
     }
 
     @Test func decodesAHostWithoutAReasonAsAnEmptyReason() throws {

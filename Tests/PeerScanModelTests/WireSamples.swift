@@ -50,7 +50,19 @@ enum WireSamples {
                 .config,
                 [
                     .scanning(enabled: true),
-                    .host(HostStatus(hostName: "scanner.local", sourceState: .failure(reason: "no D-Bus"))),
+                    .host(
+                        HostStatus(
+                            hostName: "scanner.local",
+                            sourceState: .failure(reason: "no D-Bus"),
+                            limits: [
+                                SystemLimit(
+                                    name: "neighbour-table ipv4",
+                                    value: 1024,
+                                    setting: "net.ipv4.neigh.default.gc_thresh3=1024"
+                                )
+                            ]
+                        )
+                    ),
                     .wifiInterface(wifiInterface()),
                 ]
             ),
@@ -160,7 +172,14 @@ struct RandomScan: Sendable, CustomStringConvertible {
         let host = HostStatus(
             hostName: optional(awkwardString(using: &random), using: &random),
             sourceState: states.randomElement(using: &random)!,
-            interfaces: (0..<Int.random(in: 0...2, using: &random)).map { _ in awkwardString(using: &random) }
+            interfaces: (0..<Int.random(in: 0...2, using: &random)).map { _ in awkwardString(using: &random) },
+            limits: (0..<Int.random(in: 0...2, using: &random)).map { _ in
+                SystemLimit(
+                    name: awkwardString(using: &random),
+                    value: Int.random(in: 0...100_000, using: &random),
+                    setting: awkwardString(using: &random)
+                )
+            }
         )
         var sections: [(ScanSection, [ScanItem])] = [(.config, [.scanning(enabled: scanning), .host(host)])]
         if scanning { sections.append((.networks, devices.sorted { $0.sortKey < $1.sortKey }.map(ScanItem.device))) }

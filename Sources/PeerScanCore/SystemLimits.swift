@@ -1,0 +1,134 @@
+import NetworkInterfaces
+import PeerScanModel
+
+/// The limits of the system that bound what peerscan can see, as peerscand read them at start.
+///
+/// - Avahi's cache: `cache-entries-max` in avahi-daemon.conf (4,096 records per interface and IP protocol by default).
+/// - The kernel's neighbour table: `gc_thresh3` per IP protocol (1,024 entries by default); past it the kernel
+///   refuses new entries (`neighbour table overflow`, `ENOBUFS`).
+public struct SystemLimitSettings: Sendable, Equatable {
+    /// Avahi's default `cache-entries-max`.
+    public static let defaultCacheEntriesMax = 4096
+    /// The kernel's default `gc_thresh3`.
+    public static let defaultNeighbourTableMax = 1024
+
+    /// Avahi's `cache-entries-max`: records per interface and IP protocol.
+    public var cacheEntriesMax: Int
+    /// The kernel's `gc_thresh3` for each IP protocol.
+    public var neighbourTableMax: [IPProtocol: Int]
+
+    /// Creates the settings; by default those of a stock system.
+    public init(
+        cacheEntriesMax: Int = defaultCacheEntriesMax,
+        neighbourTableMax: [IPProtocol: Int] = [.ipv4: defaultNeighbourTableMax, .ipv6: defaultNeighbourTableMax]
+    ) {
+        self.cacheEntriesMax = cacheEntriesMax
+        self.neighbourTableMax = neighbourTableMax
+    }
+}
+
+/// What peerscand follows that fills the system's tables: the input of ``SystemLimitCheck``.
+public struct SystemLimitCounts: Sendable, Equatable {
+    /// One of Avahi's caches: an interface and the IP protocol the records were received over.
+    public struct CacheKey: Hashable, Sendable, Comparable {
+        public var interface: String
+        public var ipProtocol: IPProtocol
+
+        public init(interface: String, ipProtocol: IPProtocol) {
+            self.interface = interface
+            self.ipProtocol = ipProtocol
+        }
+
+        public static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.interface, lhs.ipProtocol.rawValue) < (rhs.interface, rhs.ipProtocol.rawValue)
+        }
+    }
+
+    /// The service instances followed in each cache (found or resolved).
+    public var services: [CacheKey: Int]
+    /// The address records followed in each cache.
+    public var addressRecords: [CacheKey: Int]
+    /// The kernel's neighbour entries seen, by IP protocol.
+    public var neighbourEntries: [IPProtocol: Int]
+
+    /// Creates counts.
+    public init(
+        services: [CacheKey: Int] = [:],
+        addressRecords: [CacheKey: Int] = [:],
+        neighbourEntries: [IPProtocol: Int] = [:]
+    ) {
+        self.services = services
+        self.addressRecords = addressRecords
+        self.neighbourEntries = neighbourEntries
+    }
+}
+
+/// Which of the system's limits the network reached: a pure computation from ``SystemLimitCounts``.
+///
+/// avahi-daemon gives no signal when its cache is full, so the cache's fill is an estimate: three records per service
+/// instance (PTR, SRV, TXT) plus each host's address records, per interface and IP protocol. The estimate counts only
+/// what peerscand follows, and that is in the cache, so it never exceeds the cache's real fill; the cache also holds
+/// records peerscand does not follow (a PTR per service type, NSEC records, records of hosts without services), so a
+/// full cache is one whose estimate is within ``cacheMarginDivisor`` (1/50: 2 %) of `cache-entries-max`. Measured on the
+/// stress LAN (Debian's stock avahi-daemon, 4,096): the cache stopped at 1,168 services on 293 hosts with an A and an
+/// AAAA record each, an estimate of 3 × 1,168 + 586 = 4,090 (reached: ≥ 4,015); with everything followed, 1,120
+/// services on 280 hosts are 3,920 (not reached).
+///
+/// The neighbour table's count is the kernel's entries peerscand sees for the protocol, reached at `gc_thresh3`.
+///
+/// ## Performance
+/// ``reached(_:)`` is O(c log c) for c caches and protocols counted.
+public struct SystemLimitCheck: Sendable, Equatable {
+    /// Records a service instance takes in Avahi's cache: its PTR, SRV and TXT records.
+    public static let recordsPerService = 3
+    /// The margin of the cache's estimate: a cache counts as full when its estimate reaches `cache-entries-max` less
+    /// `cache-entries-max / cacheMarginDivisor` (the records it holds that peerscand does not follow).
+    public static let cacheMarginDivisor = 50
+
+    /// The limits checked against.
+    public var settings: SystemLimitSettings
+
+    /// Creates a check against `settings`.
+    public init(settings: SystemLimitSettings) {
+        self.settings = settings
+    }
+
+    /// The limits reached, Avahi's caches first (by interface, then protocol), then the neighbour tables (IPv4,
+    /// IPv6).
+    ///
+    /// - Parameter counts: What peerscand follows now.
+    /// - Returns: One ``SystemLimit`` per limit the count reaches (a count equal to the limit counts as reached: the
+    ///   table is full; for Avahi's cache, within the margin: see the type's documentation).
+    /// - Complexity: O(c log c), c the number of caches and protocols in `counts`.
+    public func reached(_ counts: SystemLimitCounts) -> [SystemLimit] {
+        var limits: [SystemLimit] = []
+        let cacheFull = settings.cacheEntriesMax - settings.cacheEntriesMax / Self.cacheMarginDivisor
+        let caches = Set(counts.services.keys).union(counts.addressRecords.keys).sorted()
+        for cache in caches {
+            let records =
+                Self.recordsPerService * counts.services[cache, default: 0] + counts.addressRecords[cache, default: 0]
+            if records >= cacheFull {
+                limits.append(
+                    SystemLimit(
+                        name: "avahi-cache \(cache.interface) \(cache.ipProtocol.rawValue)",
+                        value: records,
+                        setting: "cache-entries-max=\(settings.cacheEntriesMax)"
+                    )
+                )
+            }
+        }
+        for ipProtocol in IPProtocol.allCases {
+            guard let maximum = settings.neighbourTableMax[ipProtocol],
+                let entries = counts.neighbourEntries[ipProtocol], entries >= maximum
+            else { continue }
+            limits.append(
+                SystemLimit(
+                    name: "neighbour-table \(ipProtocol.rawValue)",
+                    value: entries,
+                    setting: "net.\(ipProtocol.rawValue).neigh.default.gc_thresh3=\(maximum)"
+                )
+            )
+        }
+        return limits
+    }
+}
