@@ -258,6 +258,7 @@ deb-test: deb
 RADIO_TESTS ?= Tests/Radio
 RADIO_TIMEOUT ?= 1800
 radio-test: build
+	$(SWIFT) build --build-tests  # test_bluetooth runs the Swift BluetoothLiveTests inside the guest
 	scripts/radio-guest --timeout $(RADIO_TIMEOUT) -- $(PYTHON) -m pytest -v -p no:cacheprovider $(RADIO_TESTS)
 
 # The Wi-Fi demo in the radio guest: peerscanctl watch over a ~1.5-minute scene (testlan/radio/demo.py).

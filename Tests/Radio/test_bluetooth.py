@@ -57,13 +57,15 @@ def bluetooth_id(address: str) -> str:
 
 
 def start(start_daemon, *extra: str, user: int | None = None):
+    # The radio daemon's defaults are the integration tests' mDNS-only ones (--forget-after 0: a device that goes
+    # is removed); a Bluetooth device must stay listed offline here (the last --forget-after given counts).
     return start_daemon("--no-wifi", "--bluetooth-adapter", bluetooth.SCANNER, "--bluetooth-away", str(AWAY),
-                        *extra, user=user)
+                        "--forget-after", "3600", *extra, user=user)
 
 
 def ctl(daemon, *arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(ROOT / ".build" / "debug" / "peerscanctl"), "--socket", str(daemon.socket),
-                           *arguments], capture_output=True, text=True, check=True, timeout=30)
+    return subprocess.run([str(ROOT / ".build" / "debug" / "peerscanctl"), *arguments, "--socket", str(daemon.socket)],
+                          capture_output=True, text=True, check=True, timeout=30)
 
 
 @pytest.mark.parametrize("user", [65534, None], ids=["nobody", "root"])
