@@ -41,7 +41,8 @@ lint: deps
 
 # What CI runs (.ci/run): the Python lint (ruff), every Swift test, every import declared, the systemd units' lint and
 # score, the install layout, the integration tests on a real test LAN (needs root), a minute of fuzzing, the
-# reliability suite's bounded part (stress-ci, ~4 min), a real Home Assistant (ha-test, ~1.5 min; ~3 min cold) and the
+# reliability suite's bounded part (stress-ci, ~4 min), Wi-Fi on simulated radios in a qemu guest (radio-test's air
+# and Wi-Fi tests, ~5 min; the first run downloads Debian's kernel), a real Home Assistant (ha-test, ~1.5 min; ~3 min cold) and the
 # units under a real systemd (system-test: a release build, then ~1 min) and the Debian package on a pristine Debian 12
 # (deb-test).
 test: lint build
@@ -52,6 +53,7 @@ test: lint build
 	$(PYTHON) -m pytest -v Tests/Integration
 	$(MAKE) fuzz FUZZ_SECONDS=60
 	$(MAKE) stress-ci
+	$(MAKE) radio-test RADIO_TESTS="$(RADIO_CI_TESTS)"
 	$(MAKE) ha-test
 	$(MAKE) system-test
 	$(MAKE) deb-test
@@ -256,6 +258,9 @@ deb-test: deb
 # docs/radio-testing.md): one boot (~25–45 s under TCG), then pytest on RADIO_TESTS with the host-built peerscand.
 # The smoke test alone: make radio-test RADIO_TESTS=Tests/Radio/test_air.py
 RADIO_TESTS ?= Tests/Radio
+# What `make test` runs in the guest: the air and Wi-Fi (~5 min). The Bluetooth tests are not in it yet: bluetoothd
+# re-reports an unchanged advertiser too rarely for their presence checks (issue 26).
+RADIO_CI_TESTS = Tests/Radio/test_air.py Tests/Radio/test_wifi.py
 RADIO_TIMEOUT ?= 1800
 radio-test: build
 	$(SWIFT) build --build-tests  # test_bluetooth runs the Swift BluetoothLiveTests inside the guest

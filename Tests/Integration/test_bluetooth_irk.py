@@ -9,7 +9,6 @@ import uuid
 
 import pytest
 import varlink
-
 from test_registry import ctl, registry_rows
 
 from testclient import varlinkclient

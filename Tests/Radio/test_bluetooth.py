@@ -165,8 +165,8 @@ def test_without_an_irk_rotating_addresses_are_separate_ephemeral_devices(start_
 def test_a_public_advertiser_merged_with_a_lan_device_is_one_item():
     """hci1's device merged with a host of the test LAN (namespaces inside the guest; bluetoothd's bus is reachable
     from the scanner's namespace, a file-system socket) by `peerscanctl merge`: one item with both facts."""
-    from Tests.Integration.conftest import Daemon
     from testlan.lan import TestLAN, real_oui_mac
+    from Tests.Integration.conftest import Daemon
 
     bluetooth.advertise(NAME, bluetooth.NORDIC)
     with TestLAN() as lan:
