@@ -19,15 +19,20 @@ FLOOR = 5.0  # ProbeService.defaultFloor
 RATE = 100  # slow enough that a /24 sweep (253 addresses) lasts 2.5 s: the ceiling shows in 1-s windows
 PROBE_KINDS = {"arp", "udp9", "echo", "ns"}  # what a probe round makes the scanner send; the rest is Avahi's, replies
 
-# Prints one line per frame leaving lan0: monotonic time, kind, target.
+# Prints one line per frame leaving lan0: monotonic time (when read: to window the test's steps), kind, target, and
+# the kernel's timestamp of the frame (SO_TIMESTAMPNS: when it left, whatever the load delays the reader by; the rate
+# is measured on it).
 COUNTER = r"""
 import socket, struct, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 23)
 s.bind(("lan0", 0))
+s.setsockopt(socket.SOL_SOCKET, 35, 1)  # SO_TIMESTAMPNS: its SCM_TIMESTAMPNS (35) comes with each frame
 print("ready", flush=True)
 while True:
-    data, address = s.recvfrom(65535)
+    data, ancillary, _, address = s.recvmsg(65535, socket.CMSG_SPACE(16))
+    left = next(sec + nsec / 1e9 for level, kind, cdata in ancillary if level == socket.SOL_SOCKET and kind == 35
+                for sec, nsec in [struct.unpack("qq", cdata[:16])])
     if address[2] != socket.PACKET_OUTGOING:
         continue
     kind, target, ethertype = "other", "-", struct.unpack("!H", data[12:14])[0]
@@ -41,7 +46,7 @@ while True:
     elif ethertype == 0x86DD and data[20] == 58:
         kind = {128: "echo", 135: "ns", 136: "na"}.get(data[54], f"icmp6-{data[54]}")
         target = socket.inet_ntop(socket.AF_INET6, data[38:54])
-    print(f"{time.monotonic():.6f} {kind} {target}", flush=True)
+    print(f"{time.monotonic():.6f} {kind} {target} {left:.9f}", flush=True)
 """
 
 
@@ -49,7 +54,7 @@ class FrameCounter:
     """The frames leaving the scanner's lan0 while it runs (a packet socket in the scanner namespace)."""
 
     def __init__(self, lan) -> None:
-        self.frames: list[tuple[float, str, str]] = []
+        self.frames: list[tuple[float, str, str, float]] = []
         self.process = lan.popen_in_scanner([sys.executable, "-c", COUNTER], stdout=subprocess.PIPE, text=True)
         assert self.process.stdout.readline().strip() == "ready"
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -57,10 +62,11 @@ class FrameCounter:
 
     def _read(self) -> None:
         for line in self.process.stdout:
-            stamp, kind, target = line.split()
-            self.frames.append((float(stamp), kind, target))
+            stamp, kind, target, left = line.split()
+            self.frames.append((float(stamp), kind, target, float(left)))
 
-    def between(self, start: float, end: float, kinds: set[str] | None = PROBE_KINDS) -> list[tuple[float, str, str]]:
+    def between(self, start: float, end: float,
+                kinds: set[str] | None = PROBE_KINDS) -> list[tuple[float, str, str, float]]:
         """The frames sent in [start, end), of these kinds (None: all)."""
         return [frame for frame in list(self.frames)
                 if start <= frame[0] < end and (kinds is None or frame[1] in kinds)]
@@ -71,12 +77,12 @@ class FrameCounter:
         self.reader.join(timeout=5)
 
 
-def first_requests(frames: list[tuple[float, str, str]]) -> list[float]:
+def first_requests(frames: list[tuple[float, str, str, float]]) -> list[float]:
     """When each target's first ARP request of a round left (the kernel's retransmissions, a second apart, are left
     out): one per datagram the sweep handed to the kernel."""
     last: dict[str, float] = {}
     firsts: list[float] = []
-    for stamp, kind, target in frames:
+    for _, kind, target, stamp in frames:  # the kernel's time: when the frame left
         if kind == "arp":
             if stamp - last.get(target, -10.0) > 1.5:
                 firsts.append(stamp)
@@ -84,7 +90,7 @@ def first_requests(frames: list[tuple[float, str, str]]) -> list[float]:
     return firsts
 
 
-def most_first_requests_in_a_second(frames: list[tuple[float, str, str]]) -> int:
+def most_first_requests_in_a_second(frames: list[tuple[float, str, str, float]]) -> int:
     """The most ARP requests for a new target in any 1-s window."""
     firsts = first_requests(frames)
     most, start = 0, 0
