@@ -203,8 +203,8 @@ def test_a_public_advertiser_merged_with_a_lan_device_is_one_item():
             lan_item = next(item for section in snapshot["sections"] for item in section["items"]
                             if host.mac in item.get("macAddresses", []))
             ble_item = by_address(snapshot, bluetooth.ADVERTISER_ADDRESS)
-            subprocess.run([str(ROOT / ".build" / "debug" / "peerscanctl"), "--socket", str(daemon.socket), "merge",
-                            lan_item["id"], ble_item["id"]], check=True, capture_output=True, text=True, timeout=30)
+            subprocess.run([str(ROOT / ".build" / "debug" / "peerscanctl"), "merge", lan_item["id"], ble_item["id"],
+                            "--socket", str(daemon.socket)], check=True, capture_output=True, text=True, timeout=30)
             merged = daemon.wait_for(
                 lambda s: (item := by_address(s, bluetooth.ADVERTISER_ADDRESS)) is not None
                 and item["id"] == lan_item["id"] and host.mac in item.get("macAddresses", []),
