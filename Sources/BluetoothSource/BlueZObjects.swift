@@ -8,9 +8,11 @@ import SystemBus
 struct BlueZObjects {
     static let adapterInterface = "org.bluez.Adapter1"
     static let deviceInterface = "org.bluez.Device1"
-    /// Device1 properties an advertisement sets: a change of one means the device was heard.
+    /// Device1 properties an advertisement sets (a change of one means the device was heard), and those that make
+    /// it temporary or not.
     static let advertisedProperties: Set<String> = [
         "Address", "AddressType", "Name", "Appearance", "ManufacturerData", "ServiceData", "UUIDs", "RSSI", "TxPower",
+        "Paired", "Bonded",
     ]
 
     /// The adapters to follow by name (`hci0`); empty for all.
@@ -41,7 +43,7 @@ struct BlueZObjects {
     }
 
     /// Replaces everything with `GetManagedObjects`' answer (`a{oa{sa{sv}}}`): the adapters, and every device heard
-    /// in the current discovery (one with an `RSSI`; paired devices that are not advertising have none).
+    /// recently (see ``isHeardRecently(_:)``).
     mutating func load(managedObjects: DBusValue, now: Duration) -> [BluetoothObservation] {
         adapters = [:]
         devices = [:]
@@ -57,11 +59,25 @@ struct BlueZObjects {
                 follows(devicePath: path, properties: properties)
             else { continue }
             devices[path] = properties
-            if properties["RSSI"] != nil, let advertisement = advertisement(path: path, now: now) {
+            if Self.isHeardRecently(properties), let advertisement = advertisement(path: path, now: now) {
                 observations.append(.advertised(advertisement))
             }
         }
         return [.adapters(adapterList)] + observations
+    }
+
+    /// Whether a device object stands for an advertiser heard recently: one with an `RSSI` (heard in the current
+    /// discovery), or one neither paired nor bonded. bluetoothd keeps such a temporary device only while it hears
+    /// it: every advertisement report restarts its timer (`device_update_last_seen`, src/device.c), and the object
+    /// goes after `TemporaryTimeout` (30 s by default) without one. Its `RSSI` is gone while no discovery runs, and
+    /// stays unchanged (no `PropertiesChanged`) for an advertiser whose signal does not move.
+    static func isHeardRecently(_ properties: [String: DBusValue]) -> Bool {
+        properties["RSSI"] != nil || isTemporary(properties)
+    }
+
+    /// Whether bluetoothd keeps the device's object only while it hears it: neither paired nor bonded.
+    static func isTemporary(_ properties: [String: DBusValue]) -> Bool {
+        properties["Paired"]?.bool != true && properties["Bonded"]?.bool != true
     }
 
     /// `InterfacesAdded(o, a{sa{sv}})`.
@@ -135,10 +151,10 @@ struct BlueZObjects {
         return hadAdapters ? [.adapters([])] : []
     }
 
-    /// Every device heard in the current discovery, as advertisements at `now` (when browsing starts again).
+    /// Every device heard recently (``isHeardRecently(_:)``), as advertisements at `now` (when browsing starts again).
     func currentAdvertisements(now: Duration) -> [BluetoothObservation] {
         devices.keys.sorted().compactMap { path in
-            guard devices[path]?["RSSI"] != nil else { return nil }
+            guard let properties = devices[path], Self.isHeardRecently(properties) else { return nil }
             return advertisement(path: path, now: now).map { .advertised($0) }
         }
     }
@@ -169,7 +185,8 @@ struct BlueZObjects {
             serviceUUIDs: (properties["UUIDs"]?.elements ?? []).compactMap { $0.string?.lowercased() }.sorted(),
             // 127 is HCI's "RSSI not available".
             rssi: rssi == 127 ? nil : rssi,
-            lastSeen: now
+            lastSeen: now,
+            isTemporary: Self.isTemporary(properties)
         )
     }
 

@@ -5,11 +5,12 @@ import PeerScanModel
 public enum BluetoothObservation: Sendable, Equatable {
     /// The controllers (BlueZ's `Adapter1` objects) as a whole: it replaces every one reported before.
     case adapters([BluetoothAdapter])
-    /// A device advertised: BlueZ's `Device1` appeared, or one of its advertised properties changed, or it was heard
-    /// again (its RSSI was reported).
+    /// A device advertised: BlueZ's `Device1` appeared (or, temporary, was there at start), or one of its advertised
+    /// properties changed, or it was heard again (its RSSI was reported).
     case advertised(BluetoothAdvertisement)
-    /// BlueZ removed the device's object (it stopped advertising long enough for bluetoothd to drop it). Not a
-    /// departure by itself: the device table judges presence by ``BluetoothAdvertisement/lastSeen``.
+    /// BlueZ removed the device's object. For a temporary device (``BluetoothAdvertisement/isTemporary``) that is
+    /// bluetoothd's own "not heard for `TemporaryTimeout`" (30 s by default): the device table counts its away time
+    /// from here. A paired device's removal (unpairing) says nothing about presence.
     case removed(adapter: String, address: String)
 }
 
@@ -53,6 +54,10 @@ public struct BluetoothAdvertisement: Hashable, Sendable {
     public var rssi: Int?
     /// When it was last heard, on the daemon's clock (``ScanClock``).
     public var lastSeen: Duration
+    /// Whether BlueZ holds its object only while it hears it (neither paired nor bonded): bluetoothd restarts the
+    /// object's timer on every advertisement report, changed or not, and removes the object after
+    /// `TemporaryTimeout` without one. While such an object exists the device is being heard.
+    public var isTemporary: Bool
 
     /// Creates an advertisement.
     public init(
@@ -64,7 +69,8 @@ public struct BluetoothAdvertisement: Hashable, Sendable {
         manufacturerData: [BluetoothManufacturerData],
         serviceUUIDs: [String],
         rssi: Int?,
-        lastSeen: Duration
+        lastSeen: Duration,
+        isTemporary: Bool = false
     ) {
         self.adapter = adapter
         self.address = address
@@ -75,6 +81,7 @@ public struct BluetoothAdvertisement: Hashable, Sendable {
         self.serviceUUIDs = serviceUUIDs
         self.rssi = rssi
         self.lastSeen = lastSeen
+        self.isTemporary = isTemporary
     }
 }
 

@@ -26,11 +26,17 @@ public struct BluetoothSettings: Sendable {
     }
 }
 
-/// One advertiser: its latest advertisement, who it is, and its bars.
+/// One advertiser: its latest advertisement, who it is, its bars, and whether BlueZ holds its temporary object.
 struct BluetoothAdvertiser: Sendable {
     var advertisement: BluetoothAdvertisement
     var identity: BluetoothIdentity
     var bars: Int
+    /// BlueZ holds a temporary object for it (``BluetoothAdvertisement/isTemporary``): it is being heard, whether or
+    /// not its properties change. Ends with the object's removal.
+    var isPresent: Bool = false
+
+    /// When it was last heard: now while BlueZ holds its temporary object, else its last advertisement (or removal).
+    func lastHeard(now: Duration) -> Duration { isPresent ? now : advertisement.lastSeen }
 }
 
 /// The advertisers heard, by address and by identity.
@@ -59,6 +65,27 @@ struct BluetoothAdvertisers: Sendable {
         }
     }
 
+    /// When `identity` was last heard (now while BlueZ holds a temporary object of one of its addresses), if ever.
+    func lastHeard(of identity: BluetoothIdentity, now: Duration) -> Duration? {
+        (addressesByIdentity[identity] ?? []).compactMap { byAddress[$0]?.lastHeard(now: now) }.max()
+    }
+
+    /// Whether BlueZ holds a temporary object of one of `identity`'s addresses.
+    func isPresent(_ identity: BluetoothIdentity) -> Bool {
+        (addressesByIdentity[identity] ?? []).contains { byAddress[$0]?.isPresent == true }
+    }
+
+    /// BlueZ removed the object of `address` on `adapter` (`nil`: every adapter went): a temporary advertiser was not
+    /// heard for `TemporaryTimeout`; its away time counts from `now`.
+    mutating func objectRemoved(address: String, adapter: String?, now: Duration) {
+        guard var advertiser = byAddress[address], advertiser.isPresent,
+            adapter == nil || advertiser.advertisement.adapter == adapter
+        else { return }
+        advertiser.isPresent = false
+        advertiser.advertisement.lastSeen = now
+        insert(advertiser)
+    }
+
     /// Records an advertiser (new, or with a new advertisement or identity) and marks its identities for derivation.
     mutating func insert(_ advertiser: BluetoothAdvertiser) {
         let address = advertiser.advertisement.address
@@ -76,7 +103,8 @@ struct BluetoothAdvertisers: Sendable {
     mutating func pruneRotated(_ identity: BluetoothIdentity, now: Duration) {
         guard let latest = latest(of: identity) else { return }
         for address in addressesByIdentity[identity] ?? [] where address != latest.advertisement.address {
-            guard let advertiser = byAddress[address], now >= advertiser.advertisement.lastSeen + settings.away
+            guard let advertiser = byAddress[address], !advertiser.isPresent,
+                now >= advertiser.advertisement.lastSeen + settings.away
             else { continue }
             byAddress[address] = nil
             addressesByIdentity[identity]?.remove(address)

@@ -1,5 +1,7 @@
 // The device table's Bluetooth part: advertisements become devices (one per identity address, per IRK-bound device,
-// or per ephemeral private address), online while they advertise and offline `away` after the last advertisement.
+// or per ephemeral private address), online while they advertise and offline `away` after the last advertisement —
+// for a temporary BlueZ device (neither paired nor bonded), online while BlueZ holds its object (bluetoothd removes it
+// after `TemporaryTimeout` without an advertisement) and offline `away` after the removal.
 // A Bluetooth device merged with a LAN device (a person's merge, keys `bluetooth:<address>`; or an IRK bound to the
 // LAN device) is that device: the LAN origin derives it with the Bluetooth facts attached.
 
@@ -7,20 +9,33 @@ import Discovery
 import PeerScanModel
 
 extension DeviceTable {
-    /// Takes what the Bluetooth source observed. Only advertisements matter: presence is judged by their
-    /// `lastSeen`, not by BlueZ removing a device.
-    /// - Complexity: O(k) for k IRKs the first time a resolvable private address is heard, O(1) after.
+    /// Takes what the Bluetooth source observed. A temporary device is heard while BlueZ holds its object (its
+    /// removal, or its adapter's, starts the away time); any other by its advertisements' `lastSeen`.
+    /// - Complexity: O(k) for k IRKs the first time a resolvable private address is heard, O(1) after; O(a) for a
+    ///   advertisers when the adapters change.
     public mutating func observe(bluetooth observation: BluetoothObservation, now: Duration) {
-        guard case .advertised(let advertisement) = observation else { return }
-        let previous = bluetooth.byAddress[advertisement.address]
-        let identity = identity(of: advertisement.address, type: advertisement.addressType)
-        bluetooth.insert(
-            BluetoothAdvertiser(
-                advertisement: advertisement,
-                identity: identity,
-                bars: BluetoothSignal.bars(rssi: advertisement.rssi, previous: previous?.bars)
+        switch observation {
+        case .advertised(let advertisement):
+            let previous = bluetooth.byAddress[advertisement.address]
+            let identity = identity(of: advertisement.address, type: advertisement.addressType)
+            bluetooth.insert(
+                BluetoothAdvertiser(
+                    advertisement: advertisement,
+                    identity: identity,
+                    bars: BluetoothSignal.bars(rssi: advertisement.rssi, previous: previous?.bars),
+                    isPresent: advertisement.isTemporary
+                )
             )
-        )
+        case .removed(let adapter, let address):
+            bluetooth.objectRemoved(address: address, adapter: adapter, now: now)
+        case .adapters(let adapters):
+            // An adapter gone (or bluetoothd: no adapter) takes its objects without their own removals.
+            let names = Set(adapters.map(\.name))
+            for (address, advertiser) in bluetooth.byAddress
+            where advertiser.isPresent && !names.contains(advertiser.advertisement.adapter) {
+                bluetooth.objectRemoved(address: address, adapter: nil, now: now)
+            }
+        }
     }
 
     /// Binds an Identity Resolving Key to a device (`nil`: removes its key). Every resolvable private address heard
@@ -94,10 +109,12 @@ extension DeviceTable {
         return BluetoothIdentity(address: address, type: type, resolvedTo: resolved)
     }
 
-    /// When `identity`'s device turns offline (while it is online) or goes (ephemeral: when it turns offline).
-    private func bluetoothDeadline(of identity: BluetoothIdentity) -> Duration? {
-        guard let latest = bluetooth.latest(of: identity) else { return nil }
-        let last = latest.advertisement.lastSeen
+    /// When `identity`'s device turns offline (while it is online) or goes (ephemeral: when it turns offline); none
+    /// while BlueZ holds a temporary object of it (its removal derives it again).
+    private func bluetoothDeadline(of identity: BluetoothIdentity, now: Duration) -> Duration? {
+        guard !bluetooth.isPresent(identity), let last = bluetooth.lastHeard(of: identity, now: now) else {
+            return nil
+        }
         let away = bluetooth.settings.away
         if case .ephemeral = identity { return last + away }
         let isOnline = idByOrigin[.bluetooth(identity)].flatMap { published[$0]?.online } ?? true
@@ -116,28 +133,29 @@ extension DeviceTable {
     /// The Bluetooth facts of the advertisers bound to `id` (its `bluetooth:` keys, or its IRK), and when it was
     /// last heard: for a LAN device merged with a Bluetooth one.
     /// - Complexity: O(k) for k keys of the device.
-    func bluetoothHeard(of id: DeviceID?) -> (facts: BluetoothFacts, lastSeen: Duration)? {
+    func bluetoothHeard(of id: DeviceID?, now: Duration) -> (facts: BluetoothFacts, lastSeen: Duration)? {
         guard let id else { return nil }
         var identities: [BluetoothIdentity] = [.resolved(id)]
         for key in self.identities.keys(of: id) {
             if case .bluetooth(let address) = key { identities.append(.address(address)) }
         }
         let latest = identities.compactMap { bluetooth.latest(of: $0) }.max {
-            $0.advertisement.lastSeen < $1.advertisement.lastSeen
+            $0.lastHeard(now: now) < $1.lastHeard(now: now)
         }
-        return latest.map { (bluetooth.facts(of: $0), $0.advertisement.lastSeen) }
+        return latest.map { (bluetooth.facts(of: $0), $0.lastHeard(now: now)) }
     }
 
     /// Derives the device of a Bluetooth identity.
     mutating func derive(bluetooth identity: BluetoothIdentity, now: Duration) {
         let origin = Origin.bluetooth(identity)
-        defer { bluetooth.deadlines[identity] = bluetoothDeadline(of: identity).flatMap { $0 > now ? $0 : nil } }
+        defer {
+            bluetooth.deadlines[identity] = bluetoothDeadline(of: identity, now: now).flatMap { $0 > now ? $0 : nil }
+        }
         bluetooth.pruneRotated(identity, now: now)
-        guard let latest = bluetooth.latest(of: identity) else {
+        guard let latest = bluetooth.latest(of: identity), let last = bluetooth.lastHeard(of: identity, now: now) else {
             publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
             return
         }
-        let last = latest.advertisement.lastSeen
         let heard = now < last + bluetooth.settings.away
         // Merged with a LAN device (its key or its IRK is that device's): the LAN device carries the facts.
         let bound: DeviceID? =

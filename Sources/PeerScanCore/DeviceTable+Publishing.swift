@@ -147,7 +147,7 @@ extension DeviceTable {
             last = max(host.appearedAt, host.answeredAt ?? .zero)
             for mac in macs { last = max(last, lastAnswerByMAC[mac] ?? .zero) }
         }
-        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .hostName(hostName)))
+        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .hostName(hostName)), now: now)
         let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
         if !online && now >= last + presence.forgetAfter {
             forget(hostName: hostName)
@@ -208,7 +208,7 @@ extension DeviceTable {
         for linked in macs { allAddresses.formUnion(addressesByMAC[linked] ?? []) }
         let answering = macs.contains { answers(mac: $0, now: now) }
         let last = macs.compactMap { lastAnswerByMAC[$0] }.max() ?? now
-        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .macAddress(mac)))
+        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .macAddress(mac)), now: now)
         let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
         if !online && now >= last + presence.forgetAfter {
             for linked in macs { forget(mac: linked) }

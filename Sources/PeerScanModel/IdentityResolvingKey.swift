@@ -1,7 +1,8 @@
 import Foundation
 
 /// A Bluetooth Identity Resolving Key (Core spec, Vol 3, Part H, 2.4.2.1): 16 bytes, most significant octet first,
-/// as bluetoothctl and btmgmt print it.
+/// the Core spec's order. BlueZ writes keys the other way round, least significant octet first as the management API
+/// carries them (`Key=` under `[IdentityResolvingKey]` in /var/lib/bluetooth/…/info, `btmgmt privacy on IRK`).
 ///
 /// It is a secret (whoever has it can follow the device across its private addresses): ``description`` never shows
 /// it, so that no log line, list or MQTT payload that interpolates one leaks it; ``hexDigits`` is for the registry

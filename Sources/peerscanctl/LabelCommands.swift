@@ -14,7 +14,8 @@ struct SetCommand: AsyncParsableCommand {
             (new device, device offline, device online) and its address conflicts are logged at warning, with \
             important=true. peerscand keeps the label in its registry: it survives restarts, merges and a device \
             starting to announce mDNS. Prints the label as it is now. --irk binds a Bluetooth Identity Resolving \
-            Key (32 hex digits, as bluetoothctl and btmgmt print it; --irk none removes it) with SetDeviceIRK: every \
+            Key (32 hex digits, most significant octet first; BlueZ's storage and btmgmt write it least significant \
+            octet first, so reverse its octets; --irk none removes it) with SetDeviceIRK: every \
             resolvable private address it resolves is that device, across rotations and restarts; the key is never \
             printed. Needs root or membership of peerscand's control group (peerscan by default); others get exit \
             status 77.

@@ -34,8 +34,9 @@ struct BluetoothOptions: ParsableArguments {
         help: ArgumentHelp(
             "Seconds without an advertisement after which a Bluetooth device is offline; at least 10.",
             discussion: """
-                A device known only by a private address no IRK resolves (ephemeral) leaves the list then; \
-                others stay offline until --forget-after.
+                For a device not paired with this host it counts from bluetoothd dropping the device \
+                (TemporaryTimeout, 30 s after its last advertisement). A device known only by a private address no \
+                IRK resolves (ephemeral) leaves the list then; others stay offline until --forget-after.
                 """,
             valueName: "seconds"
         )

@@ -76,7 +76,9 @@ enum BlueZFake {
                 )
             ],
             // Paired, not advertising now: no RSSI.
-            "/org/bluez/hci0/dev_11_22_33_44_55_66": [device: BlueZFake.device("11:22:33:44:55:66", rssi: nil)],
+            "/org/bluez/hci0/dev_11_22_33_44_55_66": [
+                device: BlueZFake.device("11:22:33:44:55:66", rssi: nil, extra: ["Paired": .boolean(true)])
+            ],
         ])
         let observations = objects.load(managedObjects: managed, now: .seconds(5))
         #expect(
@@ -97,12 +99,37 @@ enum BlueZFake {
                         ],
                         serviceUUIDs: ["0000180a-0000-1000-8000-00805f9b34fb", "0000180f-0000-1000-8000-00805f9b34fb"],
                         rssi: -60,
-                        lastSeen: .seconds(5)
+                        lastSeen: .seconds(5),
+                        isTemporary: true
                     )
                 ),
             ]
         )
         #expect(objects.poweredAdapterPaths == ["/org/bluez/hci0"])
+    }
+
+    /// A temporary (unpaired) device's object exists only while bluetoothd hears it, so it counts as heard even
+    /// without an `RSSI` (none while no discovery runs); a paired or bonded one without an `RSSI` does not.
+    @Test func loadCountsAnUnpairedDeviceWithoutRSSIAsHeard() {
+        var objects = BlueZObjects(adapterNames: [])
+        let managed = BlueZFake.managedObjects([
+            "/org/bluez/hci0": [adapter: BlueZFake.adapter("00:AA:01:00:00:00")],
+            "/org/bluez/hci0/dev_00_AA_01_01_00_01": [device: BlueZFake.device("00:AA:01:01:00:01", rssi: nil)],
+            "/org/bluez/hci0/dev_00_AA_01_01_00_02": [
+                device: BlueZFake.device("00:AA:01:01:00:02", rssi: nil, extra: ["Bonded": .boolean(true)])
+            ],
+            "/org/bluez/hci0/dev_00_AA_01_01_00_03": [
+                device: BlueZFake.device("00:AA:01:01:00:03", rssi: nil, extra: ["Paired": .boolean(false)])
+            ],
+        ])
+        let heard = objects.load(managedObjects: managed, now: .seconds(5)).compactMap { observation -> String? in
+            if case .advertised(let advertisement) = observation { advertisement.address } else { nil }
+        }
+        #expect(heard == ["00:aa:01:01:00:01", "00:aa:01:01:00:03"])
+        let again = objects.currentAdvertisements(now: .seconds(9)).compactMap { observation -> String? in
+            if case .advertised(let advertisement) = observation { advertisement.address } else { nil }
+        }
+        #expect(again == ["00:aa:01:01:00:01", "00:aa:01:01:00:03"])
     }
 
     @Test(arguments: [

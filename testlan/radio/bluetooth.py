@@ -60,7 +60,7 @@ def stop_advertising() -> None:
 
 
 def set_privacy(irk: str | None, rpa_timeout: int = 30) -> None:
-    """Privacy on hci1 with `irk` (32 hex digits) and a short RPA timeout (the kernel's least: 30 s, through
+    """Privacy on hci1 with `irk` (32 hex digits, most significant first, as peerscanctl takes it) and a short RPA timeout (the kernel's least: 30 s, through
     debugfs), or off. The controller is powered off around it, as the kernel requires."""
     debugfs = Path("/sys/kernel/debug/bluetooth")
     if not debugfs.exists():
@@ -70,5 +70,7 @@ def set_privacy(irk: str | None, rpa_timeout: int = 30) -> None:
         btmgmt("--index", str(ADVERTISER), "privacy", "off")
     else:
         (debugfs / f"hci{ADVERTISER}" / "rpa_timeout").write_text(f"{rpa_timeout}\n")
-        btmgmt("--index", str(ADVERTISER), "privacy", "on", irk)
+        # btmgmt hands the key to the management API as written, and mgmt (like the kernel and bluetoothd's
+        # storage) holds keys least significant octet first: reverse the spec's most-significant-first digits.
+        btmgmt("--index", str(ADVERTISER), "privacy", "on", bytes.fromhex(irk)[::-1].hex())
     btmgmt("--index", str(ADVERTISER), "power", "on")
