@@ -42,9 +42,10 @@ struct BlueZObjects {
         adapters.filter { $0.value["Powered"]?.bool ?? false }.keys.sorted()
     }
 
-    /// Replaces everything with `GetManagedObjects`' answer (`a{oa{sa{sv}}}`): the adapters, and every device heard
-    /// recently (see ``isHeardRecently(_:)``).
+    /// Replaces everything with `GetManagedObjects`' answer (`a{oa{sa{sv}}}`): the adapters, every device heard
+    /// recently (see ``isHeardRecently(_:)``), and the removal of each device known before that is not in it.
     mutating func load(managedObjects: DBusValue, now: Duration) -> [BluetoothObservation] {
+        let before = devices
         adapters = [:]
         devices = [:]
         var observations: [BluetoothObservation] = []
@@ -63,7 +64,12 @@ struct BlueZObjects {
                 observations.append(.advertised(advertisement))
             }
         }
-        return [.adapters(adapterList)] + observations
+        let removals = before.keys.sorted().compactMap { path -> BluetoothObservation? in
+            guard devices[path] == nil, let properties = before[path], let address = properties["Address"]?.string
+            else { return nil }
+            return .removed(adapter: adapterName(of: path, properties), address: address.lowercased())
+        }
+        return [.adapters(adapterList)] + removals + observations
     }
 
     /// Whether a device object stands for an advertiser heard recently: one with an `RSSI` (heard in the current

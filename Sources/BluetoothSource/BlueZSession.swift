@@ -16,6 +16,8 @@ final class BlueZSession {
     /// The adapters whose StartDiscovery was refused (logged once each).
     private var refused: Set<String> = []
     private var browsing = false
+    /// Whether an unreadable signal was logged on this connection.
+    private var unreadableLogged = false
 
     init(bus: SystemBus, objects: BlueZObjects, source: BluetoothDiscoverySource) {
         self.bus = bus
@@ -36,7 +38,7 @@ final class BlueZSession {
         )
         browsing = source.browsing
         try reload(reconnected: false)
-        try bus.run(wakeup: wakeup, onSignal: handle, onWake: wokeUp)
+        try bus.run(wakeup: wakeup, onSignal: handle, onUnreadable: unreadable, onWake: wokeUp)
     }
 
     /// Reads every object again (at start, and when bluetoothd appears on the bus).
@@ -107,6 +109,15 @@ final class BlueZSession {
         default:
             break
         }
+    }
+
+    /// A signal that could not be read: whatever it said, reading every object again learns it.
+    private func unreadable(_ signal: String, _ error: any Error) throws {
+        if !unreadableLogged {
+            unreadableLogged = true
+            source.logSignalUnreadable(signal, error: error)
+        }
+        if bluezPresent { try reload(reconnected: false) }
     }
 
     /// A wakeup: browsing switched, or cancelled.

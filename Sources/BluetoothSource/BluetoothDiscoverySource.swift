@@ -143,6 +143,10 @@ public final class BluetoothDiscoverySource: DiscoverySource {
 
     func logReconnected(_ reason: String) { logger.log(.bluetoothReconnected, ["reason": "\(reason)"]) }
 
+    func logSignalUnreadable(_ signal: String, error: any Error) {
+        logger.log(.bluetoothSignalUnreadable, ["signal": "\(signal)", "error": "\(error)"])
+    }
+
     func logDiscoveryRefused(adapter: String, error: any Error) {
         logger.log(.bluetoothDiscoveryRefused, ["adapter": "\(adapter)", "error": "\(error)"])
     }

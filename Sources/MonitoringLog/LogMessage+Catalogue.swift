@@ -173,6 +173,20 @@ extension LogMessage {
         .warning,
         keys: ["adapter", "error"]
     )
+    /// A signal from bluetoothd could not be read (a shape the source does not know): logged once per connection,
+    /// and BlueZ's objects are read again so nothing it said is lost.
+    public static let bluetoothSignalUnreadable = LogMessage(
+        "bluetooth signal unreadable",
+        .warning,
+        keys: ["signal", "error"]
+    )
+    /// The system's libcrypto could not run AES-128 to resolve a Bluetooth private address against the known IRKs:
+    /// the address stays a device of its own; logged once per run.
+    public static let bluetoothAddressUnresolved = LogMessage(
+        "bluetooth address unresolved",
+        .warning,
+        keys: ["address", "error"]
+    )
     /// Probing could not start.
     public static let probingUnavailable = LogMessage("probing unavailable", .error, keys: ["error"])
     /// Probing started.
@@ -317,8 +331,8 @@ extension LogMessage {
         avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
         avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
         neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, wifiUnavailable, wifiScanRefused,
-        wifiReadFailed, bluetoothUnavailable, bluetoothReconnected, bluetoothDiscoveryRefused, probingUnavailable,
-        probing,
+        wifiReadFailed, bluetoothUnavailable, bluetoothReconnected, bluetoothDiscoveryRefused,
+        bluetoothSignalUnreadable, bluetoothAddressUnresolved, probingUnavailable, probing,
         neighbourReprobeNotPermitted, probeRound, hostAsked, hostAnswered, hostUnanswered, hostQuestionFailed,
         registryUnusable, registryMovedAside, registryUnavailable, registryWriteFailed, registryWritesResumed,
         registryLoaded,

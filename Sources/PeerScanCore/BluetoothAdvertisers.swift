@@ -50,6 +50,8 @@ struct BluetoothAdvertisers: Sendable {
     var deadlines: [BluetoothIdentity: Duration] = [:]
     /// Key changes not yet taken for the registry (`nil`: removed).
     var keyChanges: [DeviceID: IdentityResolvingKey?] = [:]
+    /// Whether a failure of libcrypto to resolve an address was logged (once per run).
+    var resolveFailureLogged = false
 
     init(settings: BluetoothSettings) {
         self.settings = settings

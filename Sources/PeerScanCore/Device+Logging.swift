@@ -53,6 +53,8 @@ extension DeviceTable.Event {
             var metadata = ["address": address, "mac": mac, "mac.previous": previous]
             if let device { metadata["id"] = "\(device)" }
             return LogEntry(.macChanged, metadata)
+        case .bluetoothAddressUnresolved(let address, let error):
+            return LogEntry(.bluetoothAddressUnresolved, ["address": address, "error": error])
         }
     }
 }

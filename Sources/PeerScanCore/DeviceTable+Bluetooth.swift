@@ -102,8 +102,12 @@ extension DeviceTable {
             do {
                 resolved = try bluetooth.resolver.resolve(address)
             } catch {
-                // AES-128 from the system's libcrypto fails only when it is broken: no identity would be right.
-                fatalError("resolving a Bluetooth address needs AES-128 from the system's libcrypto: \(error)")
+                // AES-128 from the system's libcrypto failed (out of memory, no provider): the address stays its own,
+                // ephemeral device, and the failure is logged once.
+                if !bluetooth.resolveFailureLogged {
+                    bluetooth.resolveFailureLogged = true
+                    pendingEvents.append(.bluetoothAddressUnresolved(address: address, error: "\(error)"))
+                }
             }
         }
         return BluetoothIdentity(address: address, type: type, resolvedTo: resolved)

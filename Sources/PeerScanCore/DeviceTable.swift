@@ -93,6 +93,9 @@ public struct DeviceTable: Sendable {
         case addressConflict(address: String, macAddress: String, previousMACAddress: String, isImportant: Bool = false)
         /// A known address resolves to another MAC address now (the previous one had gone quiet).
         case macChanged(address: String, macAddress: String, previousMACAddress: String, device: DeviceID?)
+        /// The system's libcrypto could not run AES-128 to resolve a Bluetooth private address against the known
+        /// IRKs: the address is a device of its own (logged once per run).
+        case bluetoothAddressUnresolved(address: String, error: String)
     }
 
     /// What a published device was derived from.

@@ -28,13 +28,15 @@ public struct DBusSignal: Hashable, Sendable {
 /// socket. The only importer of CSystemdBus.
 ///
 /// Threading: sd-bus connections are not thread-safe, so a `SystemBus` is used by one thread only — the one that
-/// created it and runs ``run(wakeup:onSignal:onWake:)``; it is not `Sendable`. The match callback runs inside
+/// created it and runs ``run(wakeup:onSignal:onUnreadable:onWake:)``; it is not `Sendable`. The match callback runs inside
 /// `sd_bus_process` on that thread and only queues the signal; handlers run after it returned, and may call methods.
 /// A caller on the concurrency pool runs all of this on a thread of its own (see `BluetoothDiscoverySource`), never
 /// blocking a cooperative thread.
 public final class SystemBus {
     private let bus: OpaquePointer
     private var received: [DBusSignal] = []
+    /// Matched signals whose arguments could not be read: the signal's name (`interface.member`) and why.
+    private var unreadable: [(signal: String, error: any Error)] = []
     /// How long a method call may take before it fails.
     public var callTimeout: Duration = .seconds(10)
 
@@ -109,7 +111,7 @@ public final class SystemBus {
     }
 
     /// Asks the bus for the signals a match rule selects (e.g. `type='signal',sender='org.bluez'`); they are
-    /// handed to ``run(wakeup:onSignal:onWake:)``'s `onSignal`.
+    /// handed to ``run(wakeup:onSignal:onUnreadable:onWake:)``'s `onSignal`.
     public func addMatch(_ rule: String) throws {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let result = sd_bus_add_match(
@@ -131,8 +133,11 @@ public final class SystemBus {
         func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
         let member = text(sd_bus_message_get_member(message))
         let interface = text(sd_bus_message_get_interface(message))
-        // A signal whose arguments cannot be read is dropped; its sender's state is read again on the next change.
-        guard let arguments = try? DBusMessageCodec.read(message, operation: "signal \(interface).\(member)") else {
+        let arguments: [DBusValue]
+        do {
+            arguments = try DBusMessageCodec.read(message, operation: "signal \(interface).\(member)")
+        } catch {
+            unreadable.append((signal: "\(interface).\(member)", error: error))
             return
         }
         received.append(
@@ -147,12 +152,15 @@ public final class SystemBus {
     }
 
     /// Processes the bus until `onWake` returns `false`: hands each matched signal to `onSignal` (which may call
-    /// methods) and waits in `poll(2)` on the bus's socket and `wakeup` (drained before `onWake` runs).
+    /// methods), each one whose arguments could not be read to `onUnreadable` (its `interface.member` and the
+    /// error: the caller reads its sender's state again), and waits in `poll(2)` on the bus's socket and `wakeup`
+    /// (drained before `onWake` runs).
     ///
     /// - Throws: ``DBusError/Code/disconnected`` when the connection ends, or what a handler throws.
     public func run(
         wakeup: BusWakeup,
         onSignal: (DBusSignal) throws -> Void,
+        onUnreadable: (_ signal: String, _ error: any Error) throws -> Void,
         onWake: () throws -> Bool
     ) throws {
         while true {
@@ -164,9 +172,12 @@ public final class SystemBus {
             if sd_bus_is_open(bus) <= 0 {
                 throw DBusError(.disconnected, operation: "process", message: "the bus closed the connection")
             }
-            if !received.isEmpty {
+            if !received.isEmpty || !unreadable.isEmpty {
                 let signals = received
+                let failures = unreadable
                 received = []
+                unreadable = []
+                for failure in failures { try onUnreadable(failure.signal, failure.error) }
                 for signal in signals { try onSignal(signal) }
                 continue
             }

@@ -132,6 +132,23 @@ enum BlueZFake {
         #expect(again == ["00:aa:01:01:00:01", "00:aa:01:01:00:03"])
     }
 
+    /// Reading every object again (after a signal that could not be read) reports the devices that went meanwhile.
+    @Test func reloadReportsTheDevicesThatWent() {
+        var objects = BlueZObjects(adapterNames: [])
+        let adapterObject = ["/org/bluez/hci0": [adapter: BlueZFake.adapter("00:AA:01:00:00:00")]]
+        let stays = ["/org/bluez/hci0/dev_00_AA_01_01_00_01": [device: BlueZFake.device("00:AA:01:01:00:01")]]
+        let goes = ["/org/bluez/hci0/dev_00_AA_01_01_00_02": [device: BlueZFake.device("00:AA:01:01:00:02")]]
+        let all = adapterObject.merging(stays) { $1 }.merging(goes) { $1 }
+        _ = objects.load(managedObjects: BlueZFake.managedObjects(all), now: .seconds(1))
+        let again = objects.load(
+            managedObjects: BlueZFake.managedObjects(adapterObject.merging(stays) { $1 }),
+            now: .seconds(2)
+        )
+        #expect(again.contains(.removed(adapter: "hci0", address: "00:aa:01:01:00:02")))
+        #expect(!again.contains(.removed(adapter: "hci0", address: "00:aa:01:01:00:01")))
+        #expect(objects.devices.keys.sorted() == ["/org/bluez/hci0/dev_00_AA_01_01_00_01"])
+    }
+
     @Test(arguments: [
         ("C1:22:33:44:55:66", "random", BluetoothAddressType.randomStatic),
         ("4A:22:33:44:55:66", "random", .resolvablePrivate),

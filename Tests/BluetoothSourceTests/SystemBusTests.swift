@@ -92,14 +92,17 @@ import Testing
         )
         let wakeup = try BusWakeup()
         var received: [DBusSignal] = []
+        var unreadable: [String] = []
         try bus.run(
             wakeup: wakeup,
             onSignal: { signal in
                 received.append(signal)
                 wakeup.signal()
             },
+            onUnreadable: { signal, _ in unreadable.append(signal) },
             onWake: { false }
         )
+        #expect(unreadable.isEmpty)
         #expect(received.map(\.member) == ["NameOwnerChanged"])
         #expect(received.first?.arguments.first == .string("io.peerscan.X"))
         #expect(received.first?.arguments.last?.string?.hasPrefix(":") == true)

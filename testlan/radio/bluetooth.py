@@ -60,8 +60,9 @@ def stop_advertising() -> None:
 
 
 def set_privacy(irk: str | None, rpa_timeout: int = 30) -> None:
-    """Privacy on hci1 with `irk` (32 hex digits, most significant first, as peerscanctl takes it) and a short RPA timeout (the kernel's least: 30 s, through
-    debugfs), or off. The controller is powered off around it, as the kernel requires."""
+    """Privacy on hci1 with `irk` (32 hex digits, most significant first, as peerscanctl takes it) and a short RPA
+    timeout (the kernel's least: 30 s, through debugfs), or off. The controller is powered off around it, as the
+    kernel requires."""
     debugfs = Path("/sys/kernel/debug/bluetooth")
     if not debugfs.exists():
         subprocess.run(["mount", "-t", "debugfs", "debugfs", "/sys/kernel/debug"], check=True)
