@@ -18,7 +18,8 @@ NORDIC = 0x0059  # a company identifier: "Nordic Semiconductor ASA" in the SIG's
 def up() -> None:
     """Starts the system bus, btvirt and bluetoothd, and powers both controllers (idempotent per guest boot)."""
     if not Path("/var/log/bluetoothd.log").exists():  # the guest's /var/log is a tmpfs of this boot
-        subprocess.run(["sh", "-c", f". {HERE / 'bluetooth.sh'}; bluetooth_up"], check=True, timeout=60)
+        # Up to 4 starts of btvirt (bluetooth.sh) of ~20 s each, and bluetoothd's 20 s.
+        subprocess.run(["sh", "-c", f". {HERE / 'bluetooth.sh'}; bluetooth_up"], check=True, timeout=150)
     for name in ("hci0", "hci1"):
         busctl("set-property", "org.bluez", f"/org/bluez/{name}", "org.bluez.Adapter1", "Powered", "b", "true")
 

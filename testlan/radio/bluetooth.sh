@@ -11,19 +11,25 @@ bluetooth_up() (
     modprobe hci_vhci
     mkdir -p /run/dbus
     dbus-daemon --system --fork --nopidfile
-    btvirt -L -l2 > /var/log/btvirt.log 2>&1 &
-    # Both controllers registered with the management interface. Under TCG the kernel's first HCI_Reset to hci0
-    # can time out (`hci0: Opcode 0x0c03 failed: -110`) before btvirt serves its end; such a controller stays in
-    # sysfs but never reaches mgmt (`Invalid Index`) nor bluetoothd: opening it again (HCIDEVUP) redoes its setup.
-    tries=60
-    until [ "$(btmgmt_tty info 2>/dev/null | grep -c -E '^hci[01]:')" -eq 2 ]; do
-        tries=$((tries - 1)); [ "$tries" -gt 0 ] || { echo "bluetooth: hci0 and hci1 not both ready" >&2; exit 1; }
-        if [ $((tries % 10)) -eq 0 ]; then
-            for name in hci0 hci1; do
-                btmgmt_tty info 2>/dev/null | grep -q "^$name:" || hciconfig "$name" up || true
-            done
-        fi
-        sleep 0.5
+    # Both controllers registered with the management interface. The kernel gives btvirt 2 s (HCI_CMD_TIMEOUT) to
+    # answer its first HCI_Reset; a TCG guest on a loaded host can miss it (`hci0: Opcode 0x0c03 failed: -110`), and
+    # such a controller stays in sysfs but never reaches mgmt (`Invalid Index`) nor bluetoothd. Then btvirt is
+    # restarted: its controllers go with it, and the new ones get the freed indexes hci0 and hci1 again.
+    attempt=1
+    while :; do
+        btvirt -L -l2 >> /var/log/btvirt.log 2>&1 &
+        btvirt=$!
+        tries=30
+        until [ "$(btmgmt_tty info 2>/dev/null | grep -c -E '^hci[01]:')" -eq 2 ]; do
+            tries=$((tries - 1)); [ "$tries" -gt 0 ] || break
+            sleep 0.5
+        done
+        [ "$tries" -eq 0 ] || break
+        [ "$attempt" -lt 4 ] || { echo "bluetooth: hci0 and hci1 not both ready after $attempt starts" >&2; exit 1; }
+        echo "bluetooth: hci0 and hci1 not both ready; restarting btvirt" >&2
+        kill "$btvirt"; wait "$btvirt" || true
+        until [ -z "$(ls /sys/class/bluetooth 2>/dev/null)" ]; do sleep 0.2; done
+        attempt=$((attempt + 1))
     done
     bluetoothd -n -d > /var/log/bluetoothd.log 2>&1 &
     tries=100
