@@ -4,7 +4,8 @@
 // Every target in one line, in data-flow order (sources -> the discovery seam -> mDNS hosts and devices -> snapshot ->
 // diff -> subscribers -> socket -> client). Modules depend downward only; each C library (C…) has one Swift wrapper, its only importer.
 //   Diffable          snapshots of sections and items, and their minimal-move differences; no dependencies
-//   AsyncPrimitives   a draining queue and a one-shot signal; generic (its lock: NIOConcurrencyHelpers)
+//   CEventFD          eventfd(2)'s header as a system library (Swift's Glibc module leaves it out)
+//   AsyncPrimitives   a draining queue, a one-shot signal, a poll(2) thread woken by cancellation; generic (NIO's lock)
 //   MonitoringLog     the catalogue of log messages, levels and keys (the monitoring contract) and how they are logged
 //   CAvahi            the system library libavahi-client (pkg-config avahi-client)
 //   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
@@ -77,12 +78,18 @@ let package = Package(
             ]
         ),
 
-        // MARK: AsyncPrimitives — a draining queue and a one-shot signal. Generic.
+        // MARK: AsyncPrimitives — a draining queue, a one-shot signal, a poll(2) thread woken by cancellation. Generic.
+        .systemLibrary(name: "CEventFD"),
         .target(
             name: "AsyncPrimitives",
-            dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+            dependencies: ["CEventFD", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
-        .testTarget(name: "AsyncPrimitivesTests", dependencies: ["AsyncPrimitives", "TestSupport"]),
+        .testTarget(
+            name: "AsyncPrimitivesTests",
+            dependencies: [
+                "AsyncPrimitives", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
 
         // MARK: MonitoringLog — the catalogue of log messages (the monitoring contract). Only swift-log.
         .target(name: "MonitoringLog", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -195,7 +202,7 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        .target(name: "SystemBus", dependencies: ["CSystemdBus"]),
+        .target(name: "SystemBus", dependencies: ["AsyncPrimitives", "CSystemdBus"]),
         .target(
             name: "BluetoothSource",
             dependencies: [
@@ -325,7 +332,9 @@ let package = Package(
         ),
         .target(
             name: "NeighbourTable",
-            dependencies: ["MonitoringLog", "CNetlink", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "AsyncPrimitives", "CNetlink", "MonitoringLog", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "NeighbourTableTests",
@@ -337,7 +346,7 @@ let package = Package(
             pkgConfig: "libnl-genl-3.0",
             providers: [.apt(["libnl-genl-3-dev"])]
         ),
-        .target(name: "Nl80211", dependencies: ["CNl80211"]),
+        .target(name: "Nl80211", dependencies: ["AsyncPrimitives", "CNl80211"]),
         .target(
             name: "Probing",
             dependencies: [

@@ -1,5 +1,4 @@
 import Discovery
-import Foundation
 import Logging
 import MonitoringLog
 import NIOConcurrencyHelpers
@@ -64,18 +63,8 @@ public final class BluetoothDiscoverySource: DiscoverySource {
             return
         }
         control.withLockedValue { $0.wakeup = wakeup }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                let thread = Thread { [self] in
-                    serve(wakeup: wakeup)
-                    done.resume()
-                }
-                thread.name = "peerscan-bluez"
-                thread.start()
-            }
-        } onCancel: {
-            wake { $0.cancelled = true }
-        }
+        let cancel: @Sendable () -> Void = { [self] in wake { $0.cancelled = true } }
+        await wakeup.run(threadNamed: "peerscan-bluez", onCancel: cancel) { [self] in serve(wakeup: wakeup) }
         control.withLockedValue { $0.wakeup = nil }
         continuation.finish()
     }

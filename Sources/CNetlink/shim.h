@@ -7,7 +7,6 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 
 // setns(2) for network namespaces (declared by <sched.h> only under _GNU_SOURCE): a socket is opened inside the

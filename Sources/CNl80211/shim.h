@@ -7,7 +7,6 @@
 #include <linux/nl80211.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <errno.h>

@@ -200,7 +200,7 @@ public final class DeviceRegistry: Sendable {
     /// - Complexity: O(n log n) for n devices remembered.
     public func knownDevices(now: Date = Date()) -> [KnownDeviceRecord] {
         state.withLockedValue { state in
-            state.histories.values.map { Self.known($0, present: state.present[$0.id], now: now) }
+            state.histories.values.map { $0.record(present: state.present[$0.id], now: now) }
         }.sorted { ($0.lastSeen, $1.id) > ($1.lastSeen, $0.id) }
     }
 
@@ -208,7 +208,7 @@ public final class DeviceRegistry: Sendable {
     public func device(_ id: DeviceID, now: Date = Date()) -> KnownDeviceRecord? {
         state.withLockedValue { state in
             state.histories[id].map { history in
-                var record = Self.known(history, present: state.present[id], now: now)
+                var record = history.record(present: state.present[id], now: now)
                 record.transitions = history.transitions
                 return record
             }
@@ -291,48 +291,6 @@ public final class DeviceRegistry: Sendable {
             }
             return false
         }
-    }
-
-    private static func known(_ history: DeviceHistory, present: Device?, now: Date) -> KnownDeviceRecord {
-        let online = present?.online ?? false
-        func sightings(_ values: [(String, SeenSpan)]) -> [KnownDeviceRecord.Sighting] {
-            values.sorted { $0.0 < $1.0 }.map { value, span in
-                KnownDeviceRecord.Sighting(
-                    value: value,
-                    firstSeen: span.first,
-                    lastSeen: online && Self.isCurrent(value, of: present) ? now : span.last
-                )
-            }
-        }
-        var hostNames: [(String, SeenSpan)] = []
-        var macs: [(String, SeenSpan)] = []
-        for (key, span) in history.keys {
-            switch key {
-            case .hostName(let name): hostNames.append((name, span))
-            case .macAddress(let mac): macs.append((mac, span))
-            case .bluetooth: break  // not a host name or MAC address: listed with the keys only
-            }
-        }
-        return KnownDeviceRecord(
-            id: history.id,
-            name: history.name,
-            present: present != nil,
-            online: online,
-            firstSeen: history.seen.first,
-            lastSeen: online ? now : history.seen.last,
-            vendor: history.vendor,
-            hostNames: sightings(hostNames),
-            macAddresses: sightings(macs),
-            addresses: sightings(history.addresses.map { ($0.key, $0.value) }),
-            label: history.label
-        )
-    }
-
-    /// Whether the device now has `value` as its host name, a MAC address or an address.
-    private static func isCurrent(_ value: String, of device: Device?) -> Bool {
-        guard let device else { return false }
-        return device.addresses.contains(value) || device.macAddresses.contains(value)
-            || device.hostName.map(DeviceID.canonicalHostName) == value
     }
 
     /// Devices last seen at or before this are forgotten.

@@ -1,5 +1,5 @@
+internal import AsyncPrimitives
 internal import CNetlink
-import Foundation
 import Glibc
 import Logging
 import MonitoringLog
@@ -49,29 +49,13 @@ public final class NeighbourMonitor: Sendable {
             return (monitor, requests, try Self.dump(requests))
         }
         continuation.yield(.table(table))
-        let wakeup = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard wakeup >= 0 else { throw NeighbourTableError("eventfd", code: errno) }
-        defer { close(wakeup) }
+        let wakeup = try ThreadWakeup { NeighbourTableError("eventfd", code: $0) }
         let reader = Reader(monitor: monitor, requests: requests, wakeup: wakeup, continuation: continuation)
         let (logger, namespacePath) = (self.logger, self.namespacePath)
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                let thread = Thread {
-                    do {
-                        // The thread names interfaces by index: in the namespace it reads.
-                        if let namespacePath { try enterNetworkNamespace(namespacePath) }
-                        try reader.loop(logger: logger)
-                        done.resume()
-                    } catch {
-                        done.resume(throwing: error)
-                    }
-                }
-                thread.name = "peerscan-neighbours"
-                thread.start()
-            }
-        } onCancel: {
-            var one: UInt64 = 1
-            _ = write(wakeup, &one, 8)
+        try await wakeup.run(threadNamed: "peerscan-neighbours") {
+            // The thread names interfaces by index: in the namespace it reads.
+            if let namespacePath { try enterNetworkNamespace(namespacePath) }
+            try reader.loop(logger: logger)
         }
     }
 
@@ -79,13 +63,13 @@ public final class NeighbourMonitor: Sendable {
     private final class Reader: @unchecked Sendable {  // used by one thread at a time: its own, after start
         let monitor: NetlinkSocket
         let requests: NetlinkSocket
-        let wakeup: Int32
+        let wakeup: ThreadWakeup
         let continuation: AsyncStream<NeighbourEvent>.Continuation
 
         init(
             monitor: NetlinkSocket,
             requests: NetlinkSocket,
-            wakeup: Int32,
+            wakeup: ThreadWakeup,
             continuation: AsyncStream<NeighbourEvent>.Continuation
         ) {
             self.monitor = monitor
@@ -95,16 +79,8 @@ public final class NeighbourMonitor: Sendable {
         }
 
         func loop(logger: Logger) throws {
-            var descriptors = [
-                pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0),
-            ]
-            while true {
-                guard poll(&descriptors, 2, -1) >= 0 else {
-                    if errno == EINTR { continue }
-                    throw NeighbourTableError("poll", code: errno)
-                }
-                if descriptors[1].revents != 0 { return }
+            let descriptors = [monitor.fileDescriptor]
+            while try wakeup.waitForInput(on: descriptors, orThrow: { NeighbourTableError("poll", code: $0) }) != nil {
                 do {
                     try monitor.receive { [continuation] header in
                         guard let entry = NeighbourMonitor.entry(header) else { return }

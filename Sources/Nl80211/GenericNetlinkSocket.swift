@@ -94,26 +94,12 @@ final class GenericNetlinkSocket {
             },
             context
         )
-        nl_cb_set(
-            callbacks,
-            NL_CB_FINISH,
-            NL_CB_CUSTOM,
-            { _, context in
-                Unmanaged<RequestState>.fromOpaque(context!).takeUnretainedValue().status = 0
-                return Int32(NL_STOP.rawValue)
-            },
-            context
-        )
-        nl_cb_set(
-            callbacks,
-            NL_CB_ACK,
-            NL_CB_CUSTOM,
-            { _, context in
-                Unmanaged<RequestState>.fromOpaque(context!).takeUnretainedValue().status = 0
-                return Int32(NL_STOP.rawValue)
-            },
-            context
-        )
+        // The end of a dump and an acknowledgement both end the answer.
+        let done: nl_recvmsg_msg_cb_t = { _, context in
+            Unmanaged<RequestState>.fromOpaque(context!).takeUnretainedValue().status = 0
+            return Int32(NL_STOP.rawValue)
+        }
+        for kind in [NL_CB_FINISH, NL_CB_ACK] { nl_cb_set(callbacks, kind, NL_CB_CUSTOM, done, context) }
         nl_cb_err(
             callbacks,
             NL_CB_CUSTOM,

@@ -1,5 +1,5 @@
+internal import AsyncPrimitives
 internal import CNl80211
-import Foundation
 import Glibc
 
 /// nl80211's events (the `scan`, `mlme` and `config` multicast groups) and rtnetlink's link changes, as
@@ -30,41 +30,23 @@ public final class Nl80211Monitor: Sendable {
             _ = nl_socket_set_nonblocking(socket.socket)
             _ = nl_socket_set_buffer_size(socket.socket, 1 << 20, 0)
         }
-        let wakeup = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard wakeup >= 0 else { throw Nl80211Error("eventfd", errno: errno) }
-        defer { close(wakeup) }
+        let wakeup = try ThreadWakeup { Nl80211Error("eventfd", errno: $0) }
         let reader = Reader(wireless: wireless, links: links, wakeup: wakeup, continuation: continuation)
         continuation.yield(.subscribed)
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                let thread = Thread {
-                    do {
-                        try reader.loop()
-                        done.resume()
-                    } catch {
-                        done.resume(throwing: error)
-                    }
-                }
-                thread.name = "peerscan-nl80211"
-                thread.start()
-            }
-        } onCancel: {
-            var one: UInt64 = 1
-            _ = write(wakeup, &one, 8)
-        }
+        try await wakeup.run(threadNamed: "peerscan-nl80211") { try reader.loop() }
     }
 
     /// The sockets, read on a thread of their own.
     private final class Reader: @unchecked Sendable {  // used by one thread at a time: its own, after start
         let wireless: GenericNetlinkSocket
         let links: GenericNetlinkSocket
-        let wakeup: Int32
+        let wakeup: ThreadWakeup
         let continuation: AsyncStream<Nl80211Event>.Continuation
 
         init(
             wireless: GenericNetlinkSocket,
             links: GenericNetlinkSocket,
-            wakeup: Int32,
+            wakeup: ThreadWakeup,
             continuation: AsyncStream<Nl80211Event>.Continuation
         ) {
             self.wireless = wireless
@@ -99,19 +81,11 @@ public final class Nl80211Monitor: Sendable {
                 },
                 context
             )
-            var descriptors = [
-                pollfd(fd: wireless.fileDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: links.fileDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0),
-            ]
+            let descriptors = [wireless.fileDescriptor, links.fileDescriptor]
             try withExtendedLifetime(self) {
-                while true {
-                    guard poll(&descriptors, 3, -1) >= 0 else {
-                        if errno == EINTR { continue }
-                        throw Nl80211Error("poll", errno: errno)
-                    }
-                    if descriptors[2].revents != 0 { return }
-                    for (index, socket) in [wireless, links].enumerated() where descriptors[index].revents != 0 {
+                while let ready = try wakeup.waitForInput(on: descriptors, orThrow: { Nl80211Error("poll", errno: $0) })
+                {
+                    for (index, socket) in [wireless, links].enumerated() where ready[index] {
                         let received = nl_recvmsgs_default(socket.socket)
                         if received == -NLE_NOMEM || received == -NLE_MSG_OVERFLOW {
                             continuation.yield(.overrun)

@@ -67,7 +67,7 @@ public struct MQTTMirror: Sendable {
     /// Whether the connection is up.
     public private(set) var isConnected = false
     /// How many `events` messages were dropped (the queue was full, or the broker absent) since the start.
-    public private(set) var droppedEvents = 0
+    public var droppedEvents: Int { events.dropped }
 
     private var devices: [DeviceID: Device]
     /// Whether the registry remembers a device: its topics stay while the snapshot lacks it.
@@ -79,9 +79,8 @@ public struct MQTTMirror: Sendable {
     /// Devices whose topics may differ from what they should hold, in the order they changed.
     private var dirty = Deque<DeviceID>()
     private var dirtySet = Set<DeviceID>()
-    private var events = Deque<MQTTMessage>()
-    /// Whether the `events` stream needs a snapshot message before its next changeset.
-    private var eventsNeedSnapshot = true
+    /// The `events` stream's messages waiting to be published.
+    private var events: EventsStream
     private var statusPending = false
     private var inFlight = Set<Int32>()
     /// The Wi-Fi networks' topics: the payloads they should hold, what the broker holds, and those to compare.
@@ -103,6 +102,7 @@ public struct MQTTMirror: Sendable {
         self.sequence = sequence
         self.devices = Self.devices(of: snapshot)
         self.isRemembered = isRemembered
+        self.events = EventsStream(topic: settings.topics.events, maximumQueued: settings.maximumQueuedEvents)
         self.wifi.reset(to: snapshot)
     }
 
@@ -129,8 +129,7 @@ public struct MQTTMirror: Sendable {
         inFlight = []
         retained = [:]
         statusPending = true
-        events = []
-        eventsNeedSnapshot = true
+        events.restart()
         markAllDirty()
         wifi.connected()
     }
@@ -139,9 +138,7 @@ public struct MQTTMirror: Sendable {
     public mutating func disconnected() {
         isConnected = false
         inFlight = []
-        if !events.isEmpty { droppedEvents += events.count }
-        events = []
-        eventsNeedSnapshot = true
+        events.dropAll()
     }
 
     /// A retained message on one of ``subscriptions``: a device or discovery topic the broker holds from before.
@@ -180,7 +177,7 @@ public struct MQTTMirror: Sendable {
             }
         } catch {
             // Cannot happen with the store's own changesets; start over from what the store says instead.
-            eventsNeedSnapshot = true
+            events.requireSnapshot()
             return
         }
         self.sequence = sequence
@@ -215,7 +212,7 @@ public struct MQTTMirror: Sendable {
         } else {
             wifi.apply(changes)
         }
-        queueEvent(MQTTPayloads.changeset(changes, sequence: sequence))
+        events.queue(MQTTPayloads.changeset(changes, sequence: sequence), isConnected: isConnected)
     }
 
     /// The store's snapshot after the mirror fell behind it (its queue dropped updates): every device is compared
@@ -229,9 +226,7 @@ public struct MQTTMirror: Sendable {
         noteDepartures(from: old)  // left in the updates the mirror missed
         for id in old.keys { markDirty(id) }
         markAllDirty()
-        if !events.isEmpty { droppedEvents += events.count }
-        events = []
-        eventsNeedSnapshot = true
+        events.dropAll()
     }
 
     /// A message was handed to the connection with this id.
@@ -259,16 +254,9 @@ public struct MQTTMirror: Sendable {
             messages.append(MQTTMessage(topic: settings.topics.status, payload: Array("online".utf8), retain: true))
             room -= 1
         }
-        if eventsNeedSnapshot, room > 0 {
-            eventsNeedSnapshot = false
-            events = [
-                MQTTMessage(topic: settings.topics.events, payload: MQTTPayloads.snapshot(snapshot, sequence: sequence))
-            ]
-        }
-        while room > 0, let event = events.popFirst() {
-            messages.append(event)
-            room -= 1
-        }
+        let streamed = events.takeMessages(room: room) { MQTTPayloads.snapshot(snapshot, sequence: sequence) }
+        messages += streamed
+        room -= streamed.count
         while room > 0, let id = dirty.popFirst() {
             dirtySet.remove(id)
             let wanted = wantedRetained(id)
@@ -326,21 +314,6 @@ public struct MQTTMirror: Sendable {
             device: MQTTPayloads.device(device),
             config: tracks ? MQTTPayloads.homeAssistantConfig(device, topics: settings.topics) : nil
         )
-    }
-
-    private mutating func queueEvent(_ payload: [UInt8]) {
-        guard isConnected else {
-            droppedEvents += 1
-            return
-        }
-        guard !eventsNeedSnapshot else { return }  // the snapshot message to come holds this change
-        if events.count >= settings.maximumQueuedEvents {
-            droppedEvents += events.count + 1
-            events = []
-            eventsNeedSnapshot = true
-            return
-        }
-        events.append(MQTTMessage(topic: settings.topics.events, payload: payload))
     }
 
     /// The devices of `old` that the list lacks now left it, unless scanning is off (then they are only not listed);
