@@ -254,8 +254,8 @@ deb: deps
 deb-test: deb
 	scripts/deb-test $(DEB)
 
-# The radio tests (Tests/Radio, root) in a throw-away qemu guest with simulated Wi-Fi and Bluetooth (scripts/radio-guest,
-# docs/radio-testing.md): one boot (~25–45 s under TCG), then pytest on RADIO_TESTS with the host-built peerscand.
+# The radio tests (Tests/Radio, root) in a throw-away qemu guest with simulated Wi-Fi and Bluetooth
+# (scripts/radio-guest, docs/radio-testing.md): one boot (~25–45 s under TCG), then pytest on RADIO_TESTS with the host-built peerscand.
 # The smoke test alone: make radio-test RADIO_TESTS=Tests/Radio/test_air.py
 RADIO_TESTS ?= Tests/Radio
 # What `make test` runs in the guest: all of it — the air, Wi-Fi, and Bluetooth LE through bluetoothd (~9 min on an
