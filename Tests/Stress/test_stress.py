@@ -1,7 +1,7 @@
 """peerscand under load and repeated faults on a large churning mDNS LAN (the harness: conftest.py).
 
 `make stress-ci` (STRESS_PROFILE=ci, ~5 min): 100 virtual hosts with ~400 services churning for a minute, 100
-Monitor clients. `make stress` (STRESS_PROFILE=full): 520 hosts with ~2,100 services churning for 5 minutes, 10 avahi
+Monitor clients. `make stress` (STRESS_PROFILE=full): 220 hosts with ~880 services churning for 5 minutes, 10 avahi
 kills, and the Avahi limits probe (test_avahi_limits.py). The scenarios run in this order on one LAN and one
 peerscand; each checks, once its fault has settled:
 
