@@ -8,6 +8,6 @@ extension LogMessage {
         .notice,
         keys: connectionKeys + ["id", "irk"]
     )
-    /// `--bluetooth-irk-file` cannot be read, or a line of it is not `DEVICE-ID IRK-HEX`: peerscand does not start.
+    /// `--bluetooth-irk-file` cannot be read, or a line of it is not `DEVICE-ID IRK`: peerscand does not start.
     public static let bluetoothIRKFileUnusable = LogMessage("bluetooth irk file unusable", .critical, keys: ["error"])
 }

@@ -18,7 +18,7 @@ public struct IRKFileError: Error, Sendable, CustomStringConvertible, Equatable 
 
     public var description: String { "\(path)\(line.map { ":\($0)" } ?? ""): \(reason)" }
 
-    /// The keys of a key file (systemd's `LoadCredential=`): one `DEVICE-ID IRK-HEX` a line; blank lines and `#`
+    /// The keys of a key file (systemd's `LoadCredential=`): one `DEVICE-ID IRK` a line; blank lines and `#`
     /// comments are skipped; a later line for the same device wins.
     ///
     /// - Parameters:
@@ -37,13 +37,13 @@ public struct IRKFileError: Error, Sendable, CustomStringConvertible, Equatable 
             let fields = line.split(whereSeparator: \.isWhitespace)
             guard !fields.isEmpty else { continue }
             guard fields.count == 2 else {
-                throw IRKFileError(path: path, line: index + 1, reason: "expected DEVICE-ID IRK-HEX")
+                throw IRKFileError(path: path, line: index + 1, reason: "expected DEVICE-ID IRK")
             }
             guard let id = DeviceID(text: String(fields[0])) else {
                 throw IRKFileError(path: path, line: index + 1, reason: "not a device id")
             }
-            guard let key = IdentityResolvingKey(hex: String(fields[1])) else {
-                throw IRKFileError(path: path, line: index + 1, reason: "the IRK is not 32 hex digits")
+            guard let key = IdentityResolvingKey(copied: String(fields[1])) else {
+                throw IRKFileError(path: path, line: index + 1, reason: "the IRK is neither 32 hex digits nor base64")
             }
             keys[id] = key
         }

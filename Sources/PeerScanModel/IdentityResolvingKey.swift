@@ -28,6 +28,21 @@ public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible 
         self.bytes = bytes
     }
 
+    /// Parses a key as people copy it, the forms Home Assistant's `private_ble_device` takes: 32 hex digits, most
+    /// significant octet first (as ESPresense and Home Assistant show it), or the iOS keychain's base64 form (the
+    /// "Remote IRK", 24 characters ending in `=`), least significant octet first; either with an `irk:` prefix.
+    /// - Returns: `nil` for anything else.
+    public init?(copied text: String) {
+        var trimmed = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        if trimmed.hasPrefix("irk:") { trimmed = trimmed.dropFirst(4) }
+        if trimmed.hasSuffix("=") {
+            guard let decoded = Data(base64Encoded: String(trimmed)), decoded.count == 16 else { return nil }
+            bytes = decoded.reversed()
+        } else {
+            self.init(hex: String(trimmed))
+        }
+    }
+
     /// The 32 lowercase hex digits: for the registry and the key file, never for logs or output.
     public var hexDigits: String {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

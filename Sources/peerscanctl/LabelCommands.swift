@@ -14,8 +14,10 @@ struct SetCommand: AsyncParsableCommand {
             (new device, device offline, device online) and its address conflicts are logged at warning, with \
             important=true. peerscand keeps the label in its registry: it survives restarts, merges and a device \
             starting to announce mDNS. Prints the label as it is now. --irk binds a Bluetooth Identity Resolving \
-            Key (32 hex digits, most significant octet first; BlueZ's storage and btmgmt write it least significant \
-            octet first, so reverse its octets; --irk none removes it) with SetDeviceIRK: every \
+            Key with SetDeviceIRK, in the forms Home Assistant's private_ble_device takes: 32 hex digits, most \
+            significant octet first, or the iOS keychain's base64 (ending in '='), either with an 'irk:' prefix \
+            (BlueZ's storage and btmgmt write keys least significant octet first: reverse their octets); --irk \
+            none removes it. Every \
             resolvable private address it resolves is that device, across rotations and restarts; the key is never \
             printed. Needs root or membership of peerscand's control group (peerscan by default); others get exit \
             status 77.
@@ -34,7 +36,7 @@ struct SetCommand: AsyncParsableCommand {
     var important: Bool?
 
     @Option(
-        help: ArgumentHelp("The device's Bluetooth IRK, 32 hex digits ('none' removes it).", valueName: "hex")
+        help: ArgumentHelp("The device's Bluetooth IRK: 32 hex digits or base64 ('none' removes it).", valueName: "irk")
     )
     var irk: String?
 
@@ -46,14 +48,16 @@ struct SetCommand: AsyncParsableCommand {
     /// `--irk`: a key, `.some(nil)` for `none`, `nil` when not given.
     var key: IdentityResolvingKey?? {
         guard let irk else { return nil }
-        return irk.lowercased() == "none" ? .some(nil) : IdentityResolvingKey(hex: irk).map { .some($0) }
+        return irk.lowercased() == "none" ? .some(nil) : IdentityResolvingKey(copied: irk).map { .some($0) }
     }
 
     func validate() throws {
         guard !edit.isEmpty || irk != nil else {
             throw ValidationError("Give --name, --note, --important, --no-important or --irk.")
         }
-        if irk != nil, key == nil { throw ValidationError("--irk: expected 32 hex digits, or none.") }
+        if irk != nil, key == nil {
+            throw ValidationError("--irk: expected 32 hex digits, the iOS keychain's base64, or none.")
+        }
     }
 
     func run() async throws {

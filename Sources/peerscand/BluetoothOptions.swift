@@ -53,7 +53,8 @@ struct BluetoothOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "A file of Identity Resolving Keys: lines `DEVICE-ID IRK-HEX` (32 hex digits); # starts a comment.",
+            "A file of Identity Resolving Keys: lines `DEVICE-ID IRK` (32 hex digits or base64, as for peerscanctl "
+                + "set --irk); # starts a comment.",
             discussion: """
                 For systemd's LoadCredential= (e.g. --bluetooth-irk-file ${CREDENTIALS_DIRECTORY}/irks). Every \
                 resolvable private address a key resolves is that device. A key here takes precedence over one \
@@ -83,7 +84,7 @@ struct BluetoothOptions: ParsableArguments {
 
     /// The device table's Bluetooth settings: the registry's keys, overridden by the key file's.
     ///
-    /// - Throws: ``IRKFileError`` if the key file cannot be read or a line is not `DEVICE-ID IRK-HEX`.
+    /// - Throws: ``IRKFileError`` if the key file cannot be read or a line is not `DEVICE-ID IRK`.
     func makeSettings(
         registryKeys: [DeviceID: IdentityResolvingKey],
         manufacturerOf: @escaping @Sendable (UInt16) -> String? = { _ in nil }

@@ -62,6 +62,20 @@ struct OptionParsingTests {
         let removed = try #require(try Peerscanctl.parseAsRoot(["set", "phone", "--irk", "none"]) as? SetCommand)
         #expect(removed.key == .some(nil))
         #expect(throws: (any Error).self) { try Peerscanctl.parseAsRoot(["set", "phone", "--irk", "0123"]) }
+        // Home Assistant's forms: an irk: prefix, and the iOS keychain's base64, least significant octet first.
+        for copied in [
+            "irk:ec0234a357c8ad05341010a60a397d9b", "m305CqYQEDQFrchXozQC7A==", "irk:m305CqYQEDQFrchXozQC7A==",
+        ] {
+            let parsed = try #require(try Peerscanctl.parseAsRoot(["set", "phone", "--irk", copied]) as? SetCommand)
+            #expect(parsed.key == .some(IdentityResolvingKey(hex: "ec0234a357c8ad05341010a60a397d9b")))
+        }
+        // Base64 of 15 bytes, and base64 in the hex parser's place: not a key.
+        #expect(throws: (any Error).self) {
+            try Peerscanctl.parseAsRoot(["set", "phone", "--irk", "m305CqYQEDQFrchXozQC"])
+        }
+        #expect(throws: (any Error).self) {
+            try Peerscanctl.parseAsRoot(["set", "phone", "--irk", "AAAAAAAAAAAAAAAAAAAA"])
+        }
         #expect(throws: (any Error).self) { try Peerscanctl.parseAsRoot(["set", "phone"]) }
     }
 
