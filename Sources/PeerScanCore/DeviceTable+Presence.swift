@@ -74,7 +74,7 @@ extension DeviceTable {
 
     mutating func forget(hostName: String) {
         guard let host = mdnsHosts.removeValue(forKey: hostName) else { return }
-        for address in host.device.addresses {
+        for address in host.addresses {
             hostsByAddress[address]?.remove(hostName)
             if hostsByAddress[address]?.isEmpty == true { hostsByAddress[address] = nil }
             if let mac = macByAddress[address] { forget(mac: mac) }

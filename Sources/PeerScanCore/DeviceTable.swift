@@ -102,9 +102,15 @@ public struct DeviceTable: Sendable {
         case bluetooth(BluetoothIdentity)
     }
 
+    /// An mDNS host: the parts of the device the mDNS host table reports that derivation uses (not a whole
+    /// ``Device``: most of its fields are the table's own to set, and a `Device` inline in every entry of a dictionary
+    /// was the largest part of the table's memory), and its presence.
     struct MDNSHost: Sendable {
-        /// The device as the mDNS host table last reported it; its services are emptied once it has none left.
-        var device: Device
+        /// As the mDNS host table last reported them; the services are emptied once it has none left.
+        var displayName: String?
+        var addresses: [String]
+        var interfaces: [String]
+        var services: [DeviceService]
         var isPresent: Bool
         /// When its last service went (meaningful while not present).
         var lastSeen: Duration
@@ -146,7 +152,9 @@ public struct DeviceTable: Sendable {
     /// What people said about devices: put on every device published (``Device/labelled(_:)``).
     public internal(set) var labels: DeviceLabels
 
-    var published: [DeviceID: Device] = [:]
+    /// Each published device's item as published: the snapshot's own box (``ScanItem/device(_:)`` is `indirect`), so
+    /// the table and the snapshot share one copy of its fields (``takeChangedItems(now:)`` hands the items on).
+    var published: [DeviceID: ScanItem] = [:]
     var origins: [DeviceID: Origin] = [:]
     var idByOrigin: [Origin: DeviceID] = [:]
     var lastAnswer: [DeviceID: Duration] = [:]
@@ -155,7 +163,7 @@ public struct DeviceTable: Sendable {
     /// Devices a person's split took out of ``published`` until their origins derive them again at the next take
     /// (then an update, not a new device), and the new devices of split keys (no presence line: `device split` says
     /// it).
-    var displaced: [DeviceID: Device] = [:]
+    var displaced: [DeviceID: ScanItem] = [:]
     var splitOff: Set<DeviceID> = []
 
     /// MAC-only devices not published yet because ``holdsNeighbourOnlyDevices`` was set.
@@ -174,7 +182,7 @@ public struct DeviceTable: Sendable {
 
     var dirtyHosts: Set<String> = []
     var dirtyMACs: Set<String> = []
-    var pendingChanges: [(id: DeviceID, device: Device?)] = []
+    var pendingChanges: [(id: DeviceID, item: ScanItem?)] = []
     var pendingEvents: [Event] = []
     var pendingQuestions: [HostQuestion] = []
 
@@ -215,10 +223,23 @@ public struct DeviceTable: Sendable {
     public mutating func updateMDNSDevice(hostName: String, device: Device?, now: Duration) {
         if let device {
             let old = mdnsHosts[hostName]
-            let oldAddresses = old?.device.addresses ?? []
-            var host = old ?? MDNSHost(device: device, isPresent: true, lastSeen: now, appearedAt: now)
+            let oldAddresses = old?.addresses ?? []
+            var host =
+                old
+                ?? MDNSHost(
+                    displayName: nil,
+                    addresses: [],
+                    interfaces: [],
+                    services: [],
+                    isPresent: true,
+                    lastSeen: now,
+                    appearedAt: now
+                )
             if !host.isPresent { host.appearedAt = now }
-            host.device = device
+            host.displayName = device.displayName
+            host.addresses = device.addresses
+            host.interfaces = device.interfaces
+            host.services = device.services
             host.isPresent = true
             host.lastSeen = now
             mdnsHosts[hostName] = host
@@ -232,7 +253,7 @@ public struct DeviceTable: Sendable {
             guard var host = mdnsHosts[hostName], host.isPresent else { return }
             host.isPresent = false
             host.lastSeen = now
-            host.device.services = []
+            host.services = []
             mdnsHosts[hostName] = host
         }
         markDirty(host: hostName)

@@ -304,7 +304,7 @@ public actor SnapshotStore {
         for (hostName, device) in changedHosts {
             devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
         }
-        let (changed, events) = devices.takeChanges(now: time)
+        let (changed, events) = devices.takeChangedItems(now: time)
         let wifi = wireless.takeChanges(now: time)
         if let recordNetworks, !wifi.records.isEmpty { recordNetworks(wifi.records) }
         let identityChanges = devices.takeIdentityChanges()  // taken even with no registry: they must not pile up
@@ -315,8 +315,8 @@ public actor SnapshotStore {
                 identityChanges: identityChanges,
                 labels: labelChanges,
                 irks: devices.takeIRKChanges(),
-                devices: changed.compactMap(\.device).filter { $0.bluetooth?.isEphemeral != true },  // never kept
-                departed: changed.filter { $0.device == nil }.map(\.id)
+                devices: changed.compactMap(\.item?.device).filter { $0.bluetooth?.isEphemeral != true },  // never kept
+                departed: changed.filter { $0.item == nil }.map(\.id)
             )
             if !records.isEmpty { recordDevices(records) }
         }
