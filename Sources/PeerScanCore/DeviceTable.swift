@@ -130,7 +130,9 @@ public struct DeviceTable: Sendable {
     var bluetooth: BluetoothAdvertisers
 
     var mdnsHosts: [String: MDNSHost] = [:]
-    var hostsByAddress: [String: Set<String>] = [:]
+    /// The mDNS hosts that announce each address (nearly always one): lists, not sets — a set's table for one name
+    /// is twice an array's, for every address.
+    var hostsByAddress: [String: [String]] = [:]
     /// The kernel's entries, by address.
     var neighbours: [String: Neighbour] = [:]
     /// The MAC address each known address last answered with (and on which interface), and the reverse.
@@ -245,10 +247,9 @@ public struct DeviceTable: Sendable {
             mdnsHosts[hostName] = host
             for address in oldAddresses where !device.addresses.contains(address) {
                 if let mac = macByAddress[address] { markDirty(mac: mac) }
-                hostsByAddress[address]?.remove(hostName)
-                if hostsByAddress[address]?.isEmpty == true { hostsByAddress[address] = nil }
+                hostsByAddress.remove(hostName, fromListAt: address)
             }
-            for address in device.addresses { hostsByAddress[address, default: []].insert(hostName) }
+            for address in device.addresses { hostsByAddress.insert(hostName, intoListAt: address) }
         } else {
             guard var host = mdnsHosts[hostName], host.isPresent else { return }
             host.isPresent = false
@@ -286,4 +287,20 @@ public struct DeviceTable: Sendable {
         bluetooth.removeAll()
     }
 
+}
+
+extension Dictionary where Value == [String] {
+    /// Adds `member` to the list at `key` unless it is in it already.
+    /// - Complexity: O(m) for m members of the list.
+    mutating func insert(_ member: String, intoListAt key: Key) {
+        if self[key]?.contains(member) != true { self[key, default: []].append(member) }
+    }
+
+    /// Removes `member` from the list at `key`, and the key once its list is empty (an empty list is no entry).
+    /// - Complexity: O(m) for m members of the list.
+    mutating func remove(_ member: String, fromListAt key: Key) {
+        guard let index = self[key]?.firstIndex(of: member) else { return }
+        self[key]?.remove(at: index)
+        if self[key]?.isEmpty == true { self[key] = nil }
+    }
 }
