@@ -121,7 +121,7 @@ extension DeviceTable {
         }
         let away = bluetooth.settings.away
         if case .ephemeral = identity { return last + away }
-        let isOnline = idByOrigin[.bluetooth(identity)].flatMap { published[$0]?.online } ?? true
+        let isOnline = idByOrigin[.bluetooth(identity)].flatMap { published[$0]?.device?.online } ?? true
         return isOnline ? last + away : last + max(away, presence.forgetAfter)
     }
 

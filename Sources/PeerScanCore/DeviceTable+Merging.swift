@@ -63,7 +63,7 @@ extension DeviceTable {
         if hosts.count > 1 { throw DeviceEditError(.twoMDNSHosts, id: hosts[0], other: hosts[1]) }
         for other in others {
             let keys = identities.keys(of: other)
-            if let origin = origins[other], let old = unpublish(other) {
+            if let origin = origins[other], let old = unpublish(other)?.device {
                 pendingEvents.append(.merged(old, into: survivor))
                 markForDerivation(origin)
             } else {
@@ -104,8 +104,8 @@ extension DeviceTable {
     func isKnown(_ id: DeviceID) -> Bool { identities.isKnown(id) || published[id] != nil }
 
     /// Takes a device out of the published ones (its item goes at the next take unless it is published again).
-    /// - Returns: The device as it was published, or `nil` if it was not.
-    private mutating func unpublish(_ id: DeviceID) -> Device? {
+    /// - Returns: The device's item as it was published, or `nil` if it was not.
+    private mutating func unpublish(_ id: DeviceID) -> ScanItem? {
         guard let origin = origins.removeValue(forKey: id), let old = published.removeValue(forKey: id) else {
             return nil
         }

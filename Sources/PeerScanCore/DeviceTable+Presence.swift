@@ -74,9 +74,8 @@ extension DeviceTable {
 
     mutating func forget(hostName: String) {
         guard let host = mdnsHosts.removeValue(forKey: hostName) else { return }
-        for address in host.device.addresses {
-            hostsByAddress[address]?.remove(hostName)
-            if hostsByAddress[address]?.isEmpty == true { hostsByAddress[address] = nil }
+        for address in host.addresses {
+            hostsByAddress.remove(hostName, fromListAt: address)
             if let mac = macByAddress[address] { forget(mac: mac) }
         }
     }

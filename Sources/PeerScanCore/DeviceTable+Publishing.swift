@@ -7,12 +7,22 @@ import PeerScanModel
 extension DeviceTable {
     // MARK: Output
 
-    /// The devices that changed since the last take, each with its item now (`nil` if removed), in order of
-    /// identifier, and the events to log. Checks the deadlines of devices that do not answer.
+    /// The devices that changed since the last take, each as it is now (`nil` if removed), in order of identifier,
+    /// and the events to log. Checks the deadlines of devices that do not answer.
     /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
     public mutating func takeChanges(now: Duration) -> (changes: [(id: DeviceID, device: Device?)], events: [Event]) {
+        let (changes, events) = takeChangedItems(now: now)
+        return (changes.map { (id: $0.id, device: $0.item?.device) }, events)
+    }
+
+    /// ``takeChanges(now:)``, each device as its item (`nil` if removed): the box the table keeps, which the snapshot
+    /// should hold too, so that the device's fields are stored once.
+    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
+    mutating func takeChangedItems(now: Duration) -> (changes: [(id: DeviceID, item: ScanItem?)], events: [Event]) {
         for id in silent {
-            guard let device = published[id], let last = lastAnswer[id], let origin = origins[id] else { continue }
+            guard let device = published[id]?.device, let last = lastAnswer[id], let origin = origins[id] else {
+                continue
+            }
             let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
             guard now >= last + deadline || isQuestionDue(origin, now: now) else { continue }
             markForDerivation(origin)
@@ -35,9 +45,9 @@ extension DeviceTable {
             displaced = [:]  // not published again: its removal stands
             splitOff = []
         }
-        var latest: [DeviceID: Device?] = [:]
-        for (id, device) in pendingChanges { latest[id] = device }  // a device's last change counts
-        return (latest.map { (id: $0.key, device: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
+        var latest: [DeviceID: ScanItem?] = [:]
+        for (id, item) in pendingChanges { latest[id] = item }  // a device's last change counts
+        return (latest.map { (id: $0.key, item: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
     }
 
     // MARK: Derivation
@@ -53,7 +63,7 @@ extension DeviceTable {
 
     mutating func markDirty(host hostName: String) {
         dirtyHosts.insert(hostName)
-        for address in mdnsHosts[hostName]?.device.addresses ?? [] {
+        for address in mdnsHosts[hostName]?.addresses ?? [] {
             if let mac = macByAddress[address] { dirtyMACs.insert(mac) }
         }
         if let id = idByOrigin[.host(hostName)] { dirtyMACs.formUnion(linkedMACs(of: id)) }
@@ -126,7 +136,7 @@ extension DeviceTable {
             publish(nil, origin: origin, answering: false, lastAnswer: now)
             return
         }
-        var macs = Set(host.device.addresses.compactMap { macByAddress[$0] }).filter {
+        var macs = Set(host.addresses.compactMap { macByAddress[$0] }).filter {
             !isApart(mac: $0, hostName: hostName)
         }
         // The MAC addresses the registry knows as this device's are its own too, while no other host claims them
@@ -134,7 +144,7 @@ extension DeviceTable {
         if let known = idByOrigin[origin] ?? identities.id(for: .hostName(DeviceID.canonicalHostName(hostName))) {
             for mac in linkedMACs(of: known) where isUnclaimed(mac, except: hostName) { macs.insert(mac) }
         }
-        var addresses = Set(host.device.addresses)
+        var addresses = Set(host.addresses)
         for mac in macs { addresses.formUnion(addressesByMAC[mac] ?? []) }
         // Liveness from the host where the kernel resolves it; from its records only where it does not.
         let answering: Bool
@@ -155,16 +165,19 @@ extension DeviceTable {
             publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
             return
         }
-        var device = host.device
         let sortedMACs = macs.sorted()
-        device.id = identify(origin, macAddresses: sortedMACs)
-        device.addresses = addresses.sorted(by: AddressOrder.precedes)
-        device.interfaces = Set(host.device.interfaces).union(interfaces(of: addresses)).sorted()
-        device.macAddresses = sortedMACs
-        device.vendor = sortedMACs.first.flatMap(vendorOf)
-        device.online = online
-        device.bluetooth = heard?.facts
-        device.displayName = device.displayName ?? heard?.facts.name
+        let device = Device(
+            id: identify(origin, macAddresses: sortedMACs),
+            hostName: hostName,
+            displayName: host.displayName ?? heard?.facts.name,
+            addresses: addresses.sorted(by: AddressOrder.precedes),
+            interfaces: Set(host.interfaces).union(interfaces(of: addresses)).sorted(),
+            services: host.services,
+            macAddresses: sortedMACs,
+            vendor: sortedMACs.first.flatMap(vendorOf),
+            online: online,
+            bluetooth: heard?.facts
+        )
         if !macs.isEmpty {
             askIfDue(
                 hostName: hostName,
@@ -281,7 +294,7 @@ extension DeviceTable {
     ) {
         guard let derived else {
             guard let id = idByOrigin.removeValue(forKey: origin), origins[id] == origin,
-                let old = published.removeValue(forKey: id)
+                let old = published.removeValue(forKey: id)?.device
             else { return }
             origins[id] = nil
             lastAnswer[id] = nil
@@ -305,19 +318,22 @@ extension DeviceTable {
         // Taken over (a host takes its MAC-only device's item), unless the holder derives another device already.
         if let holder = origins[id], holder != origin, idByOrigin[holder] == id { idByOrigin[holder] = nil }
         let wasDisplaced = displaced.removeValue(forKey: id)
-        let old = published[id] ?? wasDisplaced
+        let oldItem = published[id] ?? wasDisplaced
+        let old = oldItem?.device
         if let old, old.online == device.online {
             device.presenceReason = old.presenceReason
         } else {
             device.presenceReason = reason
         }
-        published[id] = device
+        // An unchanged device keeps the box it was published in: the snapshot holds that one.
+        let item = old == device ? oldItem ?? .device(device) : .device(device)
+        published[id] = item
         origins[id] = origin
         idByOrigin[origin] = id
         lastAnswer[id] = last
         if answering { silent.remove(id) } else { silent.insert(id) }
         guard old != device || wasDisplaced != nil else { return }
-        pendingChanges.append((id, device))  // after a displacement, even unchanged: it stays
+        pendingChanges.append((id, item))  // after a displacement, even unchanged: it stays
         guard old != device else { return }
         if let old {
             if old.online != device.online {

@@ -105,9 +105,15 @@ public struct DeviceTable: Sendable {
         case bluetooth(BluetoothIdentity)
     }
 
+    /// An mDNS host: the parts of the device the mDNS host table reports that derivation uses (not a whole
+    /// ``Device``: most of its fields are the table's own to set, and a `Device` inline in every entry of a dictionary
+    /// was the largest part of the table's memory), and its presence.
     struct MDNSHost: Sendable {
-        /// The device as the mDNS host table last reported it; its services are emptied once it has none left.
-        var device: Device
+        /// As the mDNS host table last reported them; the services are emptied once it has none left.
+        var displayName: String?
+        var addresses: [String]
+        var interfaces: [String]
+        var services: [DeviceService]
         var isPresent: Bool
         /// When its last service went (meaningful while not present).
         var lastSeen: Duration
@@ -127,7 +133,9 @@ public struct DeviceTable: Sendable {
     var bluetooth: BluetoothAdvertisers
 
     var mdnsHosts: [String: MDNSHost] = [:]
-    var hostsByAddress: [String: Set<String>] = [:]
+    /// The mDNS hosts that announce each address (nearly always one): lists, not sets — a set's table for one name
+    /// is twice an array's, for every address.
+    var hostsByAddress: [String: [String]] = [:]
     /// The kernel's entries, by address.
     var neighbours: [String: Neighbour] = [:]
     /// The MAC address each known address last answered with (and on which interface), and the reverse.
@@ -149,7 +157,9 @@ public struct DeviceTable: Sendable {
     /// What people said about devices: put on every device published (``Device/labelled(_:)``).
     public internal(set) var labels: DeviceLabels
 
-    var published: [DeviceID: Device] = [:]
+    /// Each published device's item as published: the snapshot's own box (``ScanItem/device(_:)`` is `indirect`), so
+    /// the table and the snapshot share one copy of its fields (``takeChangedItems(now:)`` hands the items on).
+    var published: [DeviceID: ScanItem] = [:]
     var origins: [DeviceID: Origin] = [:]
     var idByOrigin: [Origin: DeviceID] = [:]
     var lastAnswer: [DeviceID: Duration] = [:]
@@ -158,7 +168,7 @@ public struct DeviceTable: Sendable {
     /// Devices a person's split took out of ``published`` until their origins derive them again at the next take
     /// (then an update, not a new device), and the new devices of split keys (no presence line: `device split` says
     /// it).
-    var displaced: [DeviceID: Device] = [:]
+    var displaced: [DeviceID: ScanItem] = [:]
     var splitOff: Set<DeviceID> = []
 
     /// MAC-only devices not published yet because ``holdsNeighbourOnlyDevices`` was set.
@@ -177,7 +187,7 @@ public struct DeviceTable: Sendable {
 
     var dirtyHosts: Set<String> = []
     var dirtyMACs: Set<String> = []
-    var pendingChanges: [(id: DeviceID, device: Device?)] = []
+    var pendingChanges: [(id: DeviceID, item: ScanItem?)] = []
     var pendingEvents: [Event] = []
     var pendingQuestions: [HostQuestion] = []
 
@@ -218,24 +228,36 @@ public struct DeviceTable: Sendable {
     public mutating func updateMDNSDevice(hostName: String, device: Device?, now: Duration) {
         if let device {
             let old = mdnsHosts[hostName]
-            let oldAddresses = old?.device.addresses ?? []
-            var host = old ?? MDNSHost(device: device, isPresent: true, lastSeen: now, appearedAt: now)
+            let oldAddresses = old?.addresses ?? []
+            var host =
+                old
+                ?? MDNSHost(
+                    displayName: nil,
+                    addresses: [],
+                    interfaces: [],
+                    services: [],
+                    isPresent: true,
+                    lastSeen: now,
+                    appearedAt: now
+                )
             if !host.isPresent { host.appearedAt = now }
-            host.device = device
+            host.displayName = device.displayName
+            host.addresses = device.addresses
+            host.interfaces = device.interfaces
+            host.services = device.services
             host.isPresent = true
             host.lastSeen = now
             mdnsHosts[hostName] = host
             for address in oldAddresses where !device.addresses.contains(address) {
                 if let mac = macByAddress[address] { markDirty(mac: mac) }
-                hostsByAddress[address]?.remove(hostName)
-                if hostsByAddress[address]?.isEmpty == true { hostsByAddress[address] = nil }
+                hostsByAddress.remove(hostName, fromListAt: address)
             }
-            for address in device.addresses { hostsByAddress[address, default: []].insert(hostName) }
+            for address in device.addresses { hostsByAddress.insert(hostName, intoListAt: address) }
         } else {
             guard var host = mdnsHosts[hostName], host.isPresent else { return }
             host.isPresent = false
             host.lastSeen = now
-            host.device.services = []
+            host.services = []
             mdnsHosts[hostName] = host
         }
         markDirty(host: hostName)
@@ -268,4 +290,20 @@ public struct DeviceTable: Sendable {
         bluetooth.removeAll()
     }
 
+}
+
+extension Dictionary where Value == [String] {
+    /// Adds `member` to the list at `key` unless it is in it already.
+    /// - Complexity: O(m) for m members of the list.
+    mutating func insert(_ member: String, intoListAt key: Key) {
+        if self[key]?.contains(member) != true { self[key, default: []].append(member) }
+    }
+
+    /// Removes `member` from the list at `key`, and the key once its list is empty (an empty list is no entry).
+    /// - Complexity: O(m) for m members of the list.
+    mutating func remove(_ member: String, fromListAt key: Key) {
+        guard let index = self[key]?.firstIndex(of: member) else { return }
+        self[key]?.remove(at: index)
+        if self[key]?.isEmpty == true { self[key] = nil }
+    }
 }

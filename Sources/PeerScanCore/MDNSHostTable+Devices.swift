@@ -11,16 +11,16 @@ extension MDNSHostTable {
     /// - Complexity: O(k log k) for k instances of the device.
     public func device(hostName: String) -> Device? {
         guard let keys = keysByHost[hostName], !keys.isEmpty else { return nil }
-        let hostRows = keys.compactMap { rows[$0] }
         var addresses: Set<String> = []
         var interfaces: Set<String> = []
         var latest: [ServiceKey: Row] = [:]
         for record in addressRecords[hostName] ?? [] { addresses.insert(record.address) }
         for record in unconfirmedAddressRecords[hostName] ?? [] { addresses.insert(record.address) }
-        for row in hostRows {
-            addresses.formUnion(row.instance.addresses)
-            interfaces.insert(row.instance.key.interface)
-            let service = row.instance.key.service
+        for key in keys {
+            guard let row = rows[key] else { continue }
+            addresses.formUnion(row.addresses)
+            interfaces.insert(key.interface)
+            let service = key.service
             if let current = latest[service], current.resolution > row.resolution { continue }
             latest[service] = row
         }
@@ -29,8 +29,8 @@ extension MDNSHostTable {
                 name: service.name,
                 type: service.type,
                 domain: service.domain,
-                port: row.instance.port,
-                txt: Self.canonicalTXT(row.instance.txt)
+                port: row.port,
+                txt: Self.canonicalTXT(row.txt)
             )
         }
         return Device(

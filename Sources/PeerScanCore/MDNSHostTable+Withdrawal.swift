@@ -67,7 +67,7 @@ extension MDNSHostTable {
     /// The devices with a row learnt on `interface` (for the log).
     /// - Complexity: O(r) for r rows.
     public func deviceCount(on interface: String) -> Int {
-        Set(rows.values.lazy.filter { $0.instance.key.interface == interface }.map(\.hostName)).count
+        Set(rows.lazy.filter { $0.key.interface == interface }.map(\.value.hostName)).count
     }
 
     mutating func forgetWithdrawals() {

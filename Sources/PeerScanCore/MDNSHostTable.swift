@@ -30,17 +30,30 @@ import PeerScanModel
 /// a window (``SettleRequest``); once the caller reports that window expired, everything held in it is released. A
 /// device that waits on nothing is never held.
 public struct MDNSHostTable: Sendable {
-    /// One resolved instance, and when (in resolution order) it was last resolved.
+    /// One resolved instance (its key is the row's key in ``rows``: not stored twice), with its canonical host name,
+    /// and when (in resolution order) it was last resolved.
     struct Row: Sendable {
-        var instance: ServiceInstance
         var hostName: String
+        var addresses: [String]
+        var port: UInt16
+        var txt: [TXTEntry]
         var resolution: UInt64
+
+        init(_ instance: ServiceInstance, hostName: String, resolution: UInt64) {
+            self.hostName = hostName
+            self.addresses = instance.addresses
+            self.port = instance.port
+            self.txt = instance.txt
+            self.resolution = resolution
+        }
     }
 
     // The state below is internal, not private, only for the extensions in MDNSHostTable+*.swift: nothing outside
     // the table touches it.
     var rows: [ServiceInstanceKey: Row] = [:]
-    var keysByHost: [String: Set<ServiceInstanceKey>] = [:]
+    /// The keys of each host's rows, in no order: an array, not a set — a host has a few rows, and a set's hash table
+    /// takes twice the memory of an array for them (~220 bytes for one key, against ~110), for every host.
+    var keysByHost: [String: [ServiceInstanceKey]] = [:]
     /// The address records of each host with rows: confirmed, and (during a resync) not reported again yet.
     var addressRecords: [String: Set<HostAddress>] = [:]
     var unconfirmedAddressRecords: [String: Set<HostAddress>] = [:]
@@ -96,7 +109,7 @@ public struct MDNSHostTable: Sendable {
     public var deviceCount: Int { keysByHost.count }
 
     /// Applies a resolution or a removal. Other events do not concern the table.
-    /// - Complexity: O(1) expected.
+    /// - Complexity: O(k) for k rows of the host concerned (expected).
     public mutating func apply(_ event: DiscoveryEvent) {
         switch event {
         case .serviceResolved(let instance):
@@ -104,8 +117,8 @@ public struct MDNSHostTable: Sendable {
             let host = DeviceID.canonicalHostName(instance.hostName)
             if let old = rows[instance.key], old.hostName != host { remove(instance.key) }
             forgetPending(instance.key)
-            rows[instance.key] = Row(instance: instance, hostName: host, resolution: resolutionCounter)
-            keysByHost[host, default: []].insert(instance.key)
+            rows[instance.key] = Row(instance, hostName: host, resolution: resolutionCounter)
+            if keysByHost[host]?.contains(instance.key) != true { keysByHost[host, default: []].append(instance.key) }
             unconfirmed.remove(instance.key)
             confirmWithdrawn(instance.key)
             if isResyncing { typesSeenAgain.insert(instance.key.type) }
@@ -207,7 +220,7 @@ public struct MDNSHostTable: Sendable {
         }
         unconfirmed.remove(key)
         withdrawnRows.remove(key)
-        keysByHost[row.hostName]?.remove(key)
+        if let index = keysByHost[row.hostName]?.firstIndex(of: key) { keysByHost[row.hostName]?.remove(at: index) }
         if keysByHost[row.hostName]?.isEmpty == true {
             keysByHost[row.hostName] = nil
             addressRecords[row.hostName] = nil  // no longer followed

@@ -18,7 +18,8 @@ enum SnapshotProjection {
         return snapshot
     }
 
-    /// `snapshot` edited to show the switch, the host and the changed devices (`nil`: removed).
+    /// `snapshot` edited to show the switch, the host and the changed devices (`nil`: removed). A device's item is
+    /// placed as given, box and all (``DeviceTable/takeChangedItems(now:)``: the table keeps the same box).
     ///
     /// - Returns: The snapshot (`snapshot` itself when nothing changed) and the log lines of devices whose fields
     ///   changed (coming and going have lines of their own).
@@ -31,7 +32,7 @@ enum SnapshotProjection {
         isScanning: Bool,
         host: HostStatus,
         wirelessInterfaces: [WirelessInterfaceStatus] = [],
-        changed: [(id: DeviceID, device: Device?)],
+        changed: [(id: DeviceID, item: ScanItem?)],
         changedNetworks: [(id: DeviceID, network: WiFiNetwork?)] = []
     ) throws -> (snapshot: ScanSnapshot, logs: [LogEntry]) {
         let configItems =
@@ -50,8 +51,8 @@ enum SnapshotProjection {
         if isScanning {
             if !next.contains(section: .networks) { try next.appendSections([.networks]) }
             for (id, network) in changedNetworks { try place(network, id: id, in: &next) }
-            for (id, device) in changed {
-                if let line = try place(device, id: id, in: &next) { logs.append(line) }
+            for (id, item) in changed {
+                if let line = try place(item, id: id, in: &next) { logs.append(line) }
             }
         } else if next.contains(section: .networks) {
             try next.deleteSections([.networks])
@@ -109,20 +110,21 @@ enum SnapshotProjection {
 
     /// Brings a device's item up to date: removes it, inserts it at its sorted position, or updates it in place.
     /// - Returns: The `device changed` line, if its fields (other than presence) changed.
-    private static func place(_ device: Device?, id: DeviceID, in next: inout ScanSnapshot) throws -> LogEntry? {
+    private static func place(_ item: ScanItem?, id: DeviceID, in next: inout ScanSnapshot) throws -> LogEntry? {
         let old = next.item(withIdentifier: id)?.device
+        let device = item?.device
         guard old != device else { return nil }
-        if let old, let device, old.sortKey == device.sortKey {
-            try next.updateItems([.device(device)])  // the sort key is unchanged
+        if let old, let device, let item, old.sortKey == device.sortKey {
+            try next.updateItems([item])  // the sort key is unchanged
         } else {
             if old != nil { try next.deleteItems([id]) }
-            if let device {
+            if let device, let item {
                 let devices = next.items(inSection: .networks) ?? []
                 let index = insertionIndex(of: device, in: devices)
                 if index < devices.count {
-                    try next.insertItems([.device(device)], beforeItem: devices[index].id)
+                    try next.insertItems([item], beforeItem: devices[index].id)
                 } else {
-                    try next.appendItems([.device(device)], toSection: .networks)
+                    try next.appendItems([item], toSection: .networks)
                 }
             }
         }

@@ -17,22 +17,25 @@ public actor SnapshotStore {
     /// The sequence number of ``snapshot``: 0 at start, one more for every published changeset.
     public private(set) var sequence: UInt64 = 0
 
-    private var isScanning: Bool
-    private var host: HostStatus
-    private var table: MDNSHostTable
-    private var schedule = ResyncSchedule()
-    private var devices: DeviceTable
-    private var gate: InitialBrowseGate
-    private var wireless: WirelessTable
+    // The parts below are internal, not private, only for SnapshotStore+Discovery.swift (how a discovery event reaches
+    // them): nothing outside the store touches them.
+
+    var isScanning: Bool
+    var host: HostStatus
+    var table: MDNSHostTable
+    var schedule = ResyncSchedule()
+    var devices: DeviceTable
+    var gate: InitialBrowseGate
+    var wireless: WirelessTable
     private var wirelessCheckRequested: Duration?
-    private var limits: SystemLimitTracker
-    private let clock: ScanClock
+    var limits: SystemLimitTracker
+    let clock: ScanClock
     private let alertsNewDevices: Bool
     private let recordDevices: (@Sendable (DeviceRecords) -> Void)?
     private let recordNetworks: (@Sendable (WirelessRecords) -> Void)?
     private let recordUpdate: (@Sendable (StoreUpdate) -> Void)?
     let subscribers = Subscribers()
-    private let sourceStateKnown = OneShotSignal()
+    let sourceStateKnown = OneShotSignal()
     private let initialBrowseSettled = OneShotSignal()
 
     /// Creates a store.
@@ -244,52 +247,6 @@ public actor SnapshotStore {
     /// Whether the first browse after start has settled (or the store does not wait for it).
     public var hasInitialBrowseSettled: Bool { gate.isSettled }
 
-    private func apply(_ event: DiscoveryEvent, isScanning: Bool, effects: inout StoreEffects) {
-        switch event {
-        case .sourceState(let state, let hostName):
-            sourceStateKnown.fire()
-            if state != host.sourceState {
-                effects.logs.append(LogEntry(.avahiState, ["state": state.name, "reason": state.reason ?? ""]))
-            }
-            schedule.sourceStateChanged(
-                isRunning: state.isRunning,
-                wasRunning: host.sourceState.isRunning,
-                table: &table,
-                effects: &effects
-            )
-            host.sourceState = state
-            if let hostName { host.hostName = hostName }
-        case .browsedInterfaces(let interfaces):
-            if interfaces != host.interfaces {
-                effects.logs.append(LogEntry(.interfacesChanged, ["interfaces": interfaces.joined(separator: ",")]))
-                host.interfaces = interfaces
-            }
-        case .interfaceWithdrawn(let interface):
-            if isScanning { schedule.interfaceWithdrawn(interface, table: &table, effects: &effects) }
-        case .interfaceReturned(let interface):
-            if isScanning { schedule.interfaceReturned(interface, table: &table, effects: &effects) }
-        case .browsingSettled:
-            gate.browsingSettled(isRunning: host.sourceState.isRunning, isScanning: isScanning)
-            if host.sourceState.isRunning { schedule.browsingSettled(table: &table, effects: &effects) }
-        case .serviceFound, .serviceResolved, .serviceRemoved, .resolveFailed, .typeSettled, .addressAdded,
-            .addressRemoved, .followingAddresses, .addressesKnown:
-            guard isScanning else { break }
-            table.apply(event)
-            limits.countsChanged = true
-            switch event {
-            case .serviceFound, .serviceResolved, .addressAdded: gate.noteFound(now: clock.now())
-            default: break
-            }
-        case .observed(let observation):
-            if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
-            limits.countsChanged = true
-        case .wireless(let observation):
-            if isScanning { wireless.apply(observation, now: clock.now()) }
-        case .bluetooth(let observation):
-            if isScanning { devices.observe(bluetooth: observation, now: clock.now()) }
-        }
-    }
-
     /// The snapshot as it should be now: the current one, edited where something changed.
     private func makeSnapshot(windowExpired: Int?, effects: inout StoreEffects) -> ScanSnapshot {
         let time = clock.now()
@@ -304,7 +261,7 @@ public actor SnapshotStore {
         for (hostName, device) in changedHosts {
             devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
         }
-        let (changed, events) = devices.takeChanges(now: time)
+        let (changed, events) = devices.takeChangedItems(now: time)
         let wifi = wireless.takeChanges(now: time)
         if let recordNetworks, !wifi.records.isEmpty { recordNetworks(wifi.records) }
         let identityChanges = devices.takeIdentityChanges()  // taken even with no registry: they must not pile up
@@ -315,8 +272,8 @@ public actor SnapshotStore {
                 identityChanges: identityChanges,
                 labels: labelChanges,
                 irks: devices.takeIRKChanges(),
-                devices: changed.compactMap(\.device).filter { $0.bluetooth?.isEphemeral != true },  // never kept
-                departed: changed.filter { $0.device == nil }.map(\.id)
+                devices: changed.compactMap(\.item?.device).filter { $0.bluetooth?.isEphemeral != true },  // never kept
+                departed: changed.filter { $0.item == nil }.map(\.id)
             )
             if !records.isEmpty { recordDevices(records) }
         }

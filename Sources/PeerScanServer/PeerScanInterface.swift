@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MonitoringLog
+import NIOCore
 import PeerScanCore
 import PeerScanModel
 import Varlink
@@ -282,13 +283,18 @@ public struct PeerScanInterface: VarlinkInterface {
         kind: ReplyCache.SnapshotKind
     ) throws -> VarlinkPreparedReply {
         try history.snapshotReplies.snapshot(sequence: sequence, kind: kind) {
-            let parameters = try PeerScanWire.encodeSnapshotReply(
-                epoch: epoch,
-                sequence: sequence,
-                snapshot: snapshot,
-                resync: kind == .resync ? true : nil
-            )
-            return VarlinkPreparedReply(encodedParameters: parameters, continues: kind != .final)
+            // Written straight into the frame: a 10,000-device snapshot is 4.2 MB, and a `Data` copied into the frame
+            // would be held twice while a hundred clients connect.
+            try VarlinkPreparedReply(continues: kind != .final) {
+                (frame: inout ByteBuffer) throws(PeerScanWire.EncodingError) in
+                try PeerScanWire.encodeSnapshotReply(
+                    epoch: epoch,
+                    sequence: sequence,
+                    snapshot: snapshot,
+                    resync: kind == .resync ? true : nil,
+                    into: &frame
+                )
+            }
         }
     }
 }

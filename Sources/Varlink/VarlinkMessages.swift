@@ -293,6 +293,19 @@ package enum VarlinkEncoding {
         frame(try encoder.encode(Reply(parameters: parameters, continues: continues ? true : nil, error: nil)))
     }
 
+    /// A reply whose parameters `writeParameters` writes into the frame itself (a JSON object): no copy of them.
+    package static func reply<Failure: Error>(
+        continues: Bool,
+        writingParameters writeParameters: (inout ByteBuffer) throws(Failure) -> Void
+    ) throws(Failure) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.writeString(continues ? #"{"continues":true,"parameters":"# : #"{"parameters":"#)
+        try writeParameters(&buffer)
+        buffer.writeString("}")
+        buffer.writeInteger(UInt8(0))
+        return buffer
+    }
+
     package static func reply(encodedParameters: Data, continues: Bool) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(encodedParameters.count + 40)

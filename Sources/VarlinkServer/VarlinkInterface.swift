@@ -71,6 +71,18 @@ public struct VarlinkPreparedReply: Sendable {
         frame = VarlinkEncoding.reply(encodedParameters: encodedParameters, continues: continues)
     }
 
+    /// Prepares a reply whose parameters `writeParameters` writes, as a JSON object, into the reply's own buffer (a
+    /// large reply is then held once, not once as the parameters and again as the frame).
+    /// - Parameters:
+    ///   - continues: More replies follow (only for `more` calls).
+    ///   - writeParameters: Appends the `parameters` object's JSON to the buffer it is given.
+    public init<Failure: Error>(
+        continues: Bool,
+        writingParameters writeParameters: (inout ByteBuffer) throws(Failure) -> Void
+    ) throws(Failure) {
+        frame = try VarlinkEncoding.reply(continues: continues, writingParameters: writeParameters)
+    }
+
     /// Prepares a reply by encoding its parameters.
     public init(_ parameters: some Encodable, continues: Bool) throws {
         frame = try VarlinkEncoding.reply(parameters, continues: continues)

@@ -53,6 +53,13 @@ import Testing
         #expect(DeviceID.make(hostName: spelling) == DeviceID.make(hostName: "tv.local"))
     }
 
+    @Test(arguments: [
+        ("Télé.Local.", "télé.local"), ("télé.local", "télé.local"), ("", ""), ("..", ""), ("a.b", "a.b"),
+    ])
+    func canonicalizesNamesBeyondASCIIAndEdgeCases(spelling: String, canonical: String) {
+        #expect(DeviceID.canonicalHostName(spelling) == canonical)
+    }
+
     @Test func differentHostsHaveDifferentIdentifiers() {
         #expect(DeviceID.make(hostName: "tv.local") != DeviceID.make(hostName: "tv2.local"))
         #expect(DeviceID.make(hostName: "tv.local") != DeviceID.make(hostName: "tv.lan"))

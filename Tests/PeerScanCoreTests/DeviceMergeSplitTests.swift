@@ -99,7 +99,7 @@ private func stored(
             restarted.updateNeighbour(neighbour("10.0.0.6", macB), now: .seconds(1))
             _ = restarted.takeChanges(now: .seconds(1))
             #expect(restarted.deviceCount == 1)
-            #expect(restarted.published[a]?.macAddresses == [macA, macB], "\(first) first")
+            #expect(restarted.published[a]?.device?.macAddresses == [macA, macB], "\(first) first")
         }
     }
 
@@ -132,7 +132,7 @@ private func stored(
             now: .zero
         )
         let tv = try #require(table.takeChanges(now: .zero).changes.first?.id)
-        #expect(table.published[tv]?.macAddresses == [macB])
+        #expect(table.published[tv]?.device?.macAddresses == [macB])
 
         let macID = try table.split(.macAddress(macB), from: tv)
         let (changes, _) = table.takeChanges(now: .seconds(1))
@@ -165,7 +165,7 @@ private func stored(
         // A person's merge joins them again.
         try restarted.merge([macID], into: tv)
         _ = restarted.takeChanges(now: .seconds(1))
-        #expect(restarted.deviceCount == 1 && restarted.published[tv]?.macAddresses == [macB])
+        #expect(restarted.deviceCount == 1 && restarted.published[tv]?.device?.macAddresses == [macB])
         #expect(!restarted.identities.areApart(tv, macID))
     }
 
@@ -183,8 +183,11 @@ private func stored(
 
         let named = try table.split(.hostName("nas.local"), from: id)
         _ = table.takeChanges(now: .seconds(2))
-        #expect(table.published[named]?.hostName == "nas.local" && table.published[named]?.macAddresses == [])
-        #expect(table.published[id]?.hostName == nil && table.published[id]?.macAddresses == [macA])
+        #expect(
+            table.published[named]?.device?.hostName == "nas.local"
+                && table.published[named]?.device?.macAddresses == []
+        )
+        #expect(table.published[id]?.device?.hostName == nil && table.published[id]?.device?.macAddresses == [macA])
     }
 
     @Test func mergesAreRefusedWithTheReason() throws {

@@ -130,6 +130,22 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
         #expect(takeChanges(&table) == ["tv.local": false])
     }
 
+    @Test func anInstanceResolvedAgainIsOneRowThatOneRemovalTakes() {
+        // A host's keys are a list, not a set: resolving an instance again must not add its key twice.
+        var table = makeTable(
+            makeInstance("TV", host: "tv.local", txt: [TXTEntry(key: "v", value: "1")]),
+            makeInstance("TV", host: "tv.local", txt: [TXTEntry(key: "v", value: "2")]),
+            makeInstance("SSH", type: "_ssh._tcp", host: "tv.local")
+        )
+        table.apply(.serviceResolved(makeInstance("TV", host: "tv.local", txt: [TXTEntry(key: "v", value: "3")])))
+        table.apply(.serviceRemoved(makeInstanceKey("SSH", type: "_ssh._tcp")))
+        #expect(table.device(hostName: "tv.local")?.services.map(\.txt) == [[TXTEntry(key: "v", value: "3")]])
+        table.apply(.serviceRemoved(makeInstanceKey("TV")))
+        #expect(table.deviceCount == 0)
+        #expect(table.device(hostName: "tv.local") == nil)
+        #expect(takeChanges(&table) == ["tv.local": false])
+    }
+
     @Test func ignoresTheRemovalOfAnUnknownInstance() {
         var table = makeTable(makeInstance("TV", host: "tv.local"))
         table.apply(.serviceRemoved(makeInstanceKey("TV", interface: "wlan0")))

@@ -28,14 +28,19 @@ import Testing
             start,
             isScanning: true,
             host: host,
-            changed: [(b.id, b), (c.id, c), (a.id, a)]
+            changed: [(b.id, .device(b)), (c.id, .device(c)), (a.id, .device(a))]
         )
         #expect(snapshot.devices.map(\.displayName) == ["Alpha", "Bravo", "Charlie"])
         #expect(logs.isEmpty, "coming has a line of its own")
 
         var moved = b
         moved.addresses = ["10.0.0.22"]
-        (snapshot, logs) = try SnapshotProjection.edit(snapshot, isScanning: true, host: host, changed: [(b.id, moved)])
+        (snapshot, logs) = try SnapshotProjection.edit(
+            snapshot,
+            isScanning: true,
+            host: host,
+            changed: [(b.id, .device(moved))]
+        )
         #expect(snapshot.devices.map(\.addresses) == [["10.0.0.1"], ["10.0.0.22"], ["10.0.0.3"]])
         #expect(logs.map(\.message) == [.deviceChanged])
         #expect(logs.first?.metadata["fields"] == "addresses")

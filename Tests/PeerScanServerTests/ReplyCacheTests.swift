@@ -1,6 +1,7 @@
 // The snapshot replies prepared once for many clients, and dropped once the store has moved past their sequence.
 
 import Foundation
+import NIOCore
 import PeerScanCore
 import PeerScanModel
 import Testing
@@ -47,6 +48,38 @@ private final class Encodings: @unchecked Sendable {
         _ = try cache.snapshot(sequence: 6, kind: .first) { encodings.make(6) }
         #expect(encodings.count == 5)
         #expect(cache.count == 1)
+    }
+
+    @Test(arguments: [true, false])
+    func aSnapshotReplyWrittenIntoItsFrameIsTheFrameOfItsEncodedBytes(continues: Bool) throws {
+        var snapshot = ScanSnapshot()
+        try snapshot.appendSections([.config, .networks])
+        try snapshot.appendItems([.scanning(enabled: true)], toSection: .config)
+        let devices = (0..<50).map { index in
+            Device(
+                id: DeviceID.make(hostName: "device-\(index).local"),
+                hostName: "device-\(index).local",
+                displayName: "Device \(index)",
+                addresses: ["10.0.0.\(index)"],
+                interfaces: ["eth0"],
+                services: []
+            )
+        }
+        try snapshot.appendItems(devices.map(ScanItem.device), toSection: .networks)
+        let encoded = try PeerScanWire.encodeSnapshotReply(epoch: "e", sequence: 7, snapshot: snapshot, resync: true)
+        let copied = VarlinkPreparedReply(encodedParameters: encoded, continues: continues)
+        let written = try VarlinkPreparedReply(continues: continues) {
+            (frame: inout ByteBuffer) throws(PeerScanWire.EncodingError) in
+            try PeerScanWire.encodeSnapshotReply(
+                epoch: "e",
+                sequence: 7,
+                snapshot: snapshot,
+                resync: true,
+                into: &frame
+            )
+        }
+        #expect(written.size > 50 * 100)
+        #expect(written.frame == copied.frame)
     }
 
     @Test func theHistoryDropsTheSnapshotsWhenItRecordsANewerChangeset() throws {

@@ -1,0 +1,57 @@
+// How a discovery event reaches the store's parts: what the source reports (its state, the interfaces it browses and
+// withdraws, the end of a browse) and what it finds (mDNS rows and records, neighbours, Wi-Fi, Bluetooth).
+
+import Discovery
+import MonitoringLog
+import PeerScanModel
+
+extension SnapshotStore {
+    /// Hands a discovery event to the part it concerns: the source's state and the resync schedule, the browsed
+    /// interfaces and their withdrawals, the initial browse's gate, the mDNS host table (while scanning), the device
+    /// table (neighbours, Bluetooth) and the Wi-Fi networks' table. `isScanning` is the switch as the batch began.
+    func apply(_ event: DiscoveryEvent, isScanning: Bool, effects: inout StoreEffects) {
+        switch event {
+        case .sourceState(let state, let hostName):
+            sourceStateKnown.fire()
+            if state != host.sourceState {
+                effects.logs.append(LogEntry(.avahiState, ["state": state.name, "reason": state.reason ?? ""]))
+            }
+            schedule.sourceStateChanged(
+                isRunning: state.isRunning,
+                wasRunning: host.sourceState.isRunning,
+                table: &table,
+                effects: &effects
+            )
+            host.sourceState = state
+            if let hostName { host.hostName = hostName }
+        case .browsedInterfaces(let interfaces):
+            if interfaces != host.interfaces {
+                effects.logs.append(LogEntry(.interfacesChanged, ["interfaces": interfaces.joined(separator: ",")]))
+                host.interfaces = interfaces
+            }
+        case .interfaceWithdrawn(let interface):
+            if isScanning { schedule.interfaceWithdrawn(interface, table: &table, effects: &effects) }
+        case .interfaceReturned(let interface):
+            if isScanning { schedule.interfaceReturned(interface, table: &table, effects: &effects) }
+        case .browsingSettled:
+            gate.browsingSettled(isRunning: host.sourceState.isRunning, isScanning: isScanning)
+            if host.sourceState.isRunning { schedule.browsingSettled(table: &table, effects: &effects) }
+        case .serviceFound, .serviceResolved, .serviceRemoved, .resolveFailed, .typeSettled, .addressAdded,
+            .addressRemoved, .followingAddresses, .addressesKnown:
+            guard isScanning else { break }
+            table.apply(event)
+            limits.countsChanged = true
+            switch event {
+            case .serviceFound, .serviceResolved, .addressAdded: gate.noteFound(now: clock.now())
+            default: break
+            }
+        case .observed(let observation):
+            if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
+            limits.countsChanged = true
+        case .wireless(let observation):
+            if isScanning { wireless.apply(observation, now: clock.now()) }
+        case .bluetooth(let observation):
+            if isScanning { devices.observe(bluetooth: observation, now: clock.now()) }
+        }
+    }
+}
