@@ -158,7 +158,7 @@ def sweep_block(hosts: int, prefix: int) -> dict:
         expected = set(block.macs)
         overflows, table_fulls = kernel_overflow_lines(), arp_table_fulls()
         watch = NeighbourWatch(lan)
-        daemon = Daemon(lan)
+        daemon = Daemon(lan, "--log-level", "debug")
         try:
             done = daemon.wait_for(lambda s: expected <= macs(s), timeout=120)
             cpu, rss = daemon.usage()
@@ -167,7 +167,8 @@ def sweep_block(hosts: int, prefix: int) -> dict:
             daemon.stop()
             watch.stop()
         found = len(expected & macs(daemon.snapshot))
-        logged = logged_seconds_to_last((lan.tmpdir / "peerscand.log").read_text(errors="replace"), expected)
+        log = (lan.tmpdir / "peerscand.log").read_text(errors="replace")
+        logged = logged_seconds_to_last(log, expected)
         lan.run_in_scanner(["ip", "neigh", "flush", "dev", "lan0"])  # arp-scan needs none: give them back
         found_by_arp_scan, arp_scan_seconds = lan.arp_scan()
         return {
@@ -180,6 +181,7 @@ def sweep_block(hosts: int, prefix: int) -> dict:
             "scanner_neighbour_entries_max": watch.most,
             "kernel_overflow_lines": kernel_overflow_lines() - overflows,
             "kernel_table_fulls": arp_table_fulls() - table_fulls, "host_limits": limits,
+            "log": probe_rounds(log),
         }
 
 
@@ -215,6 +217,24 @@ def logged_seconds_to_last(log: str, expected: set[str]) -> float | None:
         if parts[2].startswith("new device") and (mac := re.search(r"\bmac=(\S+)", line)) and mac[1] in expected:
             stamps.setdefault(mac[1], stamp)
     return round(max(stamps.values()) - start, 2) if start is not None and len(stamps) == len(expected) else None
+
+
+def probe_rounds(log: str) -> list[dict]:
+    """From peerscand's log at debug: each `probe round` line's counts (and `at`: seconds since the log's first line),
+    and each `system limit reached` line's fields."""
+    rounds, start = [], None
+    for line in log.splitlines():
+        stamp = line.split(" ", 1)[0]
+        if not stamp.endswith("Z"):
+            continue
+        at = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        start = at if start is None else start
+        if "probe round" in line or "system limit reached" in line:
+            fields = {key: value.strip('"') for key, value in re.findall(r'(\w+)=("[^"]*"|\S+)', line)}
+            rounds.append({"at": round(at - start, 1), "line": "round" if "probe round" in line else "limit",
+                           **{k: v for k, v in fields.items()
+                              if k in {"swept", "failures", "enobufs", "known", "limit", "value", "setting"}}})
+    return rounds
 
 
 def kernel_overflow_lines() -> int:

@@ -82,7 +82,9 @@ public struct SystemLimitCounts: Sendable, Equatable {
 /// limit is global across network namespaces (and the kernel's count also holds entries peerscand does not see: other
 /// namespaces', failed ones), the table is also full when the last probe round had datagrams the kernel had no room
 /// for (`ENOBUFS`, ``SystemLimitCounts/neighbourNoRoom``), whatever the count; the limit's value is then still the
-/// count seen.
+/// count seen. In a network namespace other than the host's (a container, the test LAN) `gc_thresh3` cannot be read
+/// (the kernel shows it in the host's only): the count is not checked, ENOBUFS still is, and the setting is named
+/// without a value.
 ///
 /// ## Performance
 /// ``reached(_:)`` is O(c log c) for c caches and protocols counted.
@@ -132,14 +134,16 @@ public struct SystemLimitCheck: Sendable, Equatable {
             }
         }
         for ipProtocol in IPProtocol.allCases {
-            guard let maximum = settings.neighbourTableMax[ipProtocol] else { continue }
+            let maximum = settings.neighbourTableMax[ipProtocol]
             let entries = counts.neighbourEntries[ipProtocol, default: 0]
-            guard entries >= maximum || counts.neighbourNoRoom[ipProtocol, default: 0] > 0 else { continue }
+            let isFull = maximum.map { entries >= $0 } ?? false
+            guard isFull || counts.neighbourNoRoom[ipProtocol, default: 0] > 0 else { continue }
+            let setting = "net.\(ipProtocol.rawValue).neigh.default.gc_thresh3"
             limits.append(
                 SystemLimit(
                     name: Self.neighbourTableName(ipProtocol),
                     value: entries,
-                    setting: "net.\(ipProtocol.rawValue).neigh.default.gc_thresh3=\(maximum)"
+                    setting: maximum.map { "\(setting)=\($0)" } ?? setting
                 )
             )
         }

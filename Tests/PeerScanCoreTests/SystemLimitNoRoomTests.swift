@@ -27,6 +27,17 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
         #expect(check.reached(SystemLimitCounts(neighbourEntries: [.ipv4: 1000], neighbourNoRoom: [.ipv4: 0])) == [])
     }
 
+    /// In a network namespace of its own (a container, the test LAN) the kernel does not show `gc_thresh3`.
+    @Test func withoutTheSettingReadableNoRoomStillReachesTheTableNamedWithoutAValue() {
+        let check = SystemLimitCheck(settings: SystemLimitSettings(neighbourTableMax: [:]))
+        #expect(check.reached(SystemLimitCounts(neighbourEntries: [.ipv4: 5_000])) == [])
+        #expect(
+            check.reached(SystemLimitCounts(neighbourEntries: [.ipv4: 993], neighbourNoRoom: [.ipv4: 7])) == [
+                SystemLimit(name: "neighbour-table ipv4", value: 993, setting: "net.ipv4.neigh.default.gc_thresh3")
+            ]
+        )
+    }
+
     @Test func theHostItemShowsItWhileRoundsHaveNoRoomAndTheLogSaysHowManyOnce() async {
         let store = SnapshotStore(isScanning: true, interfaces: ["lan0"], systemLimits: small)
         let full = await store.apply([.probeNoRoom([.ipv4: 21])])

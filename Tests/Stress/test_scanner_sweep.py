@@ -19,13 +19,12 @@ Runs before test_stress.py's session LAN exists (file order), so that LAN's prob
 from __future__ import annotations
 
 import json
-import re
 import time
 
 import pytest
 
 from benchmarks.scanner import (Daemon, NeighbourWatch, arp_table_fulls, kernel_overflow_lines, logged_seconds_to_last,
-                                macs)
+                                macs, probe_rounds)
 from testclient import applier
 from testlan.lan import TestLAN
 from testlan.silent import add_silent_block
@@ -64,9 +63,7 @@ def test_a_slash22_with_1000_silent_hosts_is_listed_whole() -> None:
                 "scanner_neighbour_entries_max": watch.most,
                 "kernel_overflow_lines": kernel_overflow_lines() - overflows,
                 "kernel_table_fulls": arp_table_fulls() - table_fulls,
-                "probe_rounds": [dict(re.findall(r"(swept|failures|enobufs|known)=(\d+)", line))
-                                 for line in log.splitlines() if "probe round" in line],
-                "limits_logged": [line for line in log.splitlines() if "system limit reached" in line],
+                "log": probe_rounds(log),
                 "host_limits": limits,
                 "responder": block.stop(),
             }
