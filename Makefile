@@ -177,7 +177,7 @@ clean:
 # truth at the end of each; Debian's stock avahi-daemon.conf. stress: 220 hosts / ~880 services (what the stock cache
 # holds on one interface, with room for the churn) for 5 min, 10 avahi kills, and Avahi's own limits probed;
 # stress-ci: the bounded part CI runs (~5 min). Both first sweep a /22 of 1,000 silent hosts (test_scanner_sweep.py,
-# ~17 s). STRESS_SEED=N replays a run; evidence in .build/stress/.
+# 7-17 s). STRESS_SEED=N replays a run; evidence in .build/stress/.
 .PHONY: stress stress-ci
 stress: build
 	STRESS_PROFILE=full $(PYTHON) -m pytest -v -s -p no:cacheprovider Tests/Stress

@@ -1,4 +1,4 @@
-"""The scanner at its widest (`make stress` and `make stress-ci`, ~17 s): a /22 with 1,000 silent hosts.
+"""The scanner at its widest (`make stress` and `make stress-ci`, 7–17 s): a /22 with 1,000 silent hosts.
 
 peerscand sweeps at most a /22 around its address (docs/scanning.md, "Probing"), 1,021 addresses, and the kernel's
 neighbour table holds 1,024 entries by default (`gc_thresh3`, global across network namespaces: this test's entries
