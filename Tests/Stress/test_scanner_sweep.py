@@ -23,8 +23,15 @@ import time
 
 import pytest
 
-from benchmarks.scanner import (Daemon, NeighbourWatch, arp_table_fulls, kernel_overflow_lines, logged_seconds_to_last,
-                                macs, probe_rounds)
+from benchmarks.scanner import (
+    Daemon,
+    NeighbourWatch,
+    arp_table_fulls,
+    kernel_overflow_lines,
+    logged_seconds_to_last,
+    macs,
+    probe_rounds,
+)
 from testclient import applier
 from testlan.lan import TestLAN
 from testlan.silent import add_silent_block
