@@ -80,7 +80,9 @@ class TestLAN:
 
     __test__ = False  # not a pytest test class, despite the name
 
-    def __init__(self) -> None:
+    def __init__(self, prefix_length: int = 24) -> None:
+        """- Parameter prefix_length: the scanner's IPv4 prefix length (22: the subnet 10.231.0.0/22, which
+          peerscand sweeps whole and `testlan.silent` fills with silent hosts; peers and hosts keep a /24 address)."""
         self.tag = f"{os.getpid()}-{secrets.token_hex(2)}"
         self.base = f"{PREFIX}{self.tag}"
         self.switch_ns = f"{self.base}-sw"
@@ -93,7 +95,7 @@ class TestLAN:
         self.uses_bridge = True
         self.peers: list[Peer] = []
         self.hosts: list[Host] = []
-        self.prefix_length = 24
+        self.prefix_length = prefix_length
         self._namespaces: list[str] = []
         self._procs: list[subprocess.Popen] = []
         self._dbus: subprocess.Popen | None = None
@@ -121,7 +123,8 @@ class TestLAN:
             self._add_namespace(self.switch_ns, switch=True)
             self.uses_bridge = make_switch(self.switch_ns)
             self._add_namespace(self.scanner_ns)
-            self._connect(self.scanner_ns, "sc", self.scanner_ipv4, self.scanner_ipv6)
+            connect(self.switch_ns, self.uses_bridge, self.scanner_ns, "sc", self.scanner_ipv4, self.scanner_ipv6,
+                    ipv4_prefix=self.prefix_length)
             self._start_bus()
         except BaseException:
             self.close()

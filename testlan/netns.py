@@ -100,8 +100,9 @@ def make_switch(switch_ns: str) -> bool:
 
 
 def connect(switch_ns: str, uses_bridge: bool, ns: str, port: str, ipv4: str | None, ipv6: str | None,
-            mac: str | None = None) -> None:
-    """Join namespace ``ns`` to the switch (port ``port``) as interface lan0 with the given addresses (and MAC)."""
+            mac: str | None = None, ipv4_prefix: int = 24) -> None:
+    """Join namespace ``ns`` to the switch (port ``port``) as interface lan0 with the given addresses (and MAC; the
+    IPv4 address with prefix length ``ipv4_prefix``)."""
     sw = ("ip", "-n", switch_ns, "link")
     if uses_bridge:
         run(*sw, "add", port, "type", "veth", "peer", "name", INTERFACE, "netns", ns)
@@ -113,7 +114,7 @@ def connect(switch_ns: str, uses_bridge: bool, ns: str, port: str, ipv4: str | N
     if mac:
         run("ip", "-n", ns, "link", "set", INTERFACE, "address", mac)
     if ipv4:
-        run("ip", "-n", ns, "addr", "add", f"{ipv4}/24", "dev", INTERFACE)
+        run("ip", "-n", ns, "addr", "add", f"{ipv4}/{ipv4_prefix}", "dev", INTERFACE)
     if ipv6:
         run("ip", "-n", ns, "addr", "add", f"{ipv6}/64", "dev", INTERFACE, "nodad")
     run("ip", "-n", ns, "link", "set", INTERFACE, "up")

@@ -76,11 +76,12 @@ extension LogMessage {
     /// The snapshot could not be edited (a bug): the last good state is kept.
     public static let snapshotEditFailed = LogMessage("snapshot edit failed", .error, keys: ["error"])
     /// A limit of the system reached: what is beyond it may not be seen. Logged once per limit; `estimate=true` for
-    /// Avahi's cache (avahi-daemon does not tell how full it is).
+    /// Avahi's cache (avahi-daemon does not tell how full it is); for a neighbour table, `enobufs` is how many datagrams
+    /// of the last probe round the kernel had no room for (`ENOBUFS`).
     public static let systemLimitReached = LogMessage(
         "system limit reached",
         .warning,
-        keys: ["limit", "value", "setting", "estimate"]
+        keys: ["limit", "value", "setting", "estimate", "enobufs"]
     )
     /// A system limit's setting could not be read at start: its default is assumed.
     public static let systemLimitUnknown = LogMessage("system limit unknown", .warning, keys: ["error"])
@@ -204,7 +205,7 @@ extension LogMessage {
     public static let probeRound = LogMessage(
         "probe round",
         .debug,
-        keys: ["swept", "failures", "known", "forced", "asked", "error"]
+        keys: ["swept", "failures", "enobufs", "known", "forced", "asked", "error"]
     )
 
     // MARK: Questions (is a host whose neighbour entries failed still there?)

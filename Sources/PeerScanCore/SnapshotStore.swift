@@ -158,6 +158,9 @@ public actor SnapshotStore {
                 gate.settle(reason: "time-limit")
             case .presenceCheck:
                 break  // every batch checks the deadlines
+            case .probeNoRoom(let counts):
+                limits.neighbourNoRoom = counts
+                limits.countsChanged = true
             case .forget(let ids, let reply):
                 let time = clock.now()
                 let known = ids.map { devices.forget($0, now: time) }
@@ -198,6 +201,7 @@ public actor SnapshotStore {
             effects.persistScanning = requestedScanning
             gate.scanningSwitched(on: requestedScanning, now: clock.now())
             if !requestedScanning {
+                limits.neighbourNoRoom = [:]  // no probe rounds while scanning is off
                 table.removeAll()
                 schedule.reset()
                 devices.removeAll()

@@ -1,5 +1,6 @@
 import Discovery
 import MonitoringLog
+import NetworkInterfaces
 import PeerScanModel
 
 /// Something for the store to do: a discovery event, a command, or a timer that fired.
@@ -19,6 +20,10 @@ public enum StoreInput: Sendable {
     case initialBrowseDeadline
     /// Time passed: devices that stopped answering may be offline, or forgotten, now.
     case presenceCheck
+    /// The datagrams of the last probe round the kernel had no room for (`ENOBUFS`: its neighbour table at
+    /// `gc_thresh3`), by protocol (a protocol with none absent): the `neighbour-table` limit is reached while any is
+    /// counted (``SystemLimitCheck``).
+    case probeNoRoom([IPProtocol: Int])
     /// Forget devices and their keys (``DeviceTable/forget(_:now:)``); `reply` gets whether each was known.
     case forget([DeviceID], reply: (@Sendable ([Bool]) -> Void)?)
     /// Change a device's label (``DeviceTable/setLabel(_:of:)``); `reply` gets the label now, `nil` for an unknown

@@ -44,6 +44,8 @@ struct SystemLimitTracker: Sendable {
     /// Whether the tables changed since the last ``refresh(_:table:devices:logs:)``: set by the store on every input
     /// that can change a count (so that a batch that cannot costs nothing).
     var countsChanged = false
+    /// The datagrams of the last probe round the kernel had no room for (``StoreInput/probeNoRoom(_:)``).
+    var neighbourNoRoom: [IPProtocol: Int] = [:]
     private var logged: Set<String> = []
 
     init(settings: SystemLimitSettings) {
@@ -53,11 +55,15 @@ struct SystemLimitTracker: Sendable {
     /// The limits reached by `counts`, and the log lines of those reached for the first time.
     mutating func update(_ counts: SystemLimitCounts) -> (reached: [SystemLimit], logs: [LogEntry]) {
         let reached = check.reached(counts)
-        let logs = reached.filter { logged.insert($0.name).inserted }.map {
-            LogEntry(
-                .systemLimitReached,
-                ["limit": $0.name, "value": "\($0.value)", "setting": $0.setting, "estimate": "\($0.isEstimate)"]
-            )
+        let logs = reached.filter { logged.insert($0.name).inserted }.map { limit in
+            var metadata = [
+                "limit": limit.name, "value": "\(limit.value)", "setting": limit.setting,
+                "estimate": "\(limit.isEstimate)",
+            ]
+            for ipProtocol in IPProtocol.allCases where limit.name == SystemLimitCheck.neighbourTableName(ipProtocol) {
+                metadata["enobufs"] = "\(counts.neighbourNoRoom[ipProtocol, default: 0])"
+            }
+            return LogEntry(.systemLimitReached, metadata)
         }
         return (reached, logs)
     }
@@ -77,6 +83,7 @@ struct SystemLimitTracker: Sendable {
         var counts = SystemLimitCounts()
         table.cacheCounts(into: &counts)
         devices.neighbourCounts(into: &counts)
+        counts.neighbourNoRoom = neighbourNoRoom
         let (reached, newLogs) = update(counts)
         host.limits = reached
         logs += newLogs

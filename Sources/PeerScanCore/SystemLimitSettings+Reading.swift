@@ -55,8 +55,9 @@ extension SystemLimitSettings {
     }
 
     /// Reads the settings: `cache-entries-max` from avahi-daemon's configuration (4,096 when the file or the key is
-    /// absent: avahi-daemon's default) and `gc_thresh3` for IPv4 and IPv6 (a protocol whose file is absent, e.g. IPv6
-    /// disabled, is not checked).
+    /// absent: avahi-daemon's default) and `gc_thresh3` for IPv4 and IPv6 (a protocol whose file is absent — IPv6
+    /// disabled, or a network namespace other than the host's, where the kernel does not show it — has its count not
+    /// checked; ENOBUFS on probing still is: ``SystemLimitCheck``).
     ///
     /// - Parameters:
     ///   - avahiConfiguration: The path of avahi-daemon's configuration.

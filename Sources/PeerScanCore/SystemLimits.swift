@@ -50,16 +50,20 @@ public struct SystemLimitCounts: Sendable, Equatable {
     public var addressRecords: [CacheKey: Int]
     /// The kernel's neighbour entries seen, by IP protocol.
     public var neighbourEntries: [IPProtocol: Int]
+    /// The datagrams of the last probe round the kernel had no room for (`ENOBUFS`), by IP protocol.
+    public var neighbourNoRoom: [IPProtocol: Int]
 
     /// Creates counts.
     public init(
         services: [CacheKey: Int] = [:],
         addressRecords: [CacheKey: Int] = [:],
-        neighbourEntries: [IPProtocol: Int] = [:]
+        neighbourEntries: [IPProtocol: Int] = [:],
+        neighbourNoRoom: [IPProtocol: Int] = [:]
     ) {
         self.services = services
         self.addressRecords = addressRecords
         self.neighbourEntries = neighbourEntries
+        self.neighbourNoRoom = neighbourNoRoom
     }
 }
 
@@ -74,7 +78,13 @@ public struct SystemLimitCounts: Sendable, Equatable {
 /// AAAA record each, an estimate of 3 × 1,168 + 586 = 4,090 (reached: ≥ 4,015); with everything followed, 1,120
 /// services on 280 hosts are 3,920 (not reached).
 ///
-/// The neighbour table's count is the kernel's entries peerscand sees for the protocol, reached at `gc_thresh3`.
+/// The neighbour table's count is the kernel's entries peerscand sees for the protocol, reached at `gc_thresh3`. As the
+/// limit is global across network namespaces (and the kernel's count also holds entries peerscand does not see: other
+/// namespaces', failed ones), the table is also full when the last probe round had datagrams the kernel had no room
+/// for (`ENOBUFS`, ``SystemLimitCounts/neighbourNoRoom``), whatever the count; the limit's value is then still the
+/// count seen. In a network namespace other than the host's (a container, the test LAN) `gc_thresh3` cannot be read
+/// (the kernel shows it in the host's only): the count is not checked, ENOBUFS still is, and the setting is named
+/// without a value.
 ///
 /// ## Performance
 /// ``reached(_:)`` is O(c log c) for c caches and protocols counted.
@@ -88,6 +98,11 @@ public struct SystemLimitCheck: Sendable, Equatable {
     /// The limits checked against.
     public var settings: SystemLimitSettings
 
+    /// The name of a neighbour table's limit, e.g. `neighbour-table ipv4`.
+    public static func neighbourTableName(_ ipProtocol: IPProtocol) -> String {
+        "neighbour-table \(ipProtocol.rawValue)"
+    }
+
     /// Creates a check against `settings`.
     public init(settings: SystemLimitSettings) {
         self.settings = settings
@@ -98,7 +113,8 @@ public struct SystemLimitCheck: Sendable, Equatable {
     ///
     /// - Parameter counts: What peerscand follows now.
     /// - Returns: One ``SystemLimit`` per limit the count reaches (a count equal to the limit counts as reached: the
-    ///   table is full; for Avahi's cache, within the margin: see the type's documentation).
+    ///   table is full; for Avahi's cache, within the margin; for a neighbour table, also any datagram the kernel had
+    ///   no room for: see the type's documentation).
     /// - Complexity: O(c log c), c the number of caches and protocols in `counts`.
     public func reached(_ counts: SystemLimitCounts) -> [SystemLimit] {
         var limits: [SystemLimit] = []
@@ -118,14 +134,16 @@ public struct SystemLimitCheck: Sendable, Equatable {
             }
         }
         for ipProtocol in IPProtocol.allCases {
-            guard let maximum = settings.neighbourTableMax[ipProtocol],
-                let entries = counts.neighbourEntries[ipProtocol], entries >= maximum
-            else { continue }
+            let maximum = settings.neighbourTableMax[ipProtocol]
+            let entries = counts.neighbourEntries[ipProtocol, default: 0]
+            let isFull = maximum.map { entries >= $0 } ?? false
+            guard isFull || counts.neighbourNoRoom[ipProtocol, default: 0] > 0 else { continue }
+            let setting = "net.\(ipProtocol.rawValue).neigh.default.gc_thresh3"
             limits.append(
                 SystemLimit(
-                    name: "neighbour-table \(ipProtocol.rawValue)",
+                    name: Self.neighbourTableName(ipProtocol),
                     value: entries,
-                    setting: "net.\(ipProtocol.rawValue).neigh.default.gc_thresh3=\(maximum)"
+                    setting: maximum.map { "\(setting)=\($0)" } ?? setting
                 )
             )
         }

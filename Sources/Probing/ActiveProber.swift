@@ -17,9 +17,12 @@ enum IPv6Solicitation: String, Sendable, CustomStringConvertible {
 struct ProbeTraffic: Sendable, Equatable {
     /// Datagrams handed to the kernel.
     var datagramsSent = 0
-    /// Datagrams the kernel refused (`EHOSTUNREACH` after a failed resolution, `ENOBUFS`, a firewall's `EPERM`…):
-    /// normal for addresses nobody has.
+    /// Datagrams the kernel refused for themselves (a full send buffer's `EAGAIN`, a firewall's `EPERM`…; see
+    /// ``ProbeSendFailure``), `ENOBUFS` apart.
     var failures = 0
+    /// Datagrams the kernel had no room for (`ENOBUFS`: no neighbour entry could be made, the table being at
+    /// `gc_thresh3`, or the device's queue was full), by the protocol of their address.
+    var noRoom: [IPProtocol: Int] = [:]
     /// All-nodes echo requests sent (one per interface with IPv6, and one more per global IPv6 address of it).
     var echoRequestsSent = 0
 }
@@ -62,6 +65,9 @@ final class ActiveProber: Sendable {
                 Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue),
                 0
             )
+            // ENOBUFS is reported only with IP_RECVERR (ProbeSendFailure); without it, a table full goes unseen.
+            Self.enableErrorReports(udp4, level: Int32(IPPROTO_IP), option: IP_RECVERR)
+            Self.enableErrorReports(udp6, level: Int32(IPPROTO_IPV6), option: IPV6_RECVERR)
             let flags = Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue)
             var icmp6 = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue) | flags, Int32(IPPROTO_ICMPV6))
             var solicitation = IPv6Solicitation.pingSocket
@@ -100,6 +106,7 @@ final class ActiveProber: Sendable {
         let targets = subnets(of: interfaces).flatMap { $0.sweepAddresses() }.filter { seen.insert($0).inserted }
         await send(to: targets.map { .ipv4($0) }, pacer: &pacer, into: &traffic)
         drainEchoReplies()
+        drainErrorQueues()
         return traffic
     }
 
@@ -108,6 +115,7 @@ final class ActiveProber: Sendable {
     func probe(addresses: [String], pacer: inout ProbePacer) async -> ProbeTraffic {
         var traffic = ProbeTraffic()
         await send(to: addresses.compactMap(Target.init), pacer: &pacer, into: &traffic)
+        drainErrorQueues()
         return traffic
     }
 
@@ -126,38 +134,94 @@ final class ActiveProber: Sendable {
             guard inet_pton(AF_INET6, parts[0], &v6) == 1 else { return nil }
             self = .ipv6(v6, scope: parts.count > 1 ? if_nametoindex(parts[1]) : 0)
         }
+
+        var ipProtocol: IPProtocol {
+            switch self {
+            case .ipv4: .ipv4
+            case .ipv6: .ipv6
+            }
+        }
     }
 
     private func send(to targets: [Target], pacer: inout ProbePacer, into traffic: inout ProbeTraffic) async {
-        var payload: UInt8 = 0
         for target in targets {
+            if case .ipv6 = target, udp6 < 0 { continue }  // no IPv6 socket: nothing to send it on
             guard await pacer.next() else { return }  // cancelled: shutting down
-            let sent: Int
-            switch target {
-            case .ipv4(let address):
-                var destination = sockaddr_in()
-                destination.sin_family = sa_family_t(AF_INET)
-                destination.sin_port = in_port_t(9).bigEndian
-                destination.sin_addr.s_addr = address.bigEndian
-                sent = withUnsafePointer(to: &destination) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(udp4, &payload, 1, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
+            for attempt in 0...ProbeSendFailure.retries {
+                if sendDatagram(to: target) {
+                    traffic.datagramsSent += 1
+                    break
                 }
-            case .ipv6(let address, let scope):
-                guard udp6 >= 0 else { continue }
-                var destination = sockaddr_in6()
-                destination.sin6_family = sa_family_t(AF_INET6)
-                destination.sin6_port = in_port_t(9).bigEndian
-                destination.sin6_addr = address
-                destination.sin6_scope_id = scope
-                sent = withUnsafePointer(to: &destination) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(udp6, &payload, 1, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                    }
+                switch ProbeSendFailure(errno: errno, attempt: attempt) {
+                case .earlierDatagram: continue  // this one was not sent: again
+                case .noRoom: traffic.noRoom[target.ipProtocol, default: 0] += 1
+                case .refused: traffic.failures += 1
                 }
+                break
             }
-            if sent >= 0 { traffic.datagramsSent += 1 } else { traffic.failures += 1 }
+        }
+    }
+
+    /// One datagram of one byte to port 9 (discard) of `target` (an IPv6 one only if the IPv6 socket is open).
+    /// - Returns: Whether the kernel took it (else `errno` says why).
+    private func sendDatagram(to target: Target) -> Bool {
+        var payload: UInt8 = 0
+        switch target {
+        case .ipv4(let address):
+            var destination = sockaddr_in()
+            destination.sin_family = sa_family_t(AF_INET)
+            destination.sin_port = in_port_t(9).bigEndian
+            destination.sin_addr.s_addr = address.bigEndian
+            return withUnsafePointer(to: &destination) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(udp4, &payload, 1, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            } >= 0
+        case .ipv6(let address, let scope):
+            var destination = sockaddr_in6()
+            destination.sin6_family = sa_family_t(AF_INET6)
+            destination.sin6_port = in_port_t(9).bigEndian
+            destination.sin6_addr = address
+            destination.sin6_scope_id = scope
+            return withUnsafePointer(to: &destination) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(udp6, &payload, 1, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            } >= 0
+        }
+    }
+
+    /// Turns on `IP_RECVERR` (or `IPV6_RECVERR`) on a socket, if it is open. Should the kernel refuse (it does not,
+    /// for a UDP socket), `ENOBUFS` goes unreported, as before the option was used, and nothing else changes.
+    private static func enableErrorReports(_ socket: Int32, level: Int32, option: Int32) {
+        guard socket >= 0 else { return }
+        var on: Int32 = 1
+        _ = setsockopt(socket, level, option, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Reads and drops the errors queued on the UDP sockets (with `IP_RECVERR` the kernel queues one per ICMP error
+    /// and failed resolution, up to the receive buffer; what counts was counted at the sends). Emptying the queue
+    /// also clears the pending error, so the next round's first datagram is not taken for an earlier one's.
+    private func drainErrorQueues() {
+        var buffer = [UInt8](repeating: 0, count: 512)
+        var control = [UInt8](repeating: 0, count: 512)
+        for descriptor in [udp4, udp6] where descriptor >= 0 {
+            while true {
+                let received = buffer.withUnsafeMutableBytes { data in
+                    control.withUnsafeMutableBytes { ancillary in
+                        var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                        return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                            var message = msghdr()
+                            message.msg_iov = vectorPointer
+                            message.msg_iovlen = 1
+                            message.msg_control = ancillary.baseAddress
+                            message.msg_controllen = ancillary.count
+                            return recvmsg(descriptor, &message, Int32(MSG_ERRQUEUE) | Int32(MSG_DONTWAIT))
+                        }
+                    }
+                }
+                if received < 0 { break }
+            }
         }
     }
 

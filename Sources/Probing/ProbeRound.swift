@@ -1,5 +1,6 @@
 import Logging
 import NeighbourTable
+import NetworkInterfaces
 
 /// The decisions of one probe round, as a value: which of the neighbours the kernel knows are re-verified, whether by
 /// a forced probe or by a datagram, and what the round reports. ``ProbeService`` carries them out (sockets, netlink)
@@ -72,12 +73,20 @@ struct ProbeRound: Sendable, Equatable {
     ///   - sweep: What the sweep of the subnets sent.
     ///   - datagrams: What the datagrams to ``datagramAddresses`` sent.
     /// - Returns: `swept` (datagrams of the sweep), `failures` (datagrams the kernel refused, sweep and re-verification
-    ///   together), `known` (entries re-verified), `forced` (of them, by a forced probe).
+    ///   together), `enobufs` (of the others, those it had no room for: ``ProbeTraffic/noRoom``, both protocols),
+    ///   `known` (entries re-verified), `forced` (of them, by a forced probe).
     func report(sweep: ProbeTraffic, datagrams: ProbeTraffic) -> Logger.Metadata {
-        [
+        let noRoom = Self.noRoom(sweep: sweep, datagrams: datagrams).values.reduce(0, +)
+        return [
             "swept": "\(sweep.datagramsSent)", "failures": "\(sweep.failures + datagrams.failures)",
-            "known": "\(known.count)", "forced": "\(forcedEntries.count)",
+            "enobufs": "\(noRoom)", "known": "\(known.count)", "forced": "\(forcedEntries.count)",
         ]
+    }
+
+    /// The datagrams of a round (its sweep and its re-verification) the kernel had no room for, by protocol; a
+    /// protocol with none is absent.
+    static func noRoom(sweep: ProbeTraffic, datagrams: ProbeTraffic) -> [IPProtocol: Int] {
+        sweep.noRoom.merging(datagrams.noRoom, uniquingKeysWith: +).filter { $0.value > 0 }
     }
 
     /// The metadata of the `probing` info line, logged after the first round.

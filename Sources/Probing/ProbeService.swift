@@ -1,6 +1,7 @@
 import Logging
 import MonitoringLog
 import NeighbourTable
+import NetworkInterfaces
 import ServiceLifecycle
 import Synchronization
 
@@ -21,7 +22,9 @@ import Synchronization
 /// token of one bucket (``ProbePacer``), so the prober never sends more than `rate` a second.
 ///
 /// Logs `probing` (info) after the first round, `neighbour re-probe not permitted` (info) the first time the kernel
-/// refuses a forced probe, and `probe round` (debug) after every round.
+/// refuses a forced probe, and `probe round` (debug) after every round. Datagrams the kernel had no room for
+/// (`ENOBUFS`: the neighbour table at `gc_thresh3`, see ``ProbeSendFailure``) go to `noRoom`, by protocol (and to `enobufs` in the `probe round` line), after
+/// every round (an empty count says the table had room again).
 public struct ProbeService: Service {
     /// The default ceiling, in datagrams per second: about arp-scan's default (`--bandwidth` 256,000 bit/s of
     /// 64-byte frames, 500 a second), so a /24 is swept in half a second and a /22 in about two.
@@ -33,6 +36,7 @@ public struct ProbeService: Service {
     private let floor: Duration
     private let rate: Int
     private let scope: @Sendable () async -> [String]?
+    private let noRoom: @Sendable ([IPProtocol: Int]) async -> Void
     private let logger: Logger
     private let prober: ActiveProber
     private let neighbours: NeighbourMonitor
@@ -53,6 +57,8 @@ public struct ProbeService: Service {
     ///     (precondition).
     ///   - scope: The interfaces to probe now (the scanned ones), or `nil` while scanning is off (no round then);
     ///     asked before each round.
+    ///   - noRoom: Told, by protocol, how many datagrams of a round the kernel had no room for (a protocol with none
+    ///     is absent), after every round.
     ///   - logger: Where rounds are reported.
     ///   - namespacePath: A network namespace's file, e.g. `/run/netns/x`; `nil` for the process's own.
     /// - Throws: ``ProbeError`` if no UDP socket can be opened (or the namespace cannot be entered).
@@ -61,6 +67,7 @@ public struct ProbeService: Service {
         floor: Duration = defaultFloor,
         rate: Int = defaultRate,
         scope: @escaping @Sendable () async -> [String]?,
+        noRoom: @escaping @Sendable ([IPProtocol: Int]) async -> Void = { _ in },
         logger: Logger,
         namespacePath: String? = nil
     ) throws(ProbeError) {
@@ -69,6 +76,7 @@ public struct ProbeService: Service {
         self.floor = floor
         self.rate = rate
         self.scope = scope
+        self.noRoom = noRoom
         self.logger = logger
         prober = try ActiveProber(namespacePath: namespacePath)
         neighbours = NeighbourMonitor(namespacePath: namespacePath, logger: logger)  // for its dump only
@@ -106,14 +114,16 @@ public struct ProbeService: Service {
                 if schedule.isDue(at: now) {
                     if let interfaces = await scope() {
                         let asked = schedule.roundStarted(at: now)
-                        canForce = await round(
+                        let outcome = await round(
                             on: interfaces,
                             canForce: canForce,
                             announces: announces,
                             asked: asked,
                             pacer: &pacer
                         )
+                        canForce = outcome.canForce
                         announces = false
+                        await noRoom(outcome.noRoom)
                     } else {
                         schedule.foundIdle(at: now)
                     }
@@ -134,14 +144,14 @@ public struct ProbeService: Service {
     }
 
     /// One round: the sweep, then the re-verification of the entries the kernel knows.
-    /// - Returns: Whether forced probes are still permitted.
+    /// - Returns: Whether forced probes are still permitted, and the datagrams the kernel had no room for.
     private func round(
         on interfaces: [String],
         canForce: Bool,
         announces: Bool,
         asked: Int,
         pacer: inout ProbePacer
-    ) async -> Bool {
+    ) async -> (canForce: Bool, noRoom: [IPProtocol: Int]) {
         let sweep = await prober.sweep(interfaces: interfaces, pacer: &pacer)
         let entries: [NeighbourEntry]
         var dumpError: (any Error)?
@@ -179,7 +189,7 @@ public struct ProbeService: Service {
         report["asked"] = "\(asked)"
         if let dumpError { report["error"] = "\(dumpError)" }
         logger.log(.probeRound, report)
-        return round.canForce
+        return (round.canForce, ProbeRound.noRoom(sweep: sweep, datagrams: datagrams))
     }
 }
 

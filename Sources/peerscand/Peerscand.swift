@@ -244,7 +244,7 @@ struct Peerscand: AsyncParsableCommand {
             presenceInterval: .seconds(1),
             logger: logger
         )
-        let probe = scanning.makeProbeService(store: store, logger: logger)
+        let probe = scanning.makeProbeService(store: store, scanner: scanner, logger: logger)
         // Switching scanning on asks for a probe round (the floor bounds how often clients can make one start).
         let setScanning: @Sendable (Bool) async -> UInt64 = { [probe] enabled in
             let sequence = await scanner.setScanning(enabled)

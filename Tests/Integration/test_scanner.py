@@ -10,6 +10,7 @@ import uuid
 
 from testclient import applier
 from testlan.lan import random_mac, real_oui_mac
+from testlan.silent import add_silent_block
 from testlan.waiting import wait_until
 
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "peerscan.io")
@@ -197,3 +198,23 @@ def test_without_privileges_it_finds_and_follows_hosts_all_the_same(lan, start_d
     daemon.wait_for(lambda s: by_mac(s, host.mac)["online"] is False, timeout=90, what="offline")
     assert any("neighbour re-probe not permitted" in line for line in daemon.stderr_lines)
     assert any("ipv6=ping-socket" in line for line in log_lines(daemon, "probing", "ipv6=ping-socket"))
+
+
+def test_datagrams_the_kernel_has_no_room_for_show_the_neighbour_table_limit(lan, start_daemon):
+    """A probe datagram the kernel has no room for (ENOBUFS) is the neighbour table's limit reached: the `host` item
+    lists it while the last round had any, and `system limit reached` is logged once with how many. A full table
+    (gc_thresh3) is the whole machine's, so the test makes the same ENOBUFS with a device queue that takes nothing,
+    once the hosts are resolved (their datagrams then go straight to it). The test LAN's namespace does not show
+    gc_thresh3 (the kernel shows it in the host's namespace only): the setting comes without a value."""
+    block = add_silent_block(lan, 20)
+    daemon = start_scanner(lan, start_daemon)
+    daemon.wait_for(lambda s: all(by_mac(s, mac) for mac in block.macs), what="the silent hosts")
+    lan.run_in_scanner(["tc", "qdisc", "add", "dev", "lan0", "root", "pfifo", "limit", "0"])
+    snapshot = daemon.wait_for(lambda s: applier.config_item(s, "host").get("limits"), what="a limit reached")
+    limits = applier.config_item(snapshot, "host")["limits"]
+    assert [(limit["name"], limit["setting"]) for limit in limits] == [
+        ("neighbour-table ipv4", "net.ipv4.neigh.default.gc_thresh3")]
+    lines = log_lines(daemon, "system limit reached", "enobufs=")
+    assert len(lines) == 1 and 'limit="neighbour-table ipv4"' in lines[0] and "enobufs=0" not in lines[0]
+    lan.run_in_scanner(["tc", "qdisc", "del", "dev", "lan0", "root"])
+    daemon.wait_for(lambda s: not applier.config_item(s, "host").get("limits"), what="a round with room")

@@ -159,7 +159,7 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
             three.logs.filter { $0.message == .systemLimitReached }.map(\.metadata) == [
                 [
                     "limit": "neighbour-table ipv4", "value": "3", "setting": "net.ipv4.neigh.default.gc_thresh3=3",
-                    "estimate": "false",
+                    "estimate": "false", "enobufs": "0",
                 ]
             ]
         )

@@ -118,4 +118,55 @@ struct ActiveProberTests {
         try await Task.sleep(for: .milliseconds(500))
         #expect(try runCommand("ip", "-n", link.near, "-6", "neigh", "show", "fd09::2").contains(try link.farMAC()))
     }
+
+    /// UDP hides ENOBUFS unless IP_RECVERR is on. A full neighbour table (gc_thresh3) is global to the machine and
+    /// cannot be made in a test; a device queue that takes nothing fails a send with the same ENOBUFS.
+    @Test func aDatagramTheKernelHasNoRoomForIsCountedApart() async throws {
+        let link = try NamespaceLink()
+        try runCommand(
+            "ip",
+            "-n",
+            link.near,
+            "neigh",
+            "replace",
+            "10.9.0.2",
+            "lladdr",
+            try link.farMAC(),
+            "dev",
+            "near0",
+            "nud",
+            "permanent"
+        )
+        try runCommand(
+            "ip",
+            "netns",
+            "exec",
+            link.near,
+            "tc",
+            "qdisc",
+            "add",
+            "dev",
+            "near0",
+            "root",
+            "pfifo",
+            "limit",
+            "0"
+        )
+        let prober = try ActiveProber(namespacePath: link.nearPath)
+        var pacer = ProbePacer(rate: ProbeService.defaultRate)
+        let round = await prober.probe(addresses: ["10.9.0.2"], pacer: &pacer)
+        #expect(round.noRoom == [.ipv4: 1])
+        #expect(round.datagramsSent == 0 && round.failures == 0)
+    }
+
+    /// With IP_RECVERR, the far host's port unreachable for one datagram fails the next `sendto`, which sent nothing:
+    /// the prober sends that datagram again. Four datagrams 20 ms apart: each one's ICMP error (the far host's burst
+    /// allows six) is pending when the next is sent.
+    @Test func anEarlierDatagramsErrorDoesNotCostTheNextOne() async throws {
+        let link = try NamespaceLink()
+        let prober = try ActiveProber(namespacePath: link.nearPath)
+        var pacer = ProbePacer(rate: 50)
+        let round = await prober.probe(addresses: Array(repeating: "10.9.0.2", count: 4), pacer: &pacer)
+        #expect(round.datagramsSent == 4 && round.failures == 0 && round.noRoom.isEmpty)
+    }
 }

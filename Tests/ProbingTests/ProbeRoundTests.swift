@@ -113,7 +113,17 @@ struct ProbeRoundReportTests {
             sweep: ProbeTraffic(datagramsSent: 253, failures: 7, echoRequestsSent: 2),
             datagrams: ProbeTraffic(datagramsSent: 1, failures: 1)
         )
-        #expect(report == ["swept": "253", "failures": "8", "known": "3", "forced": "2"])
+        #expect(report == ["swept": "253", "failures": "8", "enobufs": "0", "known": "3", "forced": "2"])
+    }
+
+    @Test func datagramsTheKernelHadNoRoomForAreCountedApartAndByProtocol() {
+        let round = ProbeRound.plan(entries: [entry("10.0.0.2")], interfaces: ["lan0"], canForce: true)
+        let sweep = ProbeTraffic(datagramsSent: 1000, failures: 1, noRoom: [.ipv4: 21])
+        let datagrams = ProbeTraffic(datagramsSent: 3, noRoom: [.ipv4: 2, .ipv6: 1])
+        #expect(round.report(sweep: sweep, datagrams: datagrams)["enobufs"] == "24")
+        #expect(round.report(sweep: sweep, datagrams: datagrams)["failures"] == "1")
+        #expect(ProbeRound.noRoom(sweep: sweep, datagrams: datagrams) == [.ipv4: 23, .ipv6: 1])
+        #expect(ProbeRound.noRoom(sweep: ProbeTraffic(noRoom: [.ipv6: 0]), datagrams: ProbeTraffic()).isEmpty)
     }
 
     @Test func theFirstRoundsLineSaysHowHostsAreReverifiedAndSolicited() {
