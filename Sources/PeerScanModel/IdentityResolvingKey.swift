@@ -37,10 +37,14 @@ public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible 
         if trimmed.hasPrefix("irk:") { trimmed = trimmed.dropFirst(4) }
         if trimmed.hasSuffix("=") {
             guard let decoded = Data(base64Encoded: String(trimmed)), decoded.count == 16 else { return nil }
-            bytes = decoded.reversed()
+            self.init(bytes: decoded.reversed())
         } else {
             self.init(hex: String(trimmed))
         }
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
     }
 
     /// The 32 lowercase hex digits: for the registry and the key file, never for logs or output.

@@ -43,7 +43,7 @@ import Testing
     }
 }
 
-/// `--bluetooth-irk-file`: `DEVICE-ID IRK-HEX` lines, comments and blank lines; a bad line named, never its key.
+/// `--bluetooth-irk-file`: `DEVICE-ID IRK` lines, comments and blank lines; a bad line named, never its key.
 @Suite struct IRKKeyFileTests {
     private let phone = DeviceID.make(macAddress: "3c:22:fb:44:55:66")
 
@@ -51,12 +51,15 @@ import Testing
         let text = "# keys\n\n\(phone)  EC0234A357C8AD05341010A60A397D9B  # my phone\n"
         let keys = try IRKFileError.parseKeyFile(text, path: "/run/credentials/irks")
         #expect(keys == [phone: IdentityResolvingKey(hex: "ec0234a357c8ad05341010a60a397d9b")!])
+        // The iOS keychain's base64 form (least significant octet first), as Home Assistant takes it.
+        let copied = try IRKFileError.parseKeyFile("\(phone) irk:m305CqYQEDQFrchXozQC7A==\n", path: "irks")
+        #expect(copied == keys)
     }
 
     @Test(arguments: [
-        ("\(DeviceID.make(macAddress: "3c:22:fb:44:55:66")) ec0234a357c8ad05341010a60a397d", 1, "not 32 hex digits"),
+        ("\(DeviceID.make(macAddress: "3c:22:fb:44:55:66")) ec0234a357c8ad05341010a60a397d", 1, "neither 32 hex digits"),
         ("\n phone ec0234a357c8ad05341010a60a397d9b", 2, "not a device id"),
-        ("ec0234a357c8ad05341010a60a397d9b", 1, "expected DEVICE-ID IRK-HEX"),
+        ("ec0234a357c8ad05341010a60a397d9b", 1, "expected DEVICE-ID IRK"),
     ])
     func aBadLineIsNamedWithoutItsKey(text: String, line: Int, reason: String) {
         #expect {
