@@ -69,8 +69,8 @@ def txt_bytes(txt: Any) -> bytes | dict:
 
 class WholeRRSetQueryHandler(QueryHandler):
     """python-zeroconf's query handler, answering a host's address records of one type (its A or its AAAA RRSet) all
-    together in one packet, as a real responder does (RFC 6762 §10.2; mDNSResponder sends every member of a unique
-    RRSet when it sends one).
+    together in one packet: they carry the cache-flush bit, which tells a receiver that the packet holds the whole
+    RRSet (RFC 6762 §10.2: only records older than one second are flushed, so that a burst can carry all members).
 
     python-zeroconf 0.47 decides per record: a querier's known answers suppress some of a host's A records and the
     rest go out alone, and its 1 s per-record multicast limit sends records multicast within the last second a second

@@ -168,9 +168,13 @@ extension AvahiBrowser {
             // The daemon refused the object on every client it lets the browser have (objects-per-client-max times
             // clients-max, or a failure of its own): this service stays unresolved, so it must not go unnoticed.
             rows[key] = Row(resolver: nil, browseFlags: flags.rawValue)
+            // Refused because the daemon is gone: one warning for the outage, shared with the browsers that fail.
             refusedResolvers += 1
+            let isWarning =
+                BrowserFailureTally.outageCodes.contains(error.code)
+                ? browserFailures.isFirstOfOutage(code: error.code) : refusedResolvers == 1
             logger.log(
-                refusedResolvers == 1 ? .avahiResolverRefused : .avahiResolverRefusedAgain,
+                isWarning ? .avahiResolverRefused : .avahiResolverRefusedAgain,
                 [
                     "avahi.service": "\(key)", "avahi.error": "\(error)", "avahi.refused": "\(refusedResolvers)",
                 ]

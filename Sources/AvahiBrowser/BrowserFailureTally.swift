@@ -9,7 +9,8 @@ internal import CAvahi
 ///
 /// A failure that says the daemon (or the bus) is gone is a warning the first time only, until the client runs again
 /// (``clientRan()``): the outage is one line, its later failures are counted (`avahi.failed`) at debug. Any other
-/// failure is a warning each time: it is about that browser, not the connection.
+/// failure is a warning each time: it is about that browser, not the connection. A resolver the daemon refuses for an
+/// outage shares the outage's one warning (``isFirstOfOutage(code:)``).
 struct BrowserFailureTally: Sendable, Equatable {
     /// How a failure is logged.
     enum Verdict: Sendable, Equatable {
@@ -32,9 +33,19 @@ struct BrowserFailureTally: Sendable, Equatable {
     mutating func record(code: Int32) -> Verdict {
         failed += 1
         guard Self.outageCodes.contains(code) else { return .warning(failed: failed) }
-        if isOutageLogged { return .debug(failed: failed) }
+        return isFirstOfOutage(code: code) ? .warning(failed: failed) : .debug(failed: failed)
+    }
+
+    /// Notes a failure that an outage may explain (a browser's, or a resolver's, which is not counted here).
+    ///
+    /// - Parameter code: Avahi's error code.
+    /// - Returns: Whether it means the daemon is gone and is the first such failure since the client last ran: the
+    ///   one to log at warning.
+    /// - Complexity: O(1).
+    mutating func isFirstOfOutage(code: Int32) -> Bool {
+        guard Self.outageCodes.contains(code), !isOutageLogged else { return false }
         isOutageLogged = true
-        return .warning(failed: failed)
+        return true
     }
 
     /// The client is running (again): the next outage is logged afresh.

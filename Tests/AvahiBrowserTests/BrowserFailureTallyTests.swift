@@ -38,3 +38,21 @@ import Testing
         #expect(tally.record(code: Self.tooManyObjects) == .warning(failed: 3))
     }
 }
+
+@Suite struct OutageSharedWithResolversTests {
+    @Test func aResolverRefusedForTheOutageSharesItsOneWarning() {
+        var tally = BrowserFailureTally()
+        let first = tally.isFirstOfOutage(code: -22)
+        #expect(first, "the resolver refused first is the outage's warning")
+        #expect(tally.record(code: AvahiError.noDaemonCode) == .debug(failed: 1))
+        let again = tally.isFirstOfOutage(code: -22)
+        #expect(!again)
+    }
+
+    @Test func aResolverRefusedForAnotherReasonIsNoOutage() {
+        var tally = BrowserFailureTally()
+        let isOutage = tally.isFirstOfOutage(code: BrowserFailureTallyTests.tooManyObjects)
+        #expect(!isOutage)
+        #expect(tally.record(code: AvahiError.noDaemonCode) == .warning(failed: 1))
+    }
+}
