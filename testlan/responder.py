@@ -37,6 +37,7 @@ import sys
 from typing import Any
 
 from zeroconf import DNSAddress, DNSOutgoing, DNSPointer, InterfaceChoice, IPVersion, ServiceInfo, Zeroconf
+from zeroconf._handlers import QueryHandler, QuestionAnswers
 from zeroconf.const import _CLASS_IN, _CLASS_UNIQUE, _FLAGS_AA, _FLAGS_QR_RESPONSE, _TYPE_A, _TYPE_AAAA, _TYPE_PTR
 
 
@@ -66,6 +67,45 @@ def txt_bytes(txt: Any) -> bytes | dict:
     return bytes(out)
 
 
+class WholeRRSetQueryHandler(QueryHandler):
+    """python-zeroconf's query handler, answering a host's address records of one type (its A or its AAAA RRSet) all
+    together in one packet: they carry the cache-flush bit, which tells a receiver that the packet holds the whole
+    RRSet (RFC 6762 §10.2: only records older than one second are flushed, so that a burst can carry all members).
+
+    python-zeroconf 0.47 decides per record: a querier's known answers suppress some of a host's A records and the
+    rest go out alone, and its 1 s per-record multicast limit sends records multicast within the last second a second
+    later than the others. Every address record carries the cache-flush bit, so a receiver drops the members of the
+    RRSet it did not get in that packet if they are older than one second: avahi-daemon, asked again by a new record
+    browser (its known-answer list holds the addresses it refreshed recently), forgot a host's live address until its
+    next query (the `make stress` peerscand-restart failure, 2026-11-26)."""
+
+    def _add_address_answers(self, name, answer_set, known_answers, now, type_) -> None:
+        before = set(answer_set)
+        super()._add_address_answers(name, answer_set, known_answers, now, type_)
+        if not any(isinstance(record, DNSAddress) for record in set(answer_set) - before):
+            return  # every member was a known answer (or the host has none of this type): nothing is sent
+        for service in self.registry.async_get_infos_server(name):
+            additionals = {r for r in service.dns_addresses(created=now) if r.type != type_}
+            for record in service.dns_addresses(created=now):
+                if record.type == type_ and record not in answer_set:
+                    answer_set[record] = additionals
+
+    def async_response(self, msgs, ucast_source) -> QuestionAnswers:
+        """Moves each host's address RRset into the latest multicast group any of its members is due in, so that all
+        members leave in the same packet (never earlier than python-zeroconf's rate limit allows for any of them)."""
+        answers = super().async_response(msgs, ucast_source)
+        groups = [answers.mcast_now, answers.mcast_aggregate, answers.mcast_aggregate_last_second]
+        latest: dict[tuple[str, int], int] = {}
+        for index, group in enumerate(groups):
+            for record in group:
+                if isinstance(record, DNSAddress):
+                    latest[(record.key, record.type)] = index
+        for index, group in enumerate(groups):
+            for record in [r for r in group if isinstance(r, DNSAddress) and latest[(r.key, r.type)] != index]:
+                groups[latest[(record.key, record.type)]][record] = group.pop(record)
+        return answers
+
+
 class Responder:
     """Owns one Zeroconf instance and the services of one host name."""
 
@@ -73,6 +113,7 @@ class Responder:
         self.server = f"{hostname}.local."
         self.addresses = list(addresses)
         self.zc = Zeroconf(interfaces=InterfaceChoice.All, ip_version=IPVersion.All)
+        self.zc.query_handler = WholeRRSetQueryHandler(self.zc.registry, self.zc.cache, self.zc.question_history)
         # (full service name) -> (ServiceInfo, spec dict used to build it)
         self.services: dict[str, tuple[ServiceInfo, dict]] = {}
 

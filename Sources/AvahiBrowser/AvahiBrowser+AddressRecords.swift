@@ -31,7 +31,7 @@ extension AvahiBrowser {
                 )
             }
             guard case .success(let browser) = made else {
-                if case .failure(let failure) = made { logger.log(.avahiBrowserFailed, ["avahi.error": "\(failure)"]) }
+                if case .failure(let failure) = made { logBrowserFailure(failure) }
                 continue
             }
             followed.browsers.append(browser)

@@ -58,9 +58,20 @@ extension AvahiBrowser {
             awaitingCacheExhausted.insert(browser)
             return browser
         case .failure(let error):
-            logger.log(.avahiBrowserFailed, ["avahi.error": "\(error)"])
+            logBrowserFailure(error)
             return nil
         }
+    }
+
+    /// Logs a browser that could not be created or failed: at warning, but only once for an outage of the daemon.
+    func logBrowserFailure(_ error: AvahiError) {
+        let message: LogMessage
+        let failed: Int
+        switch browserFailures.record(code: error.code) {
+        case .warning(let count): (message, failed) = (.avahiBrowserFailed, count)
+        case .debug(let count): (message, failed) = (.avahiBrowserFailedAgain, count)
+        }
+        logger.log(message, ["avahi.error": "\(error)", "avahi.failed": "\(failed)"])
     }
 
     /// Frees every browser and resolver (the clients stay).
@@ -157,9 +168,13 @@ extension AvahiBrowser {
             // The daemon refused the object on every client it lets the browser have (objects-per-client-max times
             // clients-max, or a failure of its own): this service stays unresolved, so it must not go unnoticed.
             rows[key] = Row(resolver: nil, browseFlags: flags.rawValue)
+            // Refused because the daemon is gone: one warning for the outage, shared with the browsers that fail.
             refusedResolvers += 1
+            let isWarning =
+                BrowserFailureTally.outageCodes.contains(error.code)
+                ? browserFailures.isFirstOfOutage(code: error.code) : refusedResolvers == 1
             logger.log(
-                refusedResolvers == 1 ? .avahiResolverRefused : .avahiResolverRefusedAgain,
+                isWarning ? .avahiResolverRefused : .avahiResolverRefusedAgain,
                 [
                     "avahi.service": "\(key)", "avahi.error": "\(error)", "avahi.refused": "\(refusedResolvers)",
                 ]
@@ -172,10 +187,7 @@ extension AvahiBrowser {
     private func settle(_ browser: OpaquePointer?, _ event: AvahiBrowserEvent) {
         guard let browser else { return }
         if event == AVAHI_BROWSER_FAILURE {
-            logger.log(
-                .avahiBrowserFailed,
-                ["avahi.error": "\(AvahiError(client: client, operation: "avahi_browser"))"]
-            )
+            logBrowserFailure(AvahiError(client: client, operation: "avahi_browser"))
         }
         if event != AVAHI_BROWSER_ALL_FOR_NOW, awaitingCacheExhausted.remove(browser) != nil,
             awaitingCacheExhausted.isEmpty

@@ -51,6 +51,7 @@ extension AvahiBrowser {
         switch state {
         case AVAHI_CLIENT_S_RUNNING:
             reconnectDelay = configuration.initialReconnectDelay
+            browserFailures.clientRan()
             report(.running, hostName: hostName())
             startBrowsing()
         case AVAHI_CLIENT_S_REGISTERING:

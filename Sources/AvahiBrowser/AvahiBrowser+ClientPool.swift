@@ -87,7 +87,7 @@ extension AvahiBrowser {
         )
         guard let extra else {
             let failure = AvahiError(code: error, operation: "avahi_client_new")
-            logger.log(.avahiBrowserFailed, ["avahi.error": "\(failure)"])
+            logBrowserFailure(failure)
             return nil
         }
         extraClients.append(extra)

@@ -130,6 +130,8 @@ public final class AvahiBrowser: @unchecked Sendable {
     var interfaceNames: [AvahiIfIndex: String] = [:]
     /// The resolvers the daemon refused since browsing (re)started: the first is a warning, the rest debug.
     var refusedResolvers = 0
+    /// The browsers that failed since the client last ran: an outage of the daemon is one warning.
+    var browserFailures = BrowserFailureTally()
     /// The clients opened besides `client` when it was full (see AvahiBrowser+ClientPool.swift); freed with it.
     var extraClients: [OpaquePointer] = []
     /// How many browsers and resolvers each client holds (a client missing here holds none).

@@ -122,8 +122,18 @@ extension LogMessage {
     )
     /// The Avahi clients held were all full (`objects-per-client-max`): one more was opened.
     public static let avahiClientAdded = LogMessage("avahi client added", .info, keys: ["avahi.clients"])
-    /// A service type browser failed.
-    public static let avahiBrowserFailed = LogMessage("avahi browser failed", .warning, keys: ["avahi.error"])
+    /// An Avahi browser could not be created, or failed; `avahi.failed` counts the failures since the client last ran.
+    public static let avahiBrowserFailed = LogMessage(
+        "avahi browser failed",
+        .warning,
+        keys: ["avahi.error", "avahi.failed"]
+    )
+    /// Later failures of an outage of the daemon already logged (`avahiBrowserFailed`), counted on their line.
+    public static let avahiBrowserFailedAgain = LogMessage(
+        "avahi browser failed",
+        .debug,
+        keys: ["avahi.error", "avahi.failed"]
+    )
     public static let avahiBrowserStopped = LogMessage("avahi browser stopped", .debug)
     public static let avahiBrowsing = LogMessage("avahi browsing", .debug, keys: ["avahi.enabled"])
     public static let avahiUnavailable = LogMessage("avahi unavailable", .debug, keys: ["avahi.error"])
@@ -328,7 +338,7 @@ extension LogMessage {
         stateSaveFailed,
         avahiState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
         interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiClientAdded,
-        avahiBrowserFailed,
+        avahiBrowserFailed, avahiBrowserFailedAgain,
         avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
         avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
         neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, wifiUnavailable, wifiScanRefused,
