@@ -1,5 +1,6 @@
 // The browser's service type and service browsers: the rows they find (one resolver opened per row) and remove, and
-// their settling. Runs on Avahi's poll thread or with the poll lock held (see the threading note in AvahiBrowser.swift).
+// their settling. Runs on Avahi's poll thread or with the poll lock held (see the threading note in
+// AvahiBrowser.swift).
 
 internal import CAvahi
 import Logging

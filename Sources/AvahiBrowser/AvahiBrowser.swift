@@ -36,11 +36,11 @@ import Glibc
 /// ``events``. `run()` and ``setBrowsing(_:)`` take the poll lock for every Avahi call they make.
 ///
 /// ## Performance
-/// One resolver per browse row: a service seen on *i* interfaces and both protocols costs 2*i*
-/// resolvers in the daemon, and each followed host two record browsers. avahi-daemon allows one client
-/// `objects-per-client-max` of them (1,024 in Debian's stock configuration), so the browser spreads them over as many
-/// clients as it needs, filling each until the daemon refuses it one (one more D-Bus connection per ~400 services);
-/// the daemon's work per object is the same whichever client holds it. Rows are kept in a dictionary: O(1) work per Avahi callback.
+/// One resolver per browse row: a service seen on *i* interfaces and both protocols costs 2*i* resolvers in the
+/// daemon, and each followed host two record browsers. avahi-daemon allows one client `objects-per-client-max`
+/// of them (1,024 in Debian's stock configuration), so the browser spreads them over as many clients as it needs,
+/// filling each until the daemon refuses it one (one more D-Bus connection per ~400 services); the daemon's work per
+/// object is the same whichever client holds it. Rows are kept in a dictionary: O(1) work per Avahi callback.
 // @unchecked Sendable: every mutable stored property below `lifecycle` is touched only on Avahi's
 // poll thread (inside callbacks, which hold the poll lock), or by other threads while they hold
 // the poll lock, or by `run()` before the poll thread starts and after it has stopped. `lifecycle`

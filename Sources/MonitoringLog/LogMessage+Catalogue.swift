@@ -76,8 +76,8 @@ extension LogMessage {
     /// The snapshot could not be edited (a bug): the last good state is kept.
     public static let snapshotEditFailed = LogMessage("snapshot edit failed", .error, keys: ["error"])
     /// A limit of the system reached: what is beyond it may not be seen. Logged once per limit; `estimate=true` for
-    /// Avahi's cache (avahi-daemon does not tell how full it is); for a neighbour table, `enobufs` is how many datagrams
-    /// of the last probe round the kernel had no room for (`ENOBUFS`).
+    /// Avahi's cache (avahi-daemon does not tell how full it is); for a neighbour table, `enobufs` is how many
+    /// datagrams of the last probe round the kernel had no room for (`ENOBUFS`).
     public static let systemLimitReached = LogMessage(
         "system limit reached",
         .warning,

@@ -35,8 +35,9 @@ extension DeviceID {
 
     /// The canonical form of a host name: lowercase, without a trailing dot.
     ///
-    /// A name that is canonical already (ASCII, no capital, no trailing dot: what AvahiBrowser hands on) is returned as it is,
-    /// sharing its storage: `lowercased()` would copy it, and the tables keep the result (10,000 hosts: 0.6 MB a copy).
+    /// A name that is canonical already (ASCII, no capital, no trailing dot: what AvahiBrowser hands on) is returned as
+    /// it is, sharing its storage: `lowercased()` would copy it, and the tables keep the result (10,000 hosts: 0.6 MB a
+    /// copy).
     public static func canonicalHostName(_ hostName: String) -> String {
         let isCanonical =
             hostName.utf8.last != UInt8(ascii: ".")

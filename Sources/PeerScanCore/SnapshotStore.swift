@@ -7,8 +7,8 @@ import PeerScanModel
 /// The owner of peerscan's current snapshot: it sequences what happens and publishes each change once.
 ///
 /// Inputs are applied in order, a whole batch at a time, and the snapshot is diffed once per batch. Each non-empty
-/// changeset is published with the next sequence number to every subscriber. The decisions are made by pure parts —
-/// the mDNS host table (``MDNSHostTable``) and its ``ResyncSchedule``, the ``DeviceTable``, the ``InitialBrowseGate`` and
+/// changeset is published with the next sequence number to every subscriber. The decisions are made by pure parts — the
+/// mDNS host table (``MDNSHostTable``) and its ``ResyncSchedule``, the ``DeviceTable``, the ``InitialBrowseGate`` and
 /// the ``SnapshotProjection`` — and the store does no I/O: what must happen outside (start browsing, save the switch,
 /// arm a timer, write a log line) comes back as ``StoreEffects``.
 public actor SnapshotStore {

@@ -73,9 +73,9 @@ public struct SystemLimitCounts: Sendable, Equatable {
 /// instance (PTR, SRV, TXT) plus each host's address records, per interface and IP protocol. The estimate counts only
 /// what peerscand follows, and that is in the cache, so it never exceeds the cache's real fill; the cache also holds
 /// records peerscand does not follow (a PTR per service type, NSEC records, records of hosts without services), so a
-/// full cache is one whose estimate is within ``cacheMarginDivisor`` (1/50: 2 %) of `cache-entries-max`. Measured on the
-/// stress LAN (Debian's stock avahi-daemon, 4,096): the cache stopped at 1,168 services on 293 hosts with an A and an
-/// AAAA record each, an estimate of 3 × 1,168 + 586 = 4,090 (reached: ≥ 4,015); with everything followed, 1,120
+/// full cache is one whose estimate is within ``cacheMarginDivisor`` (1/50: 2 %) of `cache-entries-max`. Measured on
+/// the stress LAN (Debian's stock avahi-daemon, 4,096): the cache stopped at 1,168 services on 293 hosts with an A and
+/// an AAAA record each, an estimate of 3 × 1,168 + 586 = 4,090 (reached: ≥ 4,015); with everything followed, 1,120
 /// services on 280 hosts are 3,920 (not reached).
 ///
 /// The neighbour table's count is the kernel's entries peerscand sees for the protocol, reached at `gc_thresh3`. As the

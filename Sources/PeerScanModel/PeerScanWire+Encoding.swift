@@ -107,8 +107,8 @@ extension PeerScanWire {
     }
 }
 
-/// Where the streaming reply encoders write (``PeerScanWire/encodeSnapshotReply(epoch:sequence:snapshot:resync:into:)``):
-/// `Data`, or a server's own buffer.
+/// Where the streaming reply encoders write
+/// (``PeerScanWire/encodeSnapshotReply(epoch:sequence:snapshot:resync:into:)``): `Data`, or a server's own buffer.
 public protocol JSONOutput {
     /// An empty value, which the output is swapped with while it is written so that it has one owner.
     static var placeholder: Self { get }

@@ -6,10 +6,10 @@ import Glibc
 /// The prober's UDP sockets have `IP_RECVERR` (`IPV6_RECVERR`) on. Without it the kernel hides the one failure that
 /// matters here: when it cannot make a neighbour entry for the address (the table is at `gc_thresh3`, which is global
 /// across network namespaces; or the device's queue dropped the datagram), UDP drops the datagram and reports success
-/// (only the `SndbufErrors` counter of `/proc/net/snmp` moves; checked with a device queue that takes nothing). With it, that `sendto`
-/// fails with `ENOBUFS` (``noRoom``: the `neighbour-table` limit is reached). The option's price: an error the kernel
-/// learns of later, for an earlier datagram (an ICMP port unreachable from a host that has nothing on port 9, a
-/// resolution that failed), is reported by the next `sendto` on the socket, which then sends nothing
+/// (only the `SndbufErrors` counter of `/proc/net/snmp` moves; checked with a device queue that takes nothing). With
+/// it, that `sendto` fails with `ENOBUFS` (``noRoom``: the `neighbour-table` limit is reached). The option's price: an
+/// error the kernel learns of later, for an earlier datagram (an ICMP port unreachable from a host that has nothing on
+/// port 9, a resolution that failed), is reported by the next `sendto` on the socket, which then sends nothing
 /// (``earlierDatagram``: send it again).
 enum ProbeSendFailure: Sendable, Equatable {
     /// `ENOBUFS`: the kernel had no room for the datagram (no neighbour entry could be made, or the device's queue was

@@ -28,10 +28,10 @@ public struct DBusSignal: Hashable, Sendable {
 /// socket. The only importer of CSystemdBus.
 ///
 /// Threading: sd-bus connections are not thread-safe, so a `SystemBus` is used by one thread only — the one that
-/// created it and runs ``run(wakeup:onSignal:onUnreadable:onWake:)``; it is not `Sendable`. The match callback runs inside
-/// `sd_bus_process` on that thread and only queues the signal; handlers run after it returned, and may call methods.
-/// A caller on the concurrency pool runs all of this on a thread of its own (see `BluetoothDiscoverySource`), never
-/// blocking a cooperative thread.
+/// created it and runs ``run(wakeup:onSignal:onUnreadable:onWake:)``; it is not `Sendable`. The match callback runs
+/// inside `sd_bus_process` on that thread and only queues the signal; handlers run after it returned, and may call
+/// methods. A caller on the concurrency pool runs all of this on a thread of its own (see `BluetoothDiscoverySource`),
+/// never blocking a cooperative thread.
 public final class SystemBus {
     private let bus: OpaquePointer
     private var received: [DBusSignal] = []

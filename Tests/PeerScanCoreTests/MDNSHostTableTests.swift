@@ -1,4 +1,5 @@
-// The mDNS host table: service instances (one per interface, protocol and service) grouped into one device per host name.
+// The mDNS host table: service instances (one per interface, protocol and service) grouped into one device per host
+// name.
 
 import Discovery
 import NetworkInterfaces
