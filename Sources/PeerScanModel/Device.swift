@@ -187,4 +187,11 @@ public struct TXTEntry: Hashable, Sendable, Codable {
         self.key = key
         self.value = value
     }
+
+    /// The order a decoder gives the entries of a TXT object in: by the keys' Unicode scalars. (`String`'s `<` is not
+    /// a strict order on every pair of texts — `"e\u{301}"` and `"\u{e9} "` are neither less than the other — so it
+    /// could order the same keys two ways.)
+    public static func keyPrecedes(_ first: String, _ second: String) -> Bool {
+        first.unicodeScalars.lexicographicallyPrecedes(second.unicodeScalars)
+    }
 }

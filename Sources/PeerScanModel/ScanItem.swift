@@ -161,7 +161,7 @@ extension ScanItem: Codable {
             while !servicesContainer.isAtEnd {
                 let service = try servicesContainer.nestedContainer(keyedBy: ServiceKeys.self)
                 let txtContainer = try service.nestedContainer(keyedBy: AnyKey.self, forKey: .txt)
-                let txt = try txtContainer.allKeys.sorted { $0.stringValue < $1.stringValue }.map {
+                let txt = try txtContainer.allKeys.sorted { TXTEntry.keyPrecedes($0.stringValue, $1.stringValue) }.map {
                     TXTEntry(key: $0.stringValue, value: try txtContainer.decodeIfPresent(String.self, forKey: $0))
                 }
                 services.append(

@@ -58,6 +58,29 @@ import Testing
         }
     }
 
+    /// Found by the property above: TXT keys `"e\u{301}"` and `"\u{e9} "`, which `String`'s `<` does not order.
+    @Test func txtKeysThatStringsLessThanCannotOrderRoundTrip() throws {
+        let (old, new, epoch) = try RandomScan(seed: 10_096_499_937_274_743_257, deviceCount: 12).make()
+        let changes = new.difference(from: old)
+        let encoded = try PeerScanWire.encodeChangesReply(epoch: epoch, sequence: 42, changes: changes)
+        let decoded = try JSONDecoder().decode(PeerScanWire.MonitorReply.self, from: encoded)
+        #expect(decoded.changes == changes)
+        for keys in [["e\u{301}", "\u{e9} "], ["\u{e9} ", "e\u{301}"]] {
+            let service = DeviceService(
+                name: "n", type: "_t._tcp", domain: "local", port: 1, txt: keys.map { TXTEntry(key: $0, value: nil) }
+            )
+            var device = WireSamples.device()
+            device.services = [service]
+            let json = try PeerScanWire.makeJSONEncoder().encode(ScanItem.device(device))
+            guard case .device(let decoded) = try JSONDecoder().decode(ScanItem.self, from: json) else {
+                Issue.record("not a device")
+                continue
+            }
+            let order = decoded.services.first?.txt.map { Array($0.key.unicodeScalars) }
+            #expect(order == [["e", "\u{301}"], ["\u{e9}", " "]], "from \(keys)")
+        }
+    }
+
     /// Marks are not in the daemon's snapshots, but a snapshot that has them is encoded with them, as by JSONEncoder.
     @Test func aSnapshotWithMarksEncodesItsMarks() throws {
         var snapshot = try WireSamples.snapshot()

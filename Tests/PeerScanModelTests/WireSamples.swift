@@ -192,7 +192,7 @@ struct RandomScan: Sendable, CustomStringConvertible {
         }
         let services = (0..<Int.random(in: 0...2, using: &random)).map { _ in
             // TXT keys unique and sorted, as a decoder returns them.
-            let keys = Set(strings(0...3)).sorted()
+            let keys = Set(strings(0...3)).sorted(by: TXTEntry.keyPrecedes)
             return DeviceService(
                 name: awkwardString(using: &random),
                 type: "_\(awkwardString(using: &random))._tcp",
