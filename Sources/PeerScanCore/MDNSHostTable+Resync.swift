@@ -30,6 +30,9 @@ extension MDNSHostTable {
         isResyncing = false
     }
 
+    /// Whether the address records of a resync are still being reported again (removals only unconfirm them).
+    var isResyncingAddresses: Bool { !hostsResyncingAddresses.isEmpty }
+
     /// Drops the address records not reported again since ``beginResync()``, and those removed meanwhile and not
     /// reported again since — in the last round.
     ///

@@ -8,13 +8,18 @@ import MonitoringLog
 ///
 /// - The **resync** (the daemon went away and came back): what is not reported again goes at the grace period's end
 ///   (``StoreEffects/resyncDeadline``), unless the daemon said it reported all it knows first; address records not
-///   reported again get more periods, up to ``maximumAddressResyncRounds`` (a daemon that comes back to a large LAN
-///   takes a while to ask every host again).
+///   reported again get more periods, two at least (the daemon flushes records while it fills its cache again) and up
+///   to ``maximumAddressResyncRounds`` (a daemon that comes back to a large LAN takes a while to ask every host
+///   again).
 /// - A **withdrawal** (a link went down: the daemon withdrew what it learnt there): what was learnt there is kept; a
 ///   link that is back gets rounds of the grace period to be learnt again (two at least, up to
 ///   ``maximumWithdrawalRounds``); a link still down at its deadline loses its devices.
 struct ResyncSchedule: Sendable {
-    /// The grace periods address records not reported again are kept through after a resync.
+    /// The grace periods address records not reported again are kept through after a resync; a record removed
+    /// during the first ``minimumAddressResyncRounds`` is kept until their end, even if every record had been
+    /// reported again (avahi-daemon, its cache filled again, still flushed a host's address 10 and 18 s after it came
+    /// back, and had it again within seconds).
+    static let minimumAddressResyncRounds = 2
     static let maximumAddressResyncRounds = 6
     /// The most grace periods a withdrawn link that is back is given while it is still being learnt again (a link
     /// that flaps on and on must not keep what it had forever).
@@ -82,9 +87,10 @@ struct ResyncSchedule: Sendable {
         }
         addressRounds += 1
         let final = addressRounds >= Self.maximumAddressResyncRounds
-        if table.finishAddressResync(final: final) > 0 {
+        let early = addressRounds < Self.minimumAddressResyncRounds && table.isResyncingAddresses
+        if early || table.finishAddressResync(final: final) > 0 {
             effects.resyncDeadline = generation
-        } else if addressRounds > 1 {
+        } else if addressRounds > Self.minimumAddressResyncRounds {
             effects.logs.append(LogEntry(.avahiAddressResyncFinished, ["rounds": "\(addressRounds)"]))
         }
     }

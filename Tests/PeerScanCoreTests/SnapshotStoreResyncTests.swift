@@ -154,6 +154,29 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         #expect(await store.snapshot.device(hostName: "nas.local")?.addresses == ["10.0.0.8"])
     }
 
+    @Test func aRecordFlushedInTheSecondRoundAfterEveryRecordCameBackIsKeptUntilItIsBack() async throws {
+        let store = await makeRunningStoreWithTwoDevices()
+        let record = HostAddress(hostName: "nas.local", address: "10.0.0.9", interface: "eth0", ipProtocol: .ipv4)
+        await store.apply([.discovery(.addressAdded(record))])
+        await store.apply([.source(.connecting)])
+        let back = await store.apply([
+            .source(.running), .resolved(television), .resolved(nas), .discovery(.addressAdded(record)),
+        ])
+        let first = try await applyBatch([.resyncDeadline(generation: try #require(back.resyncDeadline))], to: store)
+        var generation = try #require(first.effects.resyncDeadline, "every record is back, and a second round follows")
+        // The daemon, its cache filled again, flushes the record, and has it again seconds later.
+        let flushed = try await applyBatch([.discovery(.addressRemoved(record))], to: store)
+        #expect(flushed.updates.isEmpty)
+        let second = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
+        #expect(second.updates.isEmpty)
+        generation = try #require(second.effects.resyncDeadline, "the record is not back yet: one more round")
+        let again = try await applyBatch([.discovery(.addressAdded(record))], to: store)
+        #expect(again.updates.isEmpty)
+        let third = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
+        #expect(third.updates.isEmpty && third.effects.resyncDeadline == nil)
+        #expect(await store.snapshot.device(hostName: "nas.local")?.addresses == ["10.0.0.8", "10.0.0.9"])
+    }
+
     @Test func theDeadlineIsIgnoredWhileTheSourceIsDownAgain() async throws {
         let store = await makeRunningStoreWithTwoDevices()
         let generation = try await takeThroughAnOutageSeeingOnlyTheTelevisionAgain(store)
