@@ -12,8 +12,10 @@ from __future__ import annotations
 import atexit
 import ctypes
 import glob
+import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -65,6 +67,35 @@ def stop_process(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeout: flo
                 stream.close()
             except OSError:
                 pass
+
+
+def start_reporter(argv: list[str], log: Path, what: str, timeout: float = 10) -> subprocess.Popen[str]:
+    """Start a responder that writes `{"ready": true}` once its socket is open and its counts, as its last JSON line,
+    when it stops (``stop_reporter``); returns once it is ready. Its standard error goes to ``log``.
+
+    - Raises: RuntimeError (naming ``what`` and ``log``) if it is not ready within ``timeout``."""
+    with open(log, "ab") as stderr:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=stderr, text=True, preexec_fn=child_setup,
+                                start_new_session=True)
+    assert proc.stdout
+    ready = select.select([proc.stdout], [], [], timeout)[0] and proc.stdout.readline()
+    if not ready or not json.loads(ready).get("ready"):
+        stop_reporter(proc)
+        raise RuntimeError(f"{what} did not start; see {log}")
+    return proc
+
+
+def stop_reporter(proc: subprocess.Popen[str]) -> dict:
+    """Stop a responder started by ``start_reporter`` (SIGTERM, SIGKILL after 5 s); returns its counts."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        output = proc.communicate(timeout=5)[0]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        output = proc.communicate()[0]
+    lines = output.strip().splitlines()
+    return json.loads(lines[-1]) if lines else {}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -76,8 +76,8 @@ class WholeRRSetQueryHandler(QueryHandler):
     rest go out alone, and its 1 s per-record multicast limit sends records multicast within the last second a second
     later than the others. Every address record carries the cache-flush bit, so a receiver drops the members of the
     RRSet it did not get in that packet if they are older than one second: avahi-daemon, asked again by a new record
-    browser (its known-answer list holds the addresses it refreshed recently), forgot a host's live address until its
-    next query (the `make stress` peerscand-restart failure, 2026-11-26)."""
+    browser (its known-answer list holds the addresses it refreshed recently), would forget a host's live address
+    until its next query."""
 
     def _add_address_answers(self, name, answer_set, known_answers, now, type_) -> None:
         before = set(answer_set)

@@ -19,14 +19,11 @@ gracefully, with its counts.
 from __future__ import annotations
 
 import ipaddress
-import json
-import select
-import signal
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .netns import INTERFACE, child_setup, connect, run
+from .netns import INTERFACE, connect, run, start_reporter, stop_reporter
 from .peers import PEER_PYTHON, real_oui_mac
 
 if TYPE_CHECKING:
@@ -71,33 +68,15 @@ class SilentBlock:
         argv = ["ip", "netns", "exec", self.namespace, PEER_PYTHON, "-u", str(RESPONDER), "serve", "--interface",
                 INTERFACE, "--first", str(self.first), "--count", str(self.count), "--oui", self.oui,
                 "--start-index", str(MAC_START)]
-        log = open(self.lan.tmpdir / "silent-block.log", "ab")
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=child_setup,
-                                     start_new_session=True)
-        log.close()
-        assert self.proc.stdout
-        ready = select.select([self.proc.stdout], [], [], timeout)[0] and self.proc.stdout.readline()
-        if not ready or not json.loads(ready).get("ready"):
-            self.stop()
-            raise RuntimeError(f"the silent block's responder did not start; see {self.lan.tmpdir}/silent-block.log")
+        self.proc = start_reporter(argv, self.lan.tmpdir / "silent-block.log", "the silent block's responder", timeout)
         return self
 
     def stop(self) -> dict:
         """Stops the responder (SIGTERM); returns its counts: ``answered`` (ARP requests for the block's addresses)
         and ``other`` (requests for other addresses)."""
-        if self.proc is None:
-            return self.counts or {}
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            output = self.proc.communicate(timeout=5)[0]
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            output = self.proc.communicate()[0]
-        self.proc = None
-        lines = output.strip().splitlines()
-        self.counts = json.loads(lines[-1]) if lines else {}
-        return self.counts
+        if self.proc is not None:
+            self.counts, self.proc = stop_reporter(self.proc), None
+        return self.counts or {}
 
 
 def add_silent_block(lan: TestLAN, count: int, *, oui: str = "00:00:0c") -> SilentBlock:

@@ -20,13 +20,11 @@ it gracefully, with its counts.
 from __future__ import annotations
 
 import json
-import select
-import signal
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .netns import INTERFACE, child_setup, run
+from .netns import INTERFACE, run, start_reporter, stop_reporter
 from .peers import PEER_PYTHON, Host
 
 if TYPE_CHECKING:
@@ -94,34 +92,16 @@ class WifiHost:
             argv += ["--ipv6", address]
         if self.doze:
             argv += ["--doze", ",".join(map(str, self.doze))]
-        log = open(self.host.lan.tmpdir / f"wifi-{self.name}.log", "ab")
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=child_setup,
-                                     start_new_session=True)
-        log.close()
-        assert self.proc.stdout
-        ready = select.select([self.proc.stdout], [], [], timeout)[0] and self.proc.stdout.readline()
-        if not ready or not json.loads(ready).get("ready"):
-            self.stop()
-            raise RuntimeError(f"the responder of {self.name} did not start; see {self.host.lan.tmpdir}/wifi-"
-                               f"{self.name}.log")
+        log = self.host.lan.tmpdir / f"wifi-{self.name}.log"
+        self.proc = start_reporter(argv, log, f"the responder of {self.name}", timeout)
         return self
 
     def stop(self) -> dict:
         """Stops the responder (SIGTERM); returns its counts: requests, answered, lost, asleep (unanswered while
         dozing), undelivered (the link was down), pending (not yet due), delay_min, delay_max."""
-        if self.proc is None:
-            return self.counts or {}
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            output = self.proc.communicate(timeout=5)[0]
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            output = self.proc.communicate()[0]
-        self.proc = None
-        lines = output.strip().splitlines()
-        self.counts = json.loads(lines[-1]) if lines else {}
-        return self.counts
+        if self.proc is not None:
+            self.counts, self.proc = stop_reporter(self.proc), None
+        return self.counts or {}
 
     def leave(self) -> None:
         """The host really leaves: its link goes down (nothing it sends arrives; the responder keeps running)."""

@@ -1,7 +1,7 @@
 // Which failed Avahi browsers are worth a warning. When avahi-daemon dies under load, the browser learns it only when
 // its client's FAILURE arrives, behind the resolver events already queued on the bus: each of those still opens record
-// browsers, and every one fails the same way (`Daemon not running (-26)`). `make stress` (2026-11-26) logged 679 such
-// warnings over 10 daemon kills, one per record browser; one outage is one warning now, the rest counted at debug.
+// browsers, and every one fails the same way (`Daemon not running (-26)`): hundreds in one outage under load. One
+// outage is one warning, the rest are counted at debug.
 
 internal import CAvahi
 

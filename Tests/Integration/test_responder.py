@@ -1,6 +1,6 @@
 """The test LAN's responder answers like a real mDNS responder: a host's address records of one type leave together
-(RFC 6762 §10.2). They carry the cache-flush bit, so an answer with only some of them makes avahi-daemon drop the rest
-(the `make stress` peerscand-restart failure of 2026-11-26). No network: the query handler is called directly."""
+(RFC 6762 §10.2). They carry the cache-flush bit, so an answer with only some of them makes avahi-daemon drop the
+rest. No network: the query handler is called directly."""
 
 from __future__ import annotations
 

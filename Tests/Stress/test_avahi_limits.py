@@ -11,8 +11,8 @@ go to the evidence folder's `avahi-limits.json` and are printed.
 
 Checked: Avahi refuses peerscand nothing at any step, and while the cache holds every service published (avahi-browse
 lists them all) peerscand follows every one. Where the cache stops growing is recorded, not asserted: that is the
-finding (2026-11-26: at 1,168 services on 293 hosts per protocol; avahi-browse then lists ~4 more whose SRV, TXT or
-address records did not fit in the cache, so they cannot be resolved).
+finding (docs/reliability.md has the numbers; avahi-browse then lists a few more services than peerscand follows,
+whose SRV, TXT or address records did not fit in the cache, so they cannot be resolved).
 """
 
 from __future__ import annotations
