@@ -111,11 +111,11 @@ final class BlueZSession {
         }
     }
 
-    /// A signal that could not be read: whatever it said, reading every object again learns it.
-    private func unreadable(_ signal: String, _ error: any Error) throws {
-        if !unreadableLogged {
+    /// Signals that could not be read: whatever they said, reading every object again (once) learns it.
+    private func unreadable(_ signals: [UnreadableSignal]) throws {
+        if !unreadableLogged, let first = signals.first {
             unreadableLogged = true
-            source.logSignalUnreadable(signal, error: error)
+            source.logSignalUnreadable(first.signal, error: first.error)
         }
         if bluezPresent { try reload(reconnected: false) }
     }

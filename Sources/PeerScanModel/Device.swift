@@ -1,3 +1,5 @@
+import Foundation
+
 /// The identity of a service, independent of the interface and protocol it was seen on.
 public struct ServiceKey: Hashable, Sendable, Codable, Comparable {
     /// The instance name.
@@ -141,11 +143,23 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
     /// See ``sortKey``.
     public struct SortKey: Comparable, Sendable {
         var isUnnamed: Bool
+        /// The label composed (Unicode's NFC), compared by its scalars: `String`'s `<` is not a strict order on every
+        /// pair of texts (`"e\u{301}"` and `"\u{e9} "` are neither less than the other), and a sort needs one.
         var label: String
         var id: String
 
+        init(isUnnamed: Bool, label: String, id: String) {
+            self.isUnnamed = isUnnamed
+            self.label = label.precomposedStringWithCanonicalMapping
+            self.id = id
+        }
+
         public static func < (lhs: SortKey, rhs: SortKey) -> Bool {
-            (lhs.isUnnamed ? 1 : 0, lhs.label, lhs.id) < (rhs.isUnnamed ? 1 : 0, rhs.label, rhs.id)
+            if lhs.isUnnamed != rhs.isUnnamed { return rhs.isUnnamed }
+            if !lhs.label.unicodeScalars.elementsEqual(rhs.label.unicodeScalars) {
+                return lhs.label.unicodeScalars.lexicographicallyPrecedes(rhs.label.unicodeScalars)
+            }
+            return lhs.id < rhs.id
         }
     }
 }

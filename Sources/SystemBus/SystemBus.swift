@@ -24,6 +24,14 @@ public struct DBusSignal: Hashable, Sendable {
     }
 }
 
+/// A signal whose arguments could not be read.
+public struct UnreadableSignal: Sendable {
+    /// Its `interface.member`, e.g. `org.freedesktop.DBus.Properties.PropertiesChanged`.
+    public var signal: String
+    /// Why it could not be read.
+    public var error: any Error
+}
+
 /// A connection to a D-Bus bus through sd-bus: method calls, signal matches, and a loop that waits on the bus's
 /// socket. The only importer of CSystemdBus.
 ///
@@ -36,7 +44,7 @@ public final class SystemBus {
     private let bus: OpaquePointer
     private var received: [DBusSignal] = []
     /// Matched signals whose arguments could not be read: the signal's name (`interface.member`) and why.
-    private var unreadable: [(signal: String, error: any Error)] = []
+    private var unreadable: [UnreadableSignal] = []
     /// How long a method call may take before it fails.
     public var callTimeout: Duration = .seconds(10)
 
@@ -137,7 +145,7 @@ public final class SystemBus {
         do {
             arguments = try DBusMessageCodec.read(message, operation: "signal \(interface).\(member)")
         } catch {
-            unreadable.append((signal: "\(interface).\(member)", error: error))
+            unreadable.append(UnreadableSignal(signal: "\(interface).\(member)", error: error))
             return
         }
         received.append(
@@ -152,15 +160,15 @@ public final class SystemBus {
     }
 
     /// Processes the bus until `onWake` returns `false`: hands each matched signal to `onSignal` (which may call
-    /// methods), each one whose arguments could not be read to `onUnreadable` (its `interface.member` and the
-    /// error: the caller reads its sender's state again), and waits in `poll(2)` on the bus's socket and `wakeup`
-    /// (drained before `onWake` runs).
+    /// methods), those whose arguments could not be read to `onUnreadable` — once for all that arrived together
+    /// (their `interface.member` and errors: the caller reads its sender's state again, once), before the readable
+    /// ones — and waits in `poll(2)` on the bus's socket and `wakeup` (drained before `onWake` runs).
     ///
     /// - Throws: ``DBusError/Code/disconnected`` when the connection ends, or what a handler throws.
     public func run(
         wakeup: BusWakeup,
         onSignal: (DBusSignal) throws -> Void,
-        onUnreadable: (_ signal: String, _ error: any Error) throws -> Void,
+        onUnreadable: (_ signals: [UnreadableSignal]) throws -> Void,
         onWake: () throws -> Bool
     ) throws {
         while true {
@@ -177,7 +185,7 @@ public final class SystemBus {
                 let failures = unreadable
                 received = []
                 unreadable = []
-                for failure in failures { try onUnreadable(failure.signal, failure.error) }
+                if !failures.isEmpty { try onUnreadable(failures) }
                 for signal in signals { try onSignal(signal) }
                 continue
             }

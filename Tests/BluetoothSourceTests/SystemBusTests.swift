@@ -99,12 +99,52 @@ import Testing
                 received.append(signal)
                 wakeup.signal()
             },
-            onUnreadable: { signal, _ in unreadable.append(signal) },
+            onUnreadable: { signals in unreadable += signals.map(\.signal) },
             onWake: { false }
         )
         #expect(unreadable.isEmpty)
         #expect(received.map(\.member) == ["NameOwnerChanged"])
         #expect(received.first?.arguments.first == .string("io.peerscan.X"))
         #expect(received.first?.arguments.last?.string?.hasPrefix(":") == true)
+    }
+
+    /// Signals whose arguments cannot be read (a Unix file descriptor: not a type BlueZ's signals carry) are handed
+    /// over together, once for those that arrived at once, before the readable ones.
+    @Test func unreadableSignalsThatArriveTogetherAreHandedOverOnce() throws {
+        let (address, daemon, folder) = try Self.privateBus()
+        defer { Self.stop(daemon, folder) }
+        let bus = try SystemBus(address: address)
+        try bus.addMatch("type='signal',interface='io.peerscan.X'")
+        func emit(_ value: String) throws {
+            let gdbus = Process()
+            gdbus.executableURL = URL(fileURLWithPath: "/usr/bin/gdbus")
+            // --session (with the bus's address) rather than --address, which skips Hello: the bus routes nothing.
+            gdbus.arguments = ["emit", "--session", "--object-path", "/x", "--signal", "io.peerscan.X.Y", value]
+            gdbus.environment = ["DBUS_SESSION_BUS_ADDRESS": address]
+            try gdbus.run()
+            gdbus.waitUntilExit()
+            #expect(gdbus.terminationStatus == 0)
+        }
+        for value in ["handle 0", "'readable'", "handle 1", "handle 2"] { try emit(value) }
+        // A round trip: the bus forwarded the signals before it replies.
+        _ = try bus.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetId"
+        )
+        let wakeup = try BusWakeup()
+        wakeup.signal()  // the loop ends after its first pass, which handles every message queued
+        var calls: [[String]] = []
+        var received: [DBusValue] = []
+        try bus.run(
+            wakeup: wakeup,
+            onSignal: { signal in
+                #expect(calls.count == 1, "after the unreadable ones")
+                received += signal.arguments
+            },
+            onUnreadable: { signals in calls.append(signals.map(\.signal)) },
+            onWake: { false }
+        )
+        #expect(calls == [["io.peerscan.X.Y", "io.peerscan.X.Y", "io.peerscan.X.Y"]])
+        #expect(received == [.string("readable")])
     }
 }

@@ -8,7 +8,9 @@ user space, seeded.
 
 Without privileges, an entry stays reachable for the kernel's reachable time (15-45 s) without being asked, so its
 last confirmation may be older than --offline-after (20 s here) when it turns stale: it still answers until the
-kernel has verified it (the next round's datagram, then DELAY and PROBE), and no host that stays is ever offline.
+kernel has verified it (the next round's datagram, then DELAY and PROBE), and a host that misses the verification
+(the dozer, asleep) has --offline-after from the end of its reachable time to answer a later round: no host that
+stays is ever offline.
 
 Each presence test watches for a minute or two; the file took 126 s on the shared 2-core machine.
 """

@@ -168,11 +168,40 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         table.updateNeighbour(neighbour("10.0.0.5", macA, .delay, confirmed: .zero), now: .seconds(46))
         table.updateNeighbour(neighbour("10.0.0.5", macA, .reachable, confirmed: .seconds(51)), now: .seconds(51))
         #expect(table.takeChanges(now: .seconds(51)).changes.isEmpty, "verified: never offline")
-        // Stale again, and nothing verifies it within the grace: offline at the next check.
+        // Stale again (the kernel held it reachable until 90 s), and nothing verifies it: offline once the window
+        // from then is over.
         table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .seconds(51)), now: .seconds(90))
-        #expect(table.takeChanges(now: .seconds(103)).changes.isEmpty)
-        table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .seconds(51)), now: .seconds(104))
-        #expect(table.takeChanges(now: .seconds(104)).changes.first?.device?.online == false)
+        #expect(table.takeChanges(now: .seconds(109)).changes.isEmpty)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .seconds(51)), now: .seconds(110))
+        #expect(table.takeChanges(now: .seconds(110)).changes.first?.device?.online == false)
+    }
+
+    @Test func aHostThatMissesTheVerificationAfterItsReachableTimeHasTheWindowFromThenToAnswer() {
+        // A phone dozing in Wi-Fi power save: confirmed at 0 s, held reachable by the kernel until 44 s (no one
+        // asked it meanwhile), asleep when the kernel verifies it; it answers the round after it woke.
+        let window = DeviceTable.Presence(
+            offlineAfter: .seconds(20),
+            forgetAfter: .seconds(600),
+            staleGrace: .seconds(14)
+        )
+        var table = DeviceTable(presence: window, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .zero), now: .zero)
+        _ = table.takeChanges(now: .zero)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .zero), now: .seconds(44))
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .probe, confirmed: .zero), now: .seconds(52))
+        table.updateNeighbour(neighbour("10.0.0.5", nil, .failed, confirmed: .zero), now: .seconds(55))
+        #expect(table.takeChanges(now: .seconds(55)).changes.isEmpty, "its verification failed 11 s after it was stale")
+        table.updateNeighbour(neighbour("10.0.0.5", nil, .incomplete, confirmed: .zero), now: .seconds(60))
+        table.updateNeighbour(neighbour("10.0.0.5", nil, .failed, confirmed: .zero), now: .seconds(63))
+        #expect(table.takeChanges(now: .seconds(63)).changes.isEmpty)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .reachable, confirmed: .seconds(66)), now: .seconds(66))
+        let (changes, events) = table.takeChanges(now: .seconds(66))
+        #expect(changes.isEmpty && events.isEmpty, "never offline")
+        // Had it not answered, it would have been offline the window after it was stale.
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .seconds(66)), now: .seconds(100))
+        table.updateNeighbour(neighbour("10.0.0.5", nil, .failed, confirmed: .seconds(66)), now: .seconds(111))
+        #expect(table.takeChanges(now: .seconds(119)).changes.isEmpty)
+        #expect(table.takeChanges(now: .seconds(120)).changes.first?.device?.online == false)
     }
 
     @Test func aStaleEntryFirstSeenStaleCountsOnlyByItsConfirmation() {

@@ -53,6 +53,20 @@ private func waitUntilApplied(
     return await eventually { await store.hostStatus.hostName == marker }
 }
 
+/// Lets the address learning of the source's first start pass (two grace periods of 10 s, nothing learnt): no timer
+/// is armed after it.
+private func letTheFirstLearningPass(
+    _ clock: ManualClock,
+    _ source: FakeDiscoverySource,
+    _ store: SnapshotStore
+) async -> Bool {
+    for _ in 0..<2 {
+        guard await eventually({ clock.sleeperCount == 1 }) else { return false }
+        clock.advance(by: .seconds(10))
+    }
+    return await eventually { clock.sleeperCount == 0 }
+}
+
 @Suite struct ScanServiceTests {
     @Test(arguments: [true, false])
     func browsesAsTheStoresSwitchSays(isScanning: Bool) async throws {
@@ -133,6 +147,7 @@ private func waitUntilApplied(
                 .serviceResolved(makeInstance("NAS", host: "nas.local"))
             )
             #expect(await waitUntilApplied(source, store))
+            #expect(await letTheFirstLearningPass(clock, source, store))
             #expect(await waitUntilApplied(source, store, state: .connecting))
             #expect(clock.sleeperCount == 0, "no timer while the source is away")
             source.send(.sourceState(.running, hostName: nil), .serviceResolved(makeInstance("TV", host: "tv.local")))
@@ -145,7 +160,9 @@ private func waitUntilApplied(
             clock.advance(by: .seconds(1))
             #expect(await eventually { await store.deviceCount == 1 })
             #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
-            #expect(clock.sleeperCount == 0)
+            #expect(await eventually { clock.sleeperCount == 1 }, "the addresses' second round")
+            clock.advance(by: .seconds(10))
+            #expect(await eventually { clock.sleeperCount == 0 })
         }
     }
 
@@ -213,6 +230,7 @@ private func waitUntilApplied(
         let running = Task { try await group.run() }
         source.send(.serviceResolved(makeInstance("TV", host: "tv.local")))
         #expect(await waitUntilApplied(source, store))
+        #expect(await letTheFirstLearningPass(clock, source, store))
         #expect(await waitUntilApplied(source, store, state: .connecting))
         #expect(await waitUntilApplied(source, store))
         #expect(await eventually { clock.sleeperCount == 1 }, "back: the timer is armed")
