@@ -182,15 +182,31 @@ class Responder:
         self.services[key] = (info, spec)
         return {"service": key}
 
+    def _forget_queued(self, infos: list[ServiceInfo]) -> None:
+        """Drops the services' records from the answers python-zeroconf has queued (aggregated, or held back by its 1 s
+        limit): 0.47 sends them after the goodbyes otherwise, and every cache that hears them — avahi-daemon's, and the
+        responder's own, whose next registration of the name then fails with NonUniqueNameException — holds the
+        withdrawn service again for the PTR's 75 minutes. In the event loop."""
+        records = {r: set() for info in infos for r in (info.dns_pointer(), info.dns_service(), info.dns_text())}
+        for queue in (self.zc._out_queue, self.zc._out_delay_queue):
+            queue._remove_answers_from_queue(records)
+
+    def _forget_queued_soon(self, infos: list[ServiceInfo]) -> None:
+        """``_forget_queued`` from another thread: before what the caller hands the loop next (its goodbyes)."""
+        assert self.zc.loop is not None
+        self.zc.loop.call_soon_threadsafe(self._forget_queued, infos)
+
     def unregister(self, msg: dict) -> dict:
         key = self._key(msg)
         info, _ = self.services.pop(key)
+        self._forget_queued_soon([info])
         self.zc.unregister_service(info)
         return {"service": key}
 
     def unregister_all(self, msg: dict) -> dict:
         """Withdraw every service at once (goodbye packets for all of them): a device that leaves."""
         keys = sorted(self.services)
+        self._forget_queued_soon([info for info, _ in self.services.values()])
         self.zc.unregister_all_services()
         self.services.clear()
         return {"services": keys}
@@ -252,6 +268,7 @@ class Responder:
                     pending.append(await self.zc.async_update_service(info))
                 elif kind == "unregister":
                     info, _ = self.services.pop(self._key(op))
+                    self._forget_queued([info])
                     pending.append(await self.zc.async_unregister_service(info))
                 else:
                     pending.extend(await self._host_addresses(op["server"], list(op["addresses"])))

@@ -150,7 +150,8 @@ public struct Device: Hashable, Sendable, Codable, Identifiable {
 
         init(isUnnamed: Bool, label: String, id: String) {
             self.isUnnamed = isUnnamed
-            self.label = label.precomposedStringWithCanonicalMapping
+            // ASCII is composed already (and Foundation's normalization costs a copy).
+            self.label = label.utf8.allSatisfy { $0 < 0x80 } ? label : label.precomposedStringWithCanonicalMapping
             self.id = id
         }
 

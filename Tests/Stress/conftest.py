@@ -183,6 +183,7 @@ class World:
         self.pool = ThreadPoolExecutor(prof.responders)
         self.changed_hosts: set[str] = set()  # host names touched since `mark()`
         self.ops_log: Any = None  # a text file: every batch sent, as a JSON line (evidence)
+        self.failure: Exception | None = None  # a churn batch that failed: what is published is no longer known
 
     # -- addresses and names never reused --
 
@@ -296,7 +297,11 @@ class World:
         made = 0
         while time.monotonic() < deadline and not (stop and stop.is_set()):
             started = time.monotonic()
-            made += self.tick(max(1, round(self.profile.ops_per_second)))
+            try:
+                made += self.tick(max(1, round(self.profile.ops_per_second)))
+            except Exception as error:  # a batch a responder refused: the truth no longer holds
+                self.failure = error
+                raise
             time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
         return made
 

@@ -68,6 +68,7 @@ def finish_churn(stress: Stress, stop: threading.Event, thread: threading.Thread
     stop.set()
     thread.join(timeout=120)
     assert not thread.is_alive(), "the churn did not stop"
+    assert stress.world.failure is None, f"a churn batch failed (the test LAN, not peerscand): {stress.world.failure}"
     time.sleep(max(0.0, stress.world.settle_time()))
     settle = stress.settle(what=what)
     return {"settle_s": round(settle, 2), **stress.check_clients(what)}
