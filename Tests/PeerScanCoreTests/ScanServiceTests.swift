@@ -55,11 +55,7 @@ private func waitUntilApplied(
 
 /// Lets the address learning of the source's first start pass (two grace periods of 10 s, nothing learnt): no timer
 /// is armed after it.
-private func letTheFirstLearningPass(
-    _ clock: ManualClock,
-    _ source: FakeDiscoverySource,
-    _ store: SnapshotStore
-) async -> Bool {
+private func letTheFirstLearningPass(_ clock: ManualClock) async -> Bool {
     for _ in 0..<2 {
         guard await eventually({ clock.sleeperCount == 1 }) else { return false }
         clock.advance(by: .seconds(10))
@@ -147,7 +143,7 @@ private func letTheFirstLearningPass(
                 .serviceResolved(makeInstance("NAS", host: "nas.local"))
             )
             #expect(await waitUntilApplied(source, store))
-            #expect(await letTheFirstLearningPass(clock, source, store))
+            #expect(await letTheFirstLearningPass(clock))
             #expect(await waitUntilApplied(source, store, state: .connecting))
             #expect(clock.sleeperCount == 0, "no timer while the source is away")
             source.send(.sourceState(.running, hostName: nil), .serviceResolved(makeInstance("TV", host: "tv.local")))
@@ -230,7 +226,7 @@ private func letTheFirstLearningPass(
         let running = Task { try await group.run() }
         source.send(.serviceResolved(makeInstance("TV", host: "tv.local")))
         #expect(await waitUntilApplied(source, store))
-        #expect(await letTheFirstLearningPass(clock, source, store))
+        #expect(await letTheFirstLearningPass(clock))
         #expect(await waitUntilApplied(source, store, state: .connecting))
         #expect(await waitUntilApplied(source, store))
         #expect(await eventually { clock.sleeperCount == 1 }, "back: the timer is armed")
