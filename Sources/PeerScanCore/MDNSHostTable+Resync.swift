@@ -10,7 +10,6 @@ extension MDNSHostTable {
         unconfirmed = Set(rows.keys)
         for (host, records) in addressRecords { unconfirmedAddressRecords[host, default: []].formUnion(records) }
         hostsResyncingAddresses = Set(addressRecords.keys)
-        isLearningAddresses = true
         typesSeenAgain = []
         isResyncing = true
     }
@@ -32,14 +31,7 @@ extension MDNSHostTable {
     }
 
     /// Whether the address records of a resync are still being reported again (removals only unconfirm them).
-    var isResyncingAddresses: Bool { isLearningAddresses || !hostsResyncingAddresses.isEmpty }
-
-    /// The source's daemon runs for peerscand for the first time, or again with nothing to resync: the records of
-    /// every host it reports from now until ``finishAddressResync(final:)`` are resynced as after a restart (the
-    /// queries of the new record browsers flush records too).
-    public mutating func beginLearningAddresses() {
-        isLearningAddresses = true
-    }
+    var isResyncingAddresses: Bool { !hostsResyncingAddresses.isEmpty }
 
     /// Drops the address records not reported again since ``beginResync()``, and those removed meanwhile and not
     /// reported again since — in the last round.
@@ -57,10 +49,7 @@ extension MDNSHostTable {
     @discardableResult
     public mutating func finishAddressResync(final: Bool = true) -> Int {
         guard final else {
-            if unconfirmedAddressRecords.isEmpty {
-                hostsResyncingAddresses = []
-                isLearningAddresses = false
-            }
+            if unconfirmedAddressRecords.isEmpty { hostsResyncingAddresses = [] }
             return unconfirmedAddressRecords.count
         }
         for (host, records) in unconfirmedAddressRecords where !records.isEmpty {
@@ -69,7 +58,6 @@ extension MDNSHostTable {
         }
         unconfirmedAddressRecords = [:]
         hostsResyncingAddresses = []
-        isLearningAddresses = false
         return 0
     }
 }

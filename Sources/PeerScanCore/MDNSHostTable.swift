@@ -60,9 +60,6 @@ public struct MDNSHostTable: Sendable {
     /// The hosts whose address records are being resynced (from ``beginResync()`` until
     /// ``finishAddressResync(final:)`` settles them).
     var hostsResyncingAddresses: Set<String> = []
-    /// Whether every host whose records are reported joins ``hostsResyncingAddresses``: the records are being learnt
-    /// anew (``beginLearningAddresses()``, or a resync), until ``finishAddressResync(final:)`` ends it.
-    var isLearningAddresses = false
     var unconfirmed: Set<ServiceInstanceKey> = []
     /// The service types seen (an instance found or resolved, or the type's browser settled) since the resync began.
     var typesSeenAgain: Set<String> = []
@@ -149,7 +146,6 @@ public struct MDNSHostTable: Sendable {
             let host = DeviceID.canonicalHostName(record.hostName)
             guard keysByHost[host] != nil else { return }  // a host no row points to is not followed
             unconfirmedAddressRecords.remove(record, fromSetAt: host)
-            if isLearningAddresses { hostsResyncingAddresses.insert(host) }
             if withdrawnAddressRecords.remove(record, fromSetAt: host) { noteReconfirmation(on: record.interface) }
             if addressRecords[host, default: []].insert(record).inserted { changedHosts.insert(host) }
         case .addressRemoved(let record):
@@ -157,8 +153,8 @@ public struct MDNSHostTable: Sendable {
             if hostsResyncingAddresses.contains(host) {
                 // A daemon that came back rebuilds its cache, and a response that carries only some of a host's
                 // records flushes the others (mDNS's cache-flush bit) until they are asked for again, a second or
-                // two later; the queries a new record browser makes do the same. So a removal now is only "not
-                // confirmed": the record stays unless it is not reported again before the address resync ends.
+                // two later. So a removal now is only "not confirmed": the record stays unless it is not reported
+                // again before the address resync ends.
                 if addressRecords[host]?.contains(record) == true {
                     unconfirmedAddressRecords[host, default: []].insert(record)
                 }
@@ -214,7 +210,6 @@ public struct MDNSHostTable: Sendable {
         addressRecords = [:]
         unconfirmedAddressRecords = [:]
         hostsResyncingAddresses = []
-        isLearningAddresses = false
         forgetWithdrawals()
     }
 

@@ -11,9 +11,6 @@ import MonitoringLog
 ///   reported again get more periods, two at least (the daemon flushes records while it fills its cache again) and up
 ///   to ``maximumAddressResyncRounds`` (a daemon that comes back to a large LAN takes a while to ask every host
 ///   again).
-/// - **Learning** (the daemon runs for the first time, or scanning was switched on): the records of every host
-///   reported are resynced the same way, two rounds at least — the queries of new record browsers flush records as a
-///   restarted daemon's do.
 /// - A **withdrawal** (a link went down: the daemon withdrew what it learnt there): what was learnt there is kept; a
 ///   link that is back gets rounds of the grace period to be learnt again (two at least, up to
 ///   ``maximumWithdrawalRounds``); a link still down at its deadline loses its devices.
@@ -66,18 +63,7 @@ struct ResyncSchedule: Sendable {
         }
         if isRunning && !wasRunning && table.isResyncing {
             effects.resyncDeadline = generation
-        } else if isRunning && !wasRunning {
-            learnAddresses(table: &table, effects: &effects)  // running for the first time, or back with no device
         }
-    }
-
-    /// Every address record is learnt anew (the daemon runs for the first time or comes back with no device, or
-    /// scanning was switched on): its hosts' records are resynced as after a restart, two rounds at least.
-    mutating func learnAddresses(table: inout MDNSHostTable, effects: inout StoreEffects) {
-        table.beginLearningAddresses()
-        generation += 1
-        addressRounds = 0
-        effects.resyncDeadline = generation
     }
 
     /// The source reported everything it knows: the resync ends for the service types seen again.

@@ -206,8 +206,6 @@ public actor SnapshotStore {
                 schedule.reset()
                 devices.removeAll()
                 wireless.removeAll()
-            } else if host.sourceState.isRunning {
-                schedule.learnAddresses(table: &table, effects: &effects)
             }
             effects.logs.append(LogEntry(.scanningSwitched, ["enabled": "\(requestedScanning)"]))
         }

@@ -53,16 +53,6 @@ private func waitUntilApplied(
     return await eventually { await store.hostStatus.hostName == marker }
 }
 
-/// Lets the address learning of the source's first start pass (two grace periods of 10 s, nothing learnt): no timer
-/// is armed after it.
-private func letTheFirstLearningPass(_ clock: ManualClock) async -> Bool {
-    for _ in 0..<2 {
-        guard await eventually({ clock.sleeperCount == 1 }) else { return false }
-        clock.advance(by: .seconds(10))
-    }
-    return await eventually { clock.sleeperCount == 0 }
-}
-
 @Suite struct ScanServiceTests {
     @Test(arguments: [true, false])
     func browsesAsTheStoresSwitchSays(isScanning: Bool) async throws {
@@ -143,7 +133,6 @@ private func letTheFirstLearningPass(_ clock: ManualClock) async -> Bool {
                 .serviceResolved(makeInstance("NAS", host: "nas.local"))
             )
             #expect(await waitUntilApplied(source, store))
-            #expect(await letTheFirstLearningPass(clock))
             #expect(await waitUntilApplied(source, store, state: .connecting))
             #expect(clock.sleeperCount == 0, "no timer while the source is away")
             source.send(.sourceState(.running, hostName: nil), .serviceResolved(makeInstance("TV", host: "tv.local")))
@@ -156,9 +145,7 @@ private func letTheFirstLearningPass(_ clock: ManualClock) async -> Bool {
             clock.advance(by: .seconds(1))
             #expect(await eventually { await store.deviceCount == 1 })
             #expect(await store.snapshot.devices.map(\.hostName) == ["tv.local"])
-            #expect(await eventually { clock.sleeperCount == 1 }, "the addresses' second round")
-            clock.advance(by: .seconds(10))
-            #expect(await eventually { clock.sleeperCount == 0 })
+            #expect(clock.sleeperCount == 0)
         }
     }
 
@@ -226,7 +213,6 @@ private func letTheFirstLearningPass(_ clock: ManualClock) async -> Bool {
         let running = Task { try await group.run() }
         source.send(.serviceResolved(makeInstance("TV", host: "tv.local")))
         #expect(await waitUntilApplied(source, store))
-        #expect(await letTheFirstLearningPass(clock))
         #expect(await waitUntilApplied(source, store, state: .connecting))
         #expect(await waitUntilApplied(source, store))
         #expect(await eventually { clock.sleeperCount == 1 }, "back: the timer is armed")

@@ -66,33 +66,11 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         #expect(up.resyncDeadline != nil)
     }
 
-    @Test func comingBackWithoutDevicesLearnsTheAddressesAnewWithoutAResync() async throws {
+    @Test func comingBackWithoutDevicesAsksForNoDeadline() async {
         let store = makeStore()
         await store.apply([.source(.running)])
         await store.apply([.source(.connecting)])
-        let back = await store.apply([.source(.running)])
-        let outcome = try await applyBatch([.resyncDeadline(generation: try #require(back.resyncDeadline))], to: store)
-        #expect(outcome.effects.logs.isEmpty, "no resync to finish")
-        #expect(outcome.effects.resyncDeadline != nil, "the second round of the addresses learnt anew")
-    }
-
-    @Test func anAddressRemovedWhileTheFirstStartLearnsItIsKeptUntilItIsBack() async throws {
-        let store = makeStore()
-        let learning = await store.apply([.source(.running)])
-        await store.apply([.resolved(nas)])
-        let record = HostAddress(hostName: "nas.local", address: "10.0.0.9", interface: "eth0", ipProtocol: .ipv4)
-        await store.apply([.discovery(.addressAdded(record))])
-        // The queries of the new record browser flush the record, and it is back half a second later.
-        let flushed = try await applyBatch([.discovery(.addressRemoved(record))], to: store)
-        #expect(flushed.updates.isEmpty)
-        let back = try await applyBatch([.discovery(.addressAdded(record))], to: store)
-        #expect(back.updates.isEmpty)
-        var generation = try #require(learning.resyncDeadline)
-        generation = try #require(await store.apply([.resyncDeadline(generation: generation)]).resyncDeadline)
-        #expect(await store.apply([.resyncDeadline(generation: generation)]).resyncDeadline == nil, "learnt")
-        // Learnt: a removal now is a removal.
-        await store.apply([.discovery(.addressRemoved(record))])
-        #expect(await store.snapshot.device(hostName: "nas.local")?.addresses == ["10.0.0.8"])
+        #expect(await store.apply([.source(.running)]).resyncDeadline == nil)
     }
 
     @Test func devicesReportedAgainAreUntouchedAndTheOthersGoWhenBrowsingSettles() async throws {
@@ -243,9 +221,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         await store.apply([.setScanning(false)])
         await store.apply([.setScanning(true)])
         await store.apply([.resolved(nas)])
-        let learning = try #require(await store.apply([.source(.running)]).resyncDeadline, "learning, no resync")
-        let deadline = try await applyBatch([.resyncDeadline(generation: learning)], to: store)
-        #expect(deadline.updates.isEmpty && deadline.effects.logs.isEmpty)
+        #expect(await store.apply([.source(.running)]).resyncDeadline == nil)
         await store.apply([.browsingSettled])
         #expect(await store.snapshot.devices.map(\.hostName) == ["nas.local"])
     }

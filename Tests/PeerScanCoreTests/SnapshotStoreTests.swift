@@ -276,13 +276,11 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         await store.apply([.setScanning(false)])
 
         let outcome = try await applyBatch([.setScanning(true)], to: store)
-        #expect(outcome.effects.resyncDeadline != nil, "the addresses are learnt anew")
         #expect(
             outcome.effects
                 == StoreEffects(
                     browsing: true,
                     persistScanning: true,
-                    resyncDeadline: outcome.effects.resyncDeadline,
                     logs: [LogEntry(.scanningSwitched, ["enabled": "true"])]
                 )
         )
