@@ -34,6 +34,14 @@ private let vendors: @Sendable (String) -> String? = { mac in
 
 private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600))
 
+/// The presence policy without forced probes, as the Wi-Fi-like hosts' test runs it: a 20 s window and the stale grace
+/// of a 5 s probe interval.
+private let unprivilegedWindow = DeviceTable.Presence(
+    offlineAfter: .seconds(20),
+    forgetAfter: .seconds(600),
+    staleGrace: .seconds(14)
+)
+
 @Suite struct DeviceTableTests {
     @Test func aNeighbourOnlyHostIsOneDeviceKeyedByItsMAC() throws {
         var table = DeviceTable(presence: presence, vendorOf: vendors)
@@ -155,12 +163,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
 
     @Test func anEntryThatTurnsStaleAnswersUntilTheKernelVerifiedItThoughItsReachableTimeOutlastsTheWindow() {
         // Without CAP_NET_ADMIN the kernel keeps an entry reachable for 15–45 s and verifies it only once it is stale.
-        let window = DeviceTable.Presence(
-            offlineAfter: .seconds(20),
-            forgetAfter: .seconds(600),
-            staleGrace: .seconds(14)
-        )
-        var table = DeviceTable(presence: window, vendorOf: vendors)
+        var table = DeviceTable(presence: unprivilegedWindow, vendorOf: vendors)
         table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .zero), now: .zero)
         _ = table.takeChanges(now: .zero)
         table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .zero), now: .seconds(44))
@@ -179,12 +182,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     @Test func aHostThatMissesTheVerificationAfterItsReachableTimeHasTheWindowFromThenToAnswer() {
         // A phone dozing in Wi-Fi power save: confirmed at 0 s, held reachable by the kernel until 44 s (no one
         // asked it meanwhile), asleep when the kernel verifies it; it answers the round after it woke.
-        let window = DeviceTable.Presence(
-            offlineAfter: .seconds(20),
-            forgetAfter: .seconds(600),
-            staleGrace: .seconds(14)
-        )
-        var table = DeviceTable(presence: window, vendorOf: vendors)
+        var table = DeviceTable(presence: unprivilegedWindow, vendorOf: vendors)
         table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .zero), now: .zero)
         _ = table.takeChanges(now: .zero)
         table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .zero), now: .seconds(44))
@@ -205,12 +203,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     }
 
     @Test func aStaleEntryFirstSeenStaleCountsOnlyByItsConfirmation() {
-        let window = DeviceTable.Presence(
-            offlineAfter: .seconds(20),
-            forgetAfter: .seconds(600),
-            staleGrace: .seconds(14)
-        )
-        var table = DeviceTable(presence: window, vendorOf: vendors)
+        var table = DeviceTable(presence: unprivilegedWindow, vendorOf: vendors)
         table.updateNeighbour(neighbour("10.0.0.8", macB, .stale, confirmed: .seconds(10)), now: .seconds(100))
         #expect(table.takeChanges(now: .seconds(100)).changes.isEmpty, "left over from a host long gone: no device")
     }
