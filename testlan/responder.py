@@ -36,9 +36,16 @@ import signal
 import sys
 from typing import Any
 
+import zeroconf._protocol.outgoing
 from zeroconf import DNSAddress, DNSOutgoing, DNSPointer, InterfaceChoice, IPVersion, ServiceInfo, Zeroconf
 from zeroconf._handlers import QueryHandler, QuestionAnswers
 from zeroconf.const import _CLASS_IN, _CLASS_UNIQUE, _FLAGS_AA, _FLAGS_QR_RESPONSE, _TYPE_A, _TYPE_AAAA, _TYPE_PTR
+
+# python-zeroconf 0.47 fills a response packet with up to 1,460 bytes of DNS message: 1,488 bytes of IPv4 but 1,508 of
+# IPv6, over the veths' 1,500-byte MTU, and such a packet never leaves over IPv6 (a capture of make stress: 566 of them
+# over IPv4, none over IPv6). The next packet of the same response does, and its cache-flush address records, without
+# the members the lost packet held, flush those from avahi-daemon's IPv6 cache. 1,452 bytes fit both.
+zeroconf._protocol.outgoing._MAX_MSG_TYPICAL = 1452
 
 
 def full_type(service_type: str) -> str:
@@ -69,7 +76,7 @@ def txt_bytes(txt: Any) -> bytes | dict:
 
 class WholeRRSetQueryHandler(QueryHandler):
     """python-zeroconf's query handler, answering a host's address records of one type (its A or its AAAA RRSet) all
-    together in one packet: they carry the cache-flush bit, which tells a receiver that the packet holds the whole
+    together in one response: they carry the cache-flush bit, which tells a receiver that the packet holds the whole
     RRSet (RFC 6762 §10.2: only records older than one second are flushed, so that a burst can carry all members).
 
     python-zeroconf 0.47 decides per record: a querier's known answers suppress some of a host's A records and the
@@ -91,9 +98,22 @@ class WholeRRSetQueryHandler(QueryHandler):
                     answer_set[record] = additionals
 
     def async_response(self, msgs, ucast_source) -> QuestionAnswers:
-        """Moves each host's address RRset into the latest multicast group any of its members is due in, so that all
-        members leave in the same packet (never earlier than python-zeroconf's rate limit allows for any of them)."""
+        """Sends every address record as an answer, never as an additional, and moves each host's address RRset into
+        the latest multicast group any of its members is due in, so that all members leave in the same response (never
+        earlier than python-zeroconf's rate limit allows for any of them).
+
+        0.47 splits a long response into packets of answers then additionals, and a packet can hold additionals only;
+        avahi-daemon drops a response without an answer ("Invalid response packet", avahi/avahi#10). If a host's
+        addresses were additionals split across such a packet and the one before, the members in the one before
+        carry the cache-flush bit and avahi-daemon flushes the others a second later (a capture of make stress:
+        1,562 of 69,615 responses had no answer; one host lost a live address for 0.7 s)."""
         answers = super().async_response(msgs, ucast_source)
+        for group in answers:
+            addresses = {r for additionals in group.values() for r in additionals if isinstance(r, DNSAddress)}
+            for answer, additionals in group.items():
+                group[answer] = {r for r in additionals if not isinstance(r, DNSAddress)}
+            for record in addresses:
+                group.setdefault(record, set())
         groups = [answers.mcast_now, answers.mcast_aggregate, answers.mcast_aggregate_last_second]
         latest: dict[tuple[str, int], int] = {}
         for index, group in enumerate(groups):
@@ -104,6 +124,16 @@ class WholeRRSetQueryHandler(QueryHandler):
             for record in [r for r in group if isinstance(r, DNSAddress) and latest[(r.key, r.type)] != index]:
                 groups[latest[(record.key, record.type)]][record] = group.pop(record)
         return answers
+
+
+def goodbyes(server: str, addresses: list[str]) -> DNSOutgoing:
+    """Goodbye packets (TTL 0) for some address records of host name ``server``."""
+    out = DNSOutgoing(_FLAGS_QR_RESPONSE | _FLAGS_AA)
+    for text in addresses:
+        ip = ipaddress.ip_address(text)
+        rtype = _TYPE_A if ip.version == 4 else _TYPE_AAAA
+        out.add_answer_at_time(DNSAddress(server, rtype, _CLASS_IN | _CLASS_UNIQUE, 0, ip.packed), 0)
+    return out
 
 
 class Responder:
@@ -171,63 +201,80 @@ class Responder:
         return {"services": keys}
 
     def update(self, msg: dict) -> dict:
-        key = self._key(msg)
-        _, spec = self.services[key]
-        spec = dict(spec)
-        for field in ("port", "txt", "addresses"):
-            if field in msg:
-                spec[field] = msg[field]
-        info = self._info(spec)
-        self.zc.update_service(info)
-        self.services[key] = (info, spec)
-        return {"service": key}
+        self.batch({"ops": [{**msg, "op": "update"}]})
+        return {"service": self._key(msg)}
 
-    def _forget_queued(self, infos: list[ServiceInfo]) -> None:
-        """Drops the services' records from the answers python-zeroconf has queued (aggregated, or held back by its 1 s
-        limit): 0.47 sends them after the goodbyes otherwise, and every cache that hears them — avahi-daemon's, and the
-        responder's own, whose next registration of the name then fails with NonUniqueNameException — holds the
-        withdrawn service again for the PTR's 75 minutes. In the event loop."""
-        records = {r: set() for info in infos for r in (info.dns_pointer(), info.dns_service(), info.dns_text())}
+    def _forget_queued(self, infos: list[ServiceInfo], addresses: bool) -> None:
+        """Drops the services' records (and their hosts' address records if ``addresses``) from the answers
+        python-zeroconf has queued — aggregated, or held back by its 1 s limit — and from the additionals queued with
+        other answers. 0.47 builds an answer when the question comes and sends it 20-120 ms (or up to a second)
+        later; for a service withdrawn or changed in between, what it sends then is the old record, after the
+        goodbye or the announcement of the new one: every cache that hears it (avahi-daemon's, and the responder's
+        own, whose next registration of the name then fails with NonUniqueNameException) holds the old record again,
+        a withdrawn service for the PTR's 75 minutes, a withdrawn address until a later answer flushes it. The
+        announcement that follows carries the records that are current. In the event loop."""
+        records = {r for info in infos for r in (info.dns_pointer(), info.dns_service(), info.dns_text())}
+        if addresses:
+            records |= {r for info in infos for r in info.dns_addresses()}
         for queue in (self.zc._out_queue, self.zc._out_delay_queue):
-            queue._remove_answers_from_queue(records)
+            for group in queue.queue:
+                for record in records:
+                    group.answers.pop(record, None)
+                for answer, additionals in group.answers.items():
+                    if not additionals.isdisjoint(records):
+                        group.answers[answer] = set(additionals) - records
 
-    def _forget_queued_soon(self, infos: list[ServiceInfo]) -> None:
-        """``_forget_queued`` from another thread: before what the caller hands the loop next (its goodbyes)."""
-        assert self.zc.loop is not None
-        self.zc.loop.call_soon_threadsafe(self._forget_queued, infos)
+    def _server(self, spec: dict) -> str:
+        return spec.get("server") or self.server
+
+    def _host_left(self, spec: dict) -> bool:
+        """Whether no registered service is left on the host of ``spec`` (a withdrawn one): its addresses go too."""
+        return all(self._server(other) != self._server(spec) for _, other in self.services.values())
 
     def unregister(self, msg: dict) -> dict:
-        key = self._key(msg)
-        info, _ = self.services.pop(key)
-        self._forget_queued_soon([info])
-        self.zc.unregister_service(info)
-        return {"service": key}
+        self.batch({"ops": [{**msg, "op": "unregister"}]})
+        return {"service": self._key(msg)}
 
     def unregister_all(self, msg: dict) -> dict:
         """Withdraw every service at once (goodbye packets for all of them): a device that leaves."""
         keys = sorted(self.services)
-        self._forget_queued_soon([info for info, _ in self.services.values()])
-        self.zc.unregister_all_services()
-        self.services.clear()
+
+        async def run() -> None:
+            self._forget_queued([info for info, _ in self.services.values()], addresses=True)
+            self.services.clear()
+            await self.zc.async_unregister_all_services()
+
+        self._in_loop(run())
         return {"services": keys}
 
     def set_addresses(self, msg: dict) -> dict:
+        """The responder's own host name gets a new address list: goodbyes for the addresses that went, and the
+        services that carry no addresses of their own updated."""
         new = list(msg["addresses"])
         gone = [a for a in self.addresses if a not in new]
         self.addresses = new
-        if gone:
-            out = DNSOutgoing(_FLAGS_QR_RESPONSE | _FLAGS_AA)
-            for text in gone:
-                ip = ipaddress.ip_address(text)
-                rtype = _TYPE_A if ip.version == 4 else _TYPE_AAAA
-                out.add_answer_at_time(DNSAddress(self.server, rtype, _CLASS_IN | _CLASS_UNIQUE, 0, ip.packed), 0)
-            self.zc.send(out)
-        for key, (_, spec) in list(self.services.items()):
-            if not spec.get("addresses"):
+        followers = [key for key, (_, spec) in self.services.items() if not spec.get("addresses")]
+
+        async def run() -> None:
+            self._forget_queued([self.services[key][0] for key in followers], addresses=True)
+            if gone:
+                self.zc.async_send(goodbyes(self.server, gone))
+            pending = []
+            for key in followers:
+                spec = self.services[key][1]
                 info = self._info(spec)
-                self.zc.update_service(info)
                 self.services[key] = (info, spec)
+                pending.append(await self.zc.async_update_service(info))
+            await asyncio.gather(*pending)
+
+        self._in_loop(run())
         return {"addresses": self.addresses}
+
+    def _in_loop(self, coroutine: Any) -> None:
+        """Runs ``coroutine`` in zeroconf's event loop and waits for it: what it changes before its first await
+        happens between two of the loop's turns (no question is answered from a half-made change)."""
+        assert self.zc.loop is not None
+        asyncio.run_coroutine_threadsafe(coroutine, self.zc.loop).result(timeout=120)
 
     def batch(self, msg: dict) -> dict:
         """Apply many registrations, updates, withdrawals and host address changes at once, concurrently in
@@ -261,21 +308,21 @@ class Responder:
                     pending.append(self._register_async(info))
                 elif kind == "update":
                     key = self._key(op)
-                    _, spec = self.services[key]
+                    old, spec = self.services[key]
+                    self._forget_queued([old], addresses="addresses" in op)
                     spec = {**spec, **{f: op[f] for f in ("port", "txt", "addresses") if f in op}}
                     info = self._info(spec)
                     self.services[key] = (info, spec)
                     pending.append(await self.zc.async_update_service(info))
                 elif kind == "unregister":
-                    info, _ = self.services.pop(self._key(op))
-                    self._forget_queued([info])
+                    info, spec = self.services.pop(self._key(op))
+                    self._forget_queued([info], addresses=self._host_left(spec))
                     pending.append(await self.zc.async_unregister_service(info))
                 else:
                     pending.extend(await self._host_addresses(op["server"], list(op["addresses"])))
             await asyncio.gather(*pending)
 
-        assert self.zc.loop is not None
-        asyncio.run_coroutine_threadsafe(run(), self.zc.loop).result(timeout=120)
+        self._in_loop(run())
         return {"applied": len(ops)}
 
     async def _register_async(self, info: ServiceInfo) -> None:
@@ -285,17 +332,12 @@ class Responder:
         """Goodbyes for the addresses of host name ``server`` that are not in ``addresses``, and its services
         updated to carry ``addresses``."""
         server = server if server.endswith(".") else server + "."
-        mine = [(key, spec) for key, (_, spec) in self.services.items()
-                if (spec.get("server") or self.server) == server]
+        mine = [(key, spec) for key, (_, spec) in self.services.items() if self._server(spec) == server]
+        self._forget_queued([self.services[key][0] for key, _ in mine], addresses=True)
         old = {a for _, spec in mine for a in (spec.get("addresses") or self.addresses)}
         gone = sorted(old - set(addresses))
         if gone:
-            out = DNSOutgoing(_FLAGS_QR_RESPONSE | _FLAGS_AA)
-            for text in gone:
-                ip = ipaddress.ip_address(text)
-                rtype = _TYPE_A if ip.version == 4 else _TYPE_AAAA
-                out.add_answer_at_time(DNSAddress(server, rtype, _CLASS_IN | _CLASS_UNIQUE, 0, ip.packed), 0)
-            self.zc.async_send(out)
+            self.zc.async_send(goodbyes(server, gone))
         pending = []
         for key, spec in mine:
             spec = {**spec, "addresses": addresses}

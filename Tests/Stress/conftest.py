@@ -3,7 +3,8 @@ fleet of Monitor clients on its real Unix socket.
 
 Run as root: `make stress` (full scale) or `make stress-ci` (the bounded part CI runs); STRESS_PROFILE=ci|full picks
 the scale, STRESS_SEED the churn's seed (printed, and kept with the evidence). Evidence (peerscand's and avahi's logs,
-the seed, diffs of any mismatch, report.json with the numbers) goes to `.build/stress/<run>/`.
+the seed, diffs of any mismatch, report.json with the numbers) goes to `.build/stress/<run>/`; STRESS_PCAP=1 adds the
+scanner's mDNS traffic (`mdns.pcap`, tcpdump; ~100 MB for the full profile).
 
 - **The LAN** (testlan/): a few responder namespaces, each one python-zeroconf process publishing many *virtual hosts*:
   services whose SRV record points to a host name of their own (`sN.local`) with addresses of their own. Every
@@ -50,6 +51,7 @@ NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "peerscan.io")
 TYPES = tuple(f"_stress{k}._tcp" for k in range(8))
 # avahi-daemon's mDNS receive buffer (bytes; 0: the kernel's default, 208 KiB). STRESS_AVAHI_RCVBUF overrides.
 AVAHI_RECEIVE_BUFFER = int(os.environ.get("STRESS_AVAHI_RCVBUF", str(8 << 20)))
+CAPTURE = os.environ.get("STRESS_PCAP") == "1"
 COOLDOWN = 3.0  # seconds a host is left alone after a change was acknowledged
 
 
@@ -793,7 +795,12 @@ def stress():
         state = lan.tmpdir / "state"
         state.mkdir()
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,mode=0755", "peerscan-stress", str(state)], check=True)
+        capture = None
         try:
+            if CAPTURE:
+                capture = lan.popen_in_scanner(["tcpdump", "-q", "-Z", "root", "-i", "lan0", "-U", "-B", "16384", "-w",
+                                                str(evidence / "mdns.pcap"), "udp", "port", "5353"],
+                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             s = Stress(lan, evidence, prof, seed, state)
             s.start_avahi()
             s.report["avahi_receive_buffer"] = AVAHI_RECEIVE_BUFFER
@@ -815,5 +822,8 @@ def stress():
                 if (lan.tmpdir / "avahi.log").exists():  # gone if a signal already tore the LAN down
                     shutil.copy(lan.tmpdir / "avahi.log", evidence / "avahi.log")
             finally:
+                if capture is not None:
+                    capture.terminate()
+                    capture.wait(timeout=10)
                 subprocess.run(["umount", "-l", str(state)], check=False)
     print(f"stress: report {evidence / 'report.json'}", flush=True)
