@@ -55,13 +55,14 @@ extension DeviceTable {
     /// Notes when an entry left the reachable state for stale or a verification (the grace of
     /// ``isAnswering(_:now:)`` counts from then); forgets it once the entry is reachable, failed or gone.
     ///
-    /// An entry whose reachable time ran out (reachable to stale: the kernel's timer, not a forced probe) counts as an
-    /// answer then: the kernel held the host reachable until then without asking it (15–45 s), so a host that misses
-    /// the verification that follows — a phone dozing in Wi-Fi power save — has `--offline-after` from then to
-    /// answer the next rounds, rather than none at all once its last confirmation is older than the window. A host
-    /// that left is still offline within what docs/scanning.md says: `--offline-after` after its last answer plus
-    /// its reachable time without forced probes, or plus one probe interval with them (the timer fires only if it
-    /// comes before the next forced probe).
+    /// Presence counts from the moment an entry's reachable time ran out (reachable to stale: the kernel's timer, not
+    /// a forced probe): the kernel held the host reachable until then without asking it (15–45 s), so a host that
+    /// misses the verification that follows — a phone dozing in Wi-Fi power save — has `--offline-after` from then
+    /// to answer the next rounds, rather than none at all once its last confirmation is older than the window. A
+    /// host that left is still offline within what docs/scanning.md says: `--offline-after` after its last answer
+    /// plus its reachable time without forced probes, or plus one probe interval with them (the timer fires only if
+    /// it comes before the next forced probe). It is no answer: not the device's last seen, not a reason for an
+    /// address conflict.
     private mutating func noteStaleness(of neighbour: Neighbour, replacing previous: Neighbour?, now: Duration) {
         guard [.stale, .delay, .probe].contains(neighbour.state) else {
             unconfirmedSince[neighbour.address] = nil
@@ -72,7 +73,7 @@ extension DeviceTable {
         else { return }
         unconfirmedSince[neighbour.address] = now
         if neighbour.state == .stale && previous.state == .reachable, let mac = neighbour.macAddress {
-            lastAnswerByMAC[mac] = max(lastAnswerByMAC[mac] ?? .zero, now)
+            reachableUntilByMAC[mac] = now
         }
     }
 

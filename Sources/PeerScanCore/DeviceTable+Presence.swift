@@ -48,6 +48,12 @@ extension DeviceTable {
         }
     }
 
+    /// The later of `last` and the moment the kernel's timer last ended a reachable entry of any of `macs`: how long
+    /// a device stays online counts from then.
+    func presenceStart(after last: Duration, macs: some Sequence<String>) -> Duration {
+        macs.reduce(last) { max($0, reachableUntilByMAC[$1] ?? .zero) }
+    }
+
     /// Forgets a device and every key it was known by (an operator's request). A device that answers now stays,
     /// with its history starting over (it is new again); one that does not is removed.
     ///
@@ -88,6 +94,7 @@ extension DeviceTable {
             unconfirmedSince[address] = nil
         }
         lastAnswerByMAC[mac] = nil
+        reachableUntilByMAC[mac] = nil
         dirtyMACs.insert(mac)
     }
 }

@@ -156,6 +156,7 @@ extension DeviceTable {
             answering = macs.contains { answers(mac: $0, now: now) }
             last = max(host.appearedAt, host.answeredAt ?? .zero)
             for mac in macs { last = max(last, lastAnswerByMAC[mac] ?? .zero) }
+            last = presenceStart(after: last, macs: macs)
         }
         let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .hostName(hostName)), now: now)
         let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
@@ -220,7 +221,7 @@ extension DeviceTable {
         var allAddresses = addresses
         for linked in macs { allAddresses.formUnion(addressesByMAC[linked] ?? []) }
         let answering = macs.contains { answers(mac: $0, now: now) }
-        let last = macs.compactMap { lastAnswerByMAC[$0] }.max() ?? now
+        let last = presenceStart(after: macs.compactMap { lastAnswerByMAC[$0] }.max() ?? now, macs: macs)
         let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .macAddress(mac)), now: now)
         let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
         if !online && now >= last + presence.forgetAfter {

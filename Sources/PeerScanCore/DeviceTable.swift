@@ -144,6 +144,9 @@ public struct DeviceTable: Sendable {
     var addressesByMAC: [String: Set<String>] = [:]
     /// When each MAC address last answered (the kernel's confirmation, or when it was seen answering).
     var lastAnswerByMAC: [String: Duration] = [:]
+    /// When the kernel's timer last ended a reachable entry of each MAC address (reachable to stale): presence counts
+    /// from then too, but it is no answer (see ``noteStaleness(of:replacing:now:)``).
+    var reachableUntilByMAC: [String: Duration] = [:]
     var lastConflictLogged: [String: Duration] = [:]
     /// The known addresses whose entry failed (or went), and since when: one that stays failed while its MAC address
     /// answers again on another address was dropped by its host, and leaves the device.
@@ -280,6 +283,7 @@ public struct DeviceTable: Sendable {
         interfaceByAddress = [:]
         addressesByMAC = [:]
         lastAnswerByMAC = [:]
+        reachableUntilByMAC = [:]
         lastConflictLogged = [:]
         failedSince = [:]
         unconfirmedSince = [:]

@@ -202,6 +202,19 @@ private let unprivilegedWindow = DeviceTable.Presence(
         #expect(table.takeChanges(now: .seconds(120)).changes.first?.device?.online == false)
     }
 
+    @Test func theEndOfAReachableTimeIsNoAnswerForAnAddressConflict() {
+        // Confirmed at 0 s, reachable until the kernel's timer at 44 s; another MAC address answers for the address at
+        // 61 s: the first one last answered 61 s ago, past the 60 s conflict window — the address moved.
+        var table = DeviceTable(presence: presence, vendorOf: vendors)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, confirmed: .zero), now: .zero)
+        table.updateNeighbour(neighbour("10.0.0.5", macA, .stale, confirmed: .zero), now: .seconds(44))
+        _ = table.takeChanges(now: .seconds(44))
+        table.updateNeighbour(neighbour("10.0.0.5", macB, confirmed: .seconds(61)), now: .seconds(61))
+        let events = table.takeChanges(now: .seconds(61)).events
+        #expect(!events.contains { if case .addressConflict = $0 { true } else { false } })
+        #expect(events.contains { if case .macChanged = $0 { true } else { false } })
+    }
+
     @Test func aStaleEntryFirstSeenStaleCountsOnlyByItsConfirmation() {
         var table = DeviceTable(presence: unprivilegedWindow, vendorOf: vendors)
         table.updateNeighbour(neighbour("10.0.0.8", macB, .stale, confirmed: .seconds(10)), now: .seconds(100))
