@@ -61,8 +61,7 @@ extension DeviceTable {
     /// to answer the next rounds, rather than none at all once its last confirmation is older than the window. A
     /// host that left is still offline within what docs/scanning.md says: `--offline-after` after its last answer
     /// plus its reachable time without forced probes, or plus one probe interval with them (the timer fires only if
-    /// it comes before the next forced probe). It is no answer: not the device's last seen, not a reason for an
-    /// address conflict.
+    /// it comes before the next forced probe). It is no answer: the address-conflict window reads answers only.
     private mutating func noteStaleness(of neighbour: Neighbour, replacing previous: Neighbour?, now: Duration) {
         guard [.stale, .delay, .probe].contains(neighbour.state) else {
             unconfirmedSince[neighbour.address] = nil

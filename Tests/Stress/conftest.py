@@ -4,7 +4,7 @@ fleet of Monitor clients on its real Unix socket.
 Run as root: `make stress` (full scale) or `make stress-ci` (the bounded part CI runs); STRESS_PROFILE=ci|full picks
 the scale, STRESS_SEED the churn's seed (printed, and kept with the evidence). Evidence (peerscand's and avahi's logs,
 the seed, diffs of any mismatch, report.json with the numbers) goes to `.build/stress/<run>/`; STRESS_PCAP=1 adds the
-scanner's mDNS traffic (`mdns.pcap`, tcpdump; ~100 MB for the full profile).
+scanner's mDNS traffic (`mdns.pcap`, tcpdump; ~35 MB for the full profile).
 
 - **The LAN** (testlan/): a few responder namespaces, each one python-zeroconf process publishing many *virtual hosts*:
   services whose SRV record points to a host name of their own (`sN.local`) with addresses of their own. Every
