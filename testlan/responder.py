@@ -154,7 +154,7 @@ class Responder:
             f"{spec['name']}.{stype}",
             port=int(spec["port"]),
             properties=txt_bytes(spec.get("txt")),
-            server=spec.get("server") or self.server,
+            server=self._server(spec),
             parsed_addresses=spec.get("addresses") or self.addresses,
         )
 

@@ -781,6 +781,8 @@ def stress():
         pytest.exit("the stress suite creates network namespaces: run it as root", 2)
     if not PEERSCAND.exists():
         pytest.exit(f"{PEERSCAND} is missing: run `swift build` first (or set PEERSCAND)", 2)
+    if CAPTURE and shutil.which("tcpdump") is None:
+        pytest.exit("STRESS_PCAP=1 captures with tcpdump, which is not installed (apt-get install tcpdump)", 2)
     prof = profile()
     seed = int(os.environ.get("STRESS_SEED", str(int(time.time()))))
     evidence = ROOT / ".build" / "stress" / f"{time.strftime('%Y%m%d-%H%M%S')}-{prof.name}-{seed}"
