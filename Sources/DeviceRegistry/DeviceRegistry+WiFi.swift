@@ -1,36 +1,88 @@
 import Foundation
 import MonitoringLog
 import PeerScanCore
+import PeerScanModel
+
+/// What the store taught about Wi-Fi networks and is not written yet.
+struct PendingNetworks: Sendable {
+    /// Whether sightings are written (`--forget-after` is not zero: with zero nothing heard is remembered, only the
+    /// baseline).
+    let keepsSightings: Bool
+    /// The sightings, with when each was first and last heard since the last write.
+    var sightings: [WirelessRecords.Sighting: SeenSpan] = [:]
+    /// The baseline's changes (`nil`: a network no longer known), the last one of each network.
+    var known: [DeviceID: KnownWiFiNetwork?] = [:]
+
+    init(keepsSightings: Bool) { self.keepsSightings = keepsSightings }
+
+    var isEmpty: Bool { sightings.isEmpty && known.isEmpty }
+}
 
 extension DeviceRegistry {
-    /// Takes in the Wi-Fi networks and access points a batch of the store heard (memory only: the next
-    /// ``flush(now:refreshingAll:)`` writes them).
+    /// Takes in the Wi-Fi networks and access points a batch of the store heard, and the baseline's changes (memory
+    /// only: the next ``flush(now:refreshingAll:)`` writes them).
     ///
-    /// - Complexity: O(s) for s sightings.
+    /// - Complexity: O(s + k) for s sightings and k baseline changes.
     public func record(_ records: WirelessRecords, at date: Date = Date()) {
         guard path != nil else { return }  // in memory only: the store's table knows what it heard since start
         pendingNetworks.withLockedValue { pending in
-            for sighting in records.sightings {
-                pending[sighting] = SeenSpan(first: pending[sighting]?.first ?? date, last: date)
+            if pending.keepsSightings {
+                for sighting in records.sightings {
+                    pending.sightings[sighting] = SeenSpan(
+                        first: pending.sightings[sighting]?.first ?? date,
+                        last: date
+                    )
+                }
             }
+            pending.known.merge(records.known) { _, newer in newer }
         }
     }
 
-    /// Writes the Wi-Fi sightings taken in since the last flush; on failure, keeps them for the next one.
+    /// Forgets the Wi-Fi networks and access points not heard for `forgetAfter`, except the baseline's: the networks
+    /// this host connected to or a person marked known, and their access points vouched for. With `forgetAfter` zero,
+    /// every other one goes.
+    ///
+    /// - Returns: How many networks and access points were forgotten (0 in memory only, or when the delete failed:
+    ///   logged, and tried again next time).
+    @discardableResult
+    public func forgetNetworks(forgetAfter: Duration, now: Date = Date()) async -> (networks: Int, bssids: Int) {
+        guard let database else { return (0, 0) }
+        do {
+            let forgotten = try await database.deleteNetworks(
+                seenBefore: Self.horizon(forgetAfter: forgetAfter, now: now)
+            )
+            if forgotten != (0, 0) {
+                logger.log(.registryForgettingNetworks, ["networks": "\(forgotten.0)", "bssids": "\(forgotten.1)"])
+            }
+            return forgotten
+        } catch {
+            logger.log(.registryWriteFailed, ["error": "\(error)", "devices.pending": "0"])
+            return (0, 0)
+        }
+    }
+
+    /// Writes the Wi-Fi sightings and baseline changes taken in since the last flush; on failure, keeps them for the
+    /// next one.
     ///
     /// - Returns: Whether they are on disk now.
     func flushNetworks() async -> Bool {
-        let sightings = pendingNetworks.withLockedValue { pending in
-            defer { pending = [:] }
+        let taken = pendingNetworks.withLockedValue { pending in
+            defer {
+                pending.sightings = [:]
+                pending.known = [:]
+            }
             return pending
         }
-        guard let database, !sightings.isEmpty else { return true }
+        guard let database, !taken.isEmpty else { return true }
         do {
-            try await database.writeNetworks(sightings)
+            try await database.writeNetworks(taken.sightings, known: taken.known)
             return true
         } catch {
             pendingNetworks.withLockedValue { pending in
-                pending.merge(sightings) { newer, older in SeenSpan(first: older.first, last: newer.last) }
+                pending.sightings.merge(taken.sightings) { newer, older in
+                    SeenSpan(first: older.first, last: newer.last)
+                }
+                pending.known.merge(taken.known) { newer, _ in newer }
             }
             // Retried every flush; the device writes, on the same disk, say it at most once a minute too.
             logger.log(.registryWriteFailed, ["error": "\(error)", "devices.pending": "0"])

@@ -31,9 +31,9 @@ public final class DeviceRegistry: Sendable {
     }
 
     let database: RegistryDatabase?
-    /// The Wi-Fi sightings not written yet, with when each was first and last heard since (DeviceRegistry+WiFi).
-    let pendingNetworks = NIOLockedValueBox<[WirelessRecords.Sighting: SeenSpan]>([:])
-    /// The Wi-Fi networks known at start, to seed the store's wireless table.
+    /// What the store taught about Wi-Fi networks and is not written yet (DeviceRegistry+WiFi).
+    let pendingNetworks: NIOLockedValueBox<PendingNetworks>
+    /// The Wi-Fi evil-twin baseline at start, to seed the store's wireless table.
     public let knownNetworks: KnownNetworks
     private let state: NIOLockedValueBox<State>
     let logger: Logger
@@ -51,7 +51,8 @@ public final class DeviceRegistry: Sendable {
     /// Opens the registry at `path`, never failing: a database that cannot be used (corrupt, unreadable, written by
     /// a newer peerscan) is moved aside (`PATH.broken-TIMESTAMP`) with a log line and a fresh one is started; if
     /// none can be created, the registry lives in memory only (logged). Devices not seen for `forgetAfter` are
-    /// dropped while loading.
+    /// dropped while loading; Wi-Fi networks are forgotten by ``forgetNetworks(forgetAfter:now:)`` (with
+    /// `forgetAfter` zero, only the baseline's are written at all).
     ///
     /// - Parameters:
     ///   - path: The database file; `nil` for a registry in memory only.
@@ -95,6 +96,7 @@ public final class DeviceRegistry: Sendable {
         }
         self.database = database
         self.knownNetworks = networks
+        self.pendingNetworks = NIOLockedValueBox(PendingNetworks(keepsSightings: forgetAfter > .zero))
         self.irks = irks
         var state = State(lastRefresh: now)
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
@@ -294,7 +296,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// Devices last seen at or before this are forgotten.
-    private static func horizon(forgetAfter: Duration, now: Date) -> Date {
+    static func horizon(forgetAfter: Duration, now: Date) -> Date {
         now - TimeInterval(forgetAfter.components.seconds)
     }
 

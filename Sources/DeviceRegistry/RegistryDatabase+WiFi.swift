@@ -3,33 +3,65 @@ import GRDB
 import PeerScanCore
 import PeerScanModel
 
+// The Wi-Fi tables: `wifi_network` (one row per SSID and security, or hidden BSSID) and `wifi_access_point` (its
+// BSSIDs), each with when it was first and last heard. Migration `wifi-baseline` marks the evil-twin baseline in them:
+// `wifi_network.connected` (this host connected to it), `wifi_network.trusted` (a person marked it known) and
+// `wifi_access_point.vouched` (an access point this host connected to, or heard when the person marked it). A
+// registry from before starts with an empty baseline: what it held was learnt from first sightings, which a
+// passer-by could set.
+
 extension RegistryDatabase {
-    /// The Wi-Fi networks stored: their ids, and per SSID its securities and BSSIDs.
+    /// Adds the baseline's columns (migration `wifi-baseline`).
+    static func registerWiFiBaseline(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("wifi-baseline") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE wifi_network ADD COLUMN connected INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE wifi_network ADD COLUMN trusted INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE wifi_access_point ADD COLUMN vouched INTEGER NOT NULL DEFAULT 0;
+                    CREATE INDEX wifi_network_last_seen ON wifi_network(last_seen);
+                    CREATE INDEX wifi_access_point_last_seen ON wifi_access_point(last_seen);
+                    """
+            )
+        }
+    }
+
+    /// The evil-twin baseline stored: the networks connected to or trusted, with their access points vouched for.
     ///
-    /// - Throws: ``RegistryError/unreadable(path:reason:)`` if they cannot be read, or a row holds a security this
+    /// - Throws: ``RegistryError/unreadable(path:reason:)`` if it cannot be read, or a row holds a security this
     ///   version does not know.
+    /// - Complexity: O(k) rows for k networks and access points of the baseline (the others are not read).
     func loadKnownNetworks() throws(RegistryError) -> KnownNetworks {
         do {
             return try queue.read { db in
-                var known = KnownNetworks()
-                var networks: [String: (ssid: String?, security: WiFiSecurity)] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT id, ssid, security FROM wifi_network") {
+                var networks: [String: KnownWiFiNetwork] = [:]
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id, ssid, security, connected, trusted FROM wifi_network
+                        WHERE (connected OR trusted) AND ssid IS NOT NULL
+                        """
+                )
+                for row in rows {
                     let text: String = row["id"]
                     let securityText: String = row["security"]
                     guard let id = DeviceID(text: text), let security = WiFiSecurity(rawValue: securityText) else {
                         throw RegistryError.unreadable(path: path, reason: "wifi_network row \(text): \(securityText)")
                     }
-                    known.networkIDs.insert(id)
-                    let ssid: String? = row["ssid"]
-                    networks[text] = (ssid, security)
-                    if let ssid { known.securitiesBySSID[ssid, default: []].insert(security) }
+                    networks[text] = KnownWiFiNetwork(
+                        id: id,
+                        ssid: row["ssid"],
+                        security: security,
+                        bssids: [],
+                        isConnected: row["connected"],
+                        isTrusted: row["trusted"]
+                    )
                 }
-                for row in try Row.fetchAll(db, sql: "SELECT network_id, bssid FROM wifi_access_point") {
-                    let network: String = row["network_id"]
-                    guard let ssid = networks[network]?.ssid else { continue }
-                    known.bssidsBySSID[ssid, default: []].insert(row["bssid"])
+                let points = try Row.fetchAll(db, sql: "SELECT network_id, bssid FROM wifi_access_point WHERE vouched")
+                for row in points {
+                    networks[row["network_id"] as String]?.bssids.insert(row["bssid"])
                 }
-                return known
+                return KnownNetworks(Array(networks.values))
             }
         } catch let error as RegistryError {
             throw error
@@ -38,11 +70,16 @@ extension RegistryDatabase {
         }
     }
 
-    /// Stores Wi-Fi sightings in one transaction: each network and access point inserted, or its last-seen time
-    /// moved forward.
+    /// Stores Wi-Fi sightings and baseline changes in one transaction: each network and access point inserted, or its
+    /// last-seen time moved forward; then each baseline change (a network known now, with its access points vouched
+    /// for, or no longer known).
     ///
-    /// - Complexity: O(s) rows for s sightings.
-    func writeNetworks(_ sightings: [WirelessRecords.Sighting: SeenSpan]) async throws(RegistryError) {
+    /// - Complexity: O(s + k) rows for s sightings and k access points of the baseline changes.
+    func writeNetworks(
+        _ sightings: [WirelessRecords.Sighting: SeenSpan],
+        known: [DeviceID: KnownWiFiNetwork?] = [:]
+    ) async throws(RegistryError) {
+        let now = Date().timeIntervalSince1970
         do {
             try await queue.write { db in
                 for (sighting, span) in sightings {
@@ -65,6 +102,64 @@ extension RegistryDatabase {
                         arguments: [sighting.network.description, sighting.bssid, first, last]
                     )
                 }
+                for (id, network) in known {
+                    try db.execute(
+                        sql: "UPDATE wifi_access_point SET vouched = 0 WHERE network_id = ?",
+                        arguments: [id.description]
+                    )
+                    guard let network else {
+                        try db.execute(
+                            sql: "UPDATE wifi_network SET connected = 0, trusted = 0 WHERE id = ?",
+                            arguments: [id.description]
+                        )
+                        continue
+                    }
+                    try db.execute(
+                        sql: """
+                            INSERT INTO wifi_network (id, ssid, security, first_seen, last_seen, connected, trusted)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)
+                            ON CONFLICT(id) DO UPDATE SET connected = excluded.connected, trusted = excluded.trusted
+                            """,
+                        arguments: [
+                            id.description, network.ssid, network.security.rawValue, now, now, network.isConnected,
+                            network.isTrusted,
+                        ]
+                    )
+                    for bssid in network.bssids.sorted() {
+                        try db.execute(
+                            sql: """
+                                INSERT INTO wifi_access_point (network_id, bssid, first_seen, last_seen, vouched)
+                                VALUES (?, ?, ?, ?, 1)
+                                ON CONFLICT(network_id, bssid) DO UPDATE SET vouched = 1
+                                """,
+                            arguments: [id.description, bssid, now, now]
+                        )
+                    }
+                }
+            }
+        } catch {
+            throw .writeFailed(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Deletes the networks and access points last heard at or before `horizon`, except the baseline's.
+    ///
+    /// - Returns: How many networks and access points (of networks that stay) were deleted.
+    /// - Complexity: O(d log r) for d rows deleted among r (the `last_seen` indexes).
+    func deleteNetworks(seenBefore horizon: Date) async throws(RegistryError) -> (networks: Int, bssids: Int) {
+        let time = horizon.timeIntervalSince1970
+        do {
+            return try await queue.write { db in
+                try db.execute(
+                    sql: "DELETE FROM wifi_network WHERE last_seen <= ? AND NOT connected AND NOT trusted",
+                    arguments: [time]
+                )
+                let networks = db.changesCount
+                try db.execute(
+                    sql: "DELETE FROM wifi_access_point WHERE last_seen <= ? AND NOT vouched",
+                    arguments: [time]
+                )
+                return (networks, db.changesCount)
             }
         } catch {
             throw .writeFailed(path: path, reason: "\(error)")

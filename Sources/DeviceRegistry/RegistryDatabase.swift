@@ -124,6 +124,7 @@ struct RegistryDatabase: Sendable {
                     """
             )
         }
+        registerWiFiBaseline(in: &migrator)
         return migrator
     }()
 

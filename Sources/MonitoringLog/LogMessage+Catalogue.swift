@@ -330,6 +330,6 @@ extension LogMessage {
         mqttUnusable, mqttConnecting, mqttConnected, mqttDisconnected, mqttConnectionFailed, mqttConnectionRetryFailed,
         mqttSubscribeFailed, mqttPublishFailed, mqttResync, mqttStopped,
         starting, ready, stopped, sighupIgnored, systemdNotifyFailed,
-        newWiFiNetwork, wifiNetworkGone, newAccessPoint, possibleEvilTwin,
+        newWiFiNetwork, wifiNetworkGone, newAccessPoint, possibleEvilTwin, registryForgettingNetworks,
     ]
 }

@@ -1,32 +1,102 @@
 import PeerScanModel
 
-/// What is known of Wi-Fi networks from before (the registry's) and since start: which networks were seen, and, per
-/// SSID, its securities and BSSIDs — what the evil-twin checks compare a new access point with.
+/// The evil-twin baseline: the Wi-Fi networks this host connected to and those a person marked known, by SSID — what
+/// the evil-twin checks compare an access point with (``WirelessTable``).
+///
+/// Nothing merely heard enters it, so it holds what this host and its people vouched for, not what is in the air: its
+/// size is that of their networks, whatever passes by.
+///
+/// ## Performance
+/// Lookups by SSID are O(1) plus the SSID's networks (one per security).
 public struct KnownNetworks: Sendable, Equatable {
-    /// The networks seen before.
-    public var networkIDs: Set<DeviceID>
-    /// The securities each SSID was seen with.
-    public var securitiesBySSID: [String: Set<WiFiSecurity>]
-    /// The BSSIDs each SSID was seen from (lowercase).
-    public var bssidsBySSID: [String: Set<String>]
+    /// The known networks, by identifier.
+    public private(set) var networks: [DeviceID: KnownWiFiNetwork]
+    private var idsBySSID: [String: Set<DeviceID>]
 
-    /// Creates what is known.
-    public init(
-        networkIDs: Set<DeviceID> = [],
-        securitiesBySSID: [String: Set<WiFiSecurity>] = [:],
-        bssidsBySSID: [String: Set<String>] = [:]
-    ) {
-        self.networkIDs = networkIDs
-        self.securitiesBySSID = securitiesBySSID
-        self.bssidsBySSID = bssidsBySSID
+    /// Creates a baseline.
+    public init(_ networks: [KnownWiFiNetwork] = []) {
+        self.networks = [:]
+        self.idsBySSID = [:]
+        for network in networks { update(network) }
     }
 
-    /// Adds a network and one of its access points.
-    public mutating func insert(network: DeviceID, ssid: String?, security: WiFiSecurity, bssid: String) {
-        networkIDs.insert(network)
-        guard let ssid else { return }
-        securitiesBySSID[ssid, default: []].insert(security)
-        bssidsBySSID[ssid, default: []].insert(bssid.lowercased())
+    /// Whether the network is known.
+    public func contains(_ id: DeviceID) -> Bool { networks[id] != nil }
+
+    /// The known networks of an SSID, by identifier.
+    public func networks(ssid: String) -> [KnownWiFiNetwork] {
+        (idsBySSID[ssid] ?? []).compactMap { networks[$0] }.sorted { $0.id < $1.id }
+    }
+
+    /// Every known network, by SSID, then security.
+    public var all: [KnownWiFiNetwork] {
+        networks.values.sorted { ($0.ssid, $0.security.strength, $0.id) < ($1.ssid, $1.security.strength, $1.id) }
+    }
+
+    /// Notes that this host is connected to `bssid` of a network.
+    ///
+    /// - Returns: The network as it is known now, if that changed it.
+    public mutating func noteConnection(
+        network id: DeviceID,
+        ssid: String,
+        security: WiFiSecurity,
+        bssid: String
+    ) -> KnownWiFiNetwork? {
+        var network =
+            networks[id]
+            ?? KnownWiFiNetwork(
+                id: id,
+                ssid: ssid,
+                security: security,
+                bssids: [],
+                isConnected: false,
+                isTrusted: false
+            )
+        let before = networks[id]
+        network.isConnected = true
+        network.bssids.insert(bssid.lowercased())
+        guard network != before else { return nil }
+        update(network)
+        return network
+    }
+
+    /// Marks a network known (a person's word), with the access points heard of it now.
+    ///
+    /// - Returns: The network as it is known now.
+    public mutating func trust(
+        network id: DeviceID,
+        ssid: String,
+        security: WiFiSecurity,
+        bssids: Set<String>
+    ) -> KnownWiFiNetwork {
+        var network =
+            networks[id]
+            ?? KnownWiFiNetwork(
+                id: id,
+                ssid: ssid,
+                security: security,
+                bssids: [],
+                isConnected: false,
+                isTrusted: false
+            )
+        network.isTrusted = true
+        network.bssids.formUnion(bssids.map { $0.lowercased() })
+        update(network)
+        return network
+    }
+
+    /// Removes every network of an SSID.
+    ///
+    /// - Returns: The networks removed.
+    public mutating func remove(ssid: String) -> [DeviceID] {
+        let ids = (idsBySSID.removeValue(forKey: ssid) ?? []).sorted()
+        for id in ids { networks[id] = nil }
+        return ids
+    }
+
+    private mutating func update(_ network: KnownWiFiNetwork) {
+        networks[network.id] = network
+        idsBySSID[network.ssid, default: []].insert(network.id)
     }
 }
 
@@ -47,10 +117,16 @@ public struct WirelessRecords: Sendable, Equatable {
         }
     }
 
-    /// Every access point heard (with its network): the registry inserts the new ones and moves `last_seen`.
+    /// Every access point heard when it was first heard since start (or since it left), and again at most every
+    /// ``WirelessTable/sightingInterval`` while it stays: the registry inserts the new ones and moves `last_seen`.
     public var sightings: [Sighting]
+    /// The changes of the evil-twin baseline: each network as it is known now, `nil` for one no longer known.
+    public var known: [DeviceID: KnownWiFiNetwork?]
 
-    public init(sightings: [Sighting] = []) { self.sightings = sightings }
+    public init(sightings: [Sighting] = [], known: [DeviceID: KnownWiFiNetwork?] = [:]) {
+        self.sightings = sightings
+        self.known = known
+    }
 
-    public var isEmpty: Bool { sightings.isEmpty }
+    public var isEmpty: Bool { sightings.isEmpty && known.isEmpty }
 }

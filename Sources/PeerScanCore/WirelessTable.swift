@@ -8,28 +8,34 @@ import PeerScanModel
 /// A pure value driven by ``WirelessObservation``s and a `now` on the daemon's ``ScanClock``: it keeps access points
 /// by BSSID with when they were last heard and their signal, groups them into networks (SSID + security; a hidden
 /// network per BSSID), gives each network bars with hysteresis (``bars(signal:previous:)``), expires access points
-/// after ``expiry``, and tells what changed since it was last asked (``takeChanges(now:)``) — nothing when nothing
-/// changed — with its log lines and what the registry should record.
+/// after ``expiry``, keeps the evil-twin baseline
+/// (``known``: the networks this host connected to and those a person marked known) and checks every access point of
+/// a known SSID against it, and tells what changed since it was last asked (``takeChanges(now:)``) — nothing when
+/// nothing changed — with its log lines and what the registry should record.
 ///
 /// ## Performance
-/// A scan result of a access points costs O(a log a); ``takeChanges(now:)`` O(p log p) for the p access points held.
+/// A scan result of s access points costs O(s log s); ``takeChanges(now:)`` O(p log p) for the p access points held.
+/// Neither depends on what was heard before and left: the table holds only what is in the air and the baseline.
 public struct WirelessTable: Sendable {
     /// How long an access point stays after it was last heard (`--wifi-expire`).
     public let expiry: Duration
-    /// What is known from before, and since start.
-    public private(set) var known: KnownNetworks
-    private let vendorOf: @Sendable (String) -> String?
+    /// The evil-twin baseline: the networks this host connected to and those a person marked known.
+    public internal(set) var known: KnownNetworks
+    let vendorOf: @Sendable (String) -> String?
     private var interfaces: [String: WirelessInterface] = [:]
-    private var heard: [String: Heard] = [:]
+    var heard: [String: Heard] = [:]
+    /// The BSSIDs held of each network.
+    var members: [DeviceID: Set<String>] = [:]
     private var barsByNetwork: [DeviceID: Int] = [:]
     private var shown: [DeviceID: WiFiNetwork] = [:]
-    private var logs: [LogEntry] = []
-    private var records = WirelessRecords()
+    var logs: [LogEntry] = []
+    var records = WirelessRecords()
 
-    /// An access point and the network it belongs to.
-    private struct Heard: Sendable {
+    /// An access point, the network it belongs to, and when a sighting of it was last handed to the registry.
+    struct Heard: Sendable {
         var accessPoint: AccessPoint
         var network: DeviceID
+        var recorded: Duration
     }
 
     /// What changed since the table was last asked.
@@ -46,12 +52,15 @@ public struct WirelessTable: Sendable {
     public static let barThresholds = [-88, -77, -66, -55]
     /// How far past a threshold a signal must go to change the bars.
     public static let barHysteresis = 3
+    /// How often an access point that stays is handed to the registry again (its `last_seen`, which
+    /// `--forget-after` counts from).
+    public static let sightingInterval: Duration = .seconds(60)
 
     /// Creates a table.
     ///
     /// - Parameters:
     ///   - expiry: How long an access point stays after it was last heard.
-    ///   - known: What is known of networks from before (the registry's).
+    ///   - known: The evil-twin baseline from before (the registry's).
     ///   - vendorOf: The organization behind a MAC address (a BSSID's OUI).
     public init(
         expiry: Duration,
@@ -63,77 +72,65 @@ public struct WirelessTable: Sendable {
         self.vendorOf = vendorOf
     }
 
+    /// The number of networks listed (after the last observation; expired ones count until ``expire(now:)``).
+    public var networkCount: Int { members.count }
+
     /// Takes an observation in.
     ///
-    /// - Complexity: O(a log a) for a scan result of a access points (plus the vendors of an SSID's known access
-    ///   points, for each new BSSID).
+    /// - Complexity: O(s log s) for a scan result of s access points (and the access points held of an SSID whose
+    ///   baseline changed).
     public mutating func apply(_ observation: WirelessObservation, now: Duration) {
         switch observation {
         case .interfaces(let list):
             interfaces = Dictionary(list.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+            learnConnections(Set(list.compactMap { $0.isUp ? $0.connection?.bssid.lowercased() : nil }))
         case .scanResults(_, let accessPoints):
-            let before = known
+            expire(now: now)  // an access point back after it expired is heard anew
             for accessPoint in accessPoints.sorted(by: { $0.bssid < $1.bssid }) {
                 guard now - accessPoint.lastSeen < expiry else { continue }  // an old cache entry
-                let bssid = accessPoint.bssid.lowercased()
                 let network = DeviceID.make(
-                    networkOf: (ssid: accessPoint.ssid, security: accessPoint.security, bssid: bssid)
+                    networkOf: (ssid: accessPoint.ssid, security: accessPoint.security, bssid: accessPoint.bssid)
                 )
-                if let old = heard[bssid], old.accessPoint.lastSeen > accessPoint.lastSeen, old.network == network {
-                    continue  // another interface's older sighting
-                }
-                if heard[bssid]?.network != network {
-                    noteSighting(accessPoint, bssid: bssid, network: network, knownBefore: before)
-                }
-                heard[bssid] = Heard(accessPoint: accessPoint, network: network)
+                take(accessPoint, network: network)
+            }
+            if interfaces.isEmpty {
+                learnConnections(Set(accessPoints.filter(\.isConnected).map { $0.bssid.lowercased() }))
+            } else {
+                learnConnections(connectedBSSIDs)
             }
         }
     }
 
-    /// The log lines and records of an access point heard for the first time since start (or since it left), and
-    /// what it teaches.
-    private mutating func noteSighting(
-        _ accessPoint: AccessPoint,
-        bssid: String,
-        network: DeviceID,
-        knownBefore before: KnownNetworks
-    ) {
-        records.sightings.append(
-            .init(network: network, ssid: accessPoint.ssid, security: accessPoint.security, bssid: bssid)
-        )
-        let band = WiFiBand(frequency: accessPoint.frequency)?.rawValue ?? ""
-        var fields = [
-            "network": network.description, "ssid": accessPoint.ssid ?? "",
-            "security": accessPoint.security.rawValue,
-        ]
-        if !known.networkIDs.contains(network) {
-            logs.append(LogEntry(.newWiFiNetwork, fields.merging(["bssid": bssid, "band": band]) { $1 }))
+    /// Holds an access point heard (a newer sighting than the one held), noting what a first sighting teaches.
+    private mutating func take(_ accessPoint: AccessPoint, network: DeviceID) {
+        let bssid = accessPoint.bssid.lowercased()
+        let old = heard[bssid]
+        if let old, old.accessPoint.lastSeen > accessPoint.lastSeen, old.network == network {
+            return  // another interface's older sighting
         }
-        if let ssid = accessPoint.ssid, let securities = before.securitiesBySSID[ssid], !securities.isEmpty,
-            !(known.bssidsBySSID[ssid] ?? []).contains(bssid)
-        {
-            let vendor = vendorOf(bssid)
-            fields.merge(["bssid": bssid, "band": band, "vendor": vendor ?? ""]) { $1 }
-            logs.append(LogEntry(.newAccessPoint, fields))
-            let knownSecurity = securities.sorted { $0.strength < $1.strength }.map(\.rawValue)
-                .joined(separator: ",")
-            let knownVendors = Set((before.bssidsBySSID[ssid] ?? []).compactMap(vendorOf))
-            var twin = [
-                "ssid": ssid, "security": accessPoint.security.rawValue, "security.known": knownSecurity,
-                "bssid": bssid, "vendor": vendor ?? "", "vendors.known": knownVendors.sorted().joined(separator: ","),
-            ]
-            if !securities.contains(accessPoint.security),
-                accessPoint.security.strength < securities.map(\.strength).min()!
-            {
-                twin["reason"] = "weaker-security"
-                logs.append(LogEntry(.possibleEvilTwin, twin))
-            }
-            if let vendor, !knownVendors.isEmpty, !knownVendors.contains(vendor) {
-                twin["reason"] = "other-vendor"
-                logs.append(LogEntry(.possibleEvilTwin, twin))
-            }
+        var recorded = old?.recorded ?? accessPoint.lastSeen
+        if old?.network != network {
+            if let old { remove(bssid, of: old.network) }
+            noteSighting(accessPoint, bssid: bssid, network: network)
+            recorded = accessPoint.lastSeen
+        } else if accessPoint.lastSeen - recorded >= Self.sightingInterval {
+            records.sightings.append(
+                .init(network: network, ssid: accessPoint.ssid, security: accessPoint.security, bssid: bssid)
+            )
+            recorded = accessPoint.lastSeen
         }
-        known.insert(network: network, ssid: accessPoint.ssid, security: accessPoint.security, bssid: bssid)
+        heard[bssid] = Heard(accessPoint: accessPoint, network: network, recorded: recorded)
+        members[network, default: []].insert(bssid)
+    }
+
+    /// The BSSIDs the interfaces that are up are connected to.
+    private var connectedBSSIDs: Set<String> {
+        Set(interfaces.values.compactMap { $0.isUp ? $0.connection?.bssid.lowercased() : nil })
+    }
+
+    private mutating func remove(_ bssid: String, of network: DeviceID) {
+        members[network]?.remove(bssid)
+        if members[network]?.isEmpty == true { members[network] = nil }
     }
 
     /// The wireless interfaces as the `config` section shows them, sorted by name.
@@ -163,12 +160,24 @@ public struct WirelessTable: Sendable {
     }
 
     /// Forgets every interface and access point (scanning switched off: the source reports them again when it is
-    /// switched on). What is known stays.
+    /// switched on). The baseline stays.
     public mutating func removeAll() {
         interfaces = [:]
         heard = [:]
+        members = [:]
         barsByNetwork = [:]
         shown = [:]
+    }
+
+    /// Drops the access points not heard for ``expiry``.
+    ///
+    /// - Complexity: O(p) for the p access points held.
+    public mutating func expire(now: Duration) {
+        guard let next = nextExpiry, next <= now else { return }
+        for (bssid, entry) in heard where now - entry.accessPoint.lastSeen >= expiry {
+            heard[bssid] = nil
+            remove(bssid, of: entry.network)
+        }
     }
 
     /// Expires what was not heard for ``expiry`` and returns the networks that changed since the last call, with the
@@ -177,14 +186,12 @@ public struct WirelessTable: Sendable {
     /// - Complexity: O(p log p) for the p access points held.
     public mutating func takeChanges(now: Duration) -> Changes {
         var changes = Changes()
-        heard = heard.filter { now - $0.value.accessPoint.lastSeen < expiry }
-        let connectedBSSIDs = Set(interfaces.values.compactMap { $0.isUp ? $0.connection?.bssid.lowercased() : nil })
-        var members: [DeviceID: [(bssid: String, heard: Heard)]] = [:]
-        for (bssid, entry) in heard { members[entry.network, default: []].append((bssid, entry)) }
+        expire(now: now)
+        let connectedBSSIDs = connectedBSSIDs
         var current: [DeviceID: WiFiNetwork] = [:]
-        for (id, entries) in members {
-            let sorted = entries.sorted { $0.bssid < $1.bssid }
-            let first = sorted[0].heard.accessPoint
+        for (id, bssids) in members {
+            let sorted = bssids.sorted().compactMap { bssid in heard[bssid].map { (bssid: bssid, heard: $0) } }
+            guard let first = sorted.first?.heard.accessPoint else { continue }
             let strongest = sorted.compactMap(\.heard.accessPoint.signal).max()
             let bars = strongest.map { Self.bars(signal: $0, previous: barsByNetwork[id]) } ?? barsByNetwork[id] ?? 0
             barsByNetwork[id] = bars

@@ -6,8 +6,9 @@ import PeerScanCore
 import ServiceLifecycle
 
 /// Writes the registry's changes to disk every second, off the changeset path, and forgets the devices not seen for
-/// --forget-after (through the store, so that their keys go too). Writes everything once more at shutdown, after
-/// the scanner stopped (it is started before it, so stopped after it).
+/// --forget-after (through the store, so that their keys go too) and the Wi-Fi networks and access points not heard
+/// for as long (but the evil-twin baseline's), every minute. Writes everything once more at shutdown, after the
+/// scanner stopped (it is started before it, so stopped after it).
 struct RegistryService: Service {
     let registry: DeviceRegistry
     let scanner: ScanService
@@ -31,6 +32,7 @@ struct RegistryService: Service {
                     _ = await scanner.forget(expired)
                     registry.remove(expired)  // any the store did not know
                 }
+                await registry.forgetNetworks(forgetAfter: forgetAfter)
             }
         }
         await registry.flush(refreshingAll: true)

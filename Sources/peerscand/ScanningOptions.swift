@@ -104,7 +104,9 @@ struct ScanningOptions: ParsableArguments {
             "Seconds after a device last answered that it is forgotten; at least --offline-after.",
             discussion: """
                 A forgotten device leaves the list and the registry, with its history: if it comes back, it is a \
-                new device. 0 forgets a device as soon as it stops answering (nothing is remembered).
+                new device. 0 forgets a device as soon as it stops answering (nothing is remembered). Wi-Fi networks \
+                and access points not heard for this long leave the registry too, except the networks this host \
+                connected to and those trusted (peerscanctl wifi trust); with 0 no network heard is written.
                 """
         )
     )

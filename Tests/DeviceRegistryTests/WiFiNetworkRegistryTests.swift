@@ -9,6 +9,7 @@ import Testing
 @testable import DeviceRegistry
 
 private let t0 = Date(timeIntervalSince1970: 1_790_000_000)
+private let day: TimeInterval = 86400
 
 private func sighting(_ ssid: String?, _ security: WiFiSecurity, _ bssid: String) -> WirelessRecords.Sighting {
     WirelessRecords.Sighting(
@@ -19,9 +20,26 @@ private func sighting(_ ssid: String?, _ security: WiFiSecurity, _ bssid: String
     )
 }
 
-/// The registry remembers Wi-Fi networks (migration `wifi`): what the evil-twin checks need after a restart.
+private func connected(_ ssid: String, _ bssids: Set<String>) -> KnownWiFiNetwork {
+    KnownWiFiNetwork(
+        id: DeviceID.make(ssid: ssid, security: .wpa2Personal),
+        ssid: ssid,
+        security: .wpa2Personal,
+        bssids: bssids,
+        isConnected: true,
+        isTrusted: false
+    )
+}
+
+/// The rows of a table, as `ssid` (networks) or `bssid` (access points), sorted.
+private func column(_ path: String, _ sql: String) async throws -> [String] {
+    try await DatabaseQueue(path: path).read { try String.fetchAll($0, sql: sql) }.sorted()
+}
+
+/// The registry remembers Wi-Fi networks (migration `wifi`) and the evil-twin baseline (migration `wifi-baseline`):
+/// what is heard is forgotten after `--forget-after`, the baseline stays and is all that is read back.
 @Suite struct WiFiNetworkRegistryTests {
-    @Test func networksAndTheirAccessPointsSurviveAReopen() async throws {
+    @Test func networksHeardAreStoredButTeachTheBaselineNothing() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/registry.sqlite"
             let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0, logger: .silent)
@@ -36,14 +54,9 @@ private func sighting(_ ssid: String?, _ security: WiFiSecurity, _ bssid: String
             #expect(await registry.flush(now: t0 + 30))
 
             let reopened = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0 + 60, logger: .silent)
-            let known = reopened.knownNetworks
-            #expect(
-                known.networkIDs == [
-                    home.network, DeviceID.make(hiddenNetworkBSSID: "02:00:00:00:03:00"),
-                ]
-            )
-            #expect(known.securitiesBySSID == ["home": [.wpa2Personal]])
-            #expect(known.bssidsBySSID == ["home": ["02:00:00:00:01:00", "02:00:00:00:02:00"]])
+            #expect(reopened.knownNetworks == KnownNetworks(), "heard, however often, is not known")
+            let bssids = try await column(path, "SELECT bssid FROM wifi_access_point")
+            #expect(bssids.count == 3)
             let times = try await DatabaseQueue(path: path).read {
                 try Row.fetchOne(
                     $0,
@@ -53,6 +66,78 @@ private func sighting(_ ssid: String?, _ security: WiFiSecurity, _ bssid: String
             }
             #expect(times?["first_seen"] == t0.timeIntervalSince1970)
             #expect(times?["last_seen"] == (t0 + 30).timeIntervalSince1970)
+        }
+    }
+
+    @Test func theBaselineSurvivesAReopen() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/registry.sqlite"
+            let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0, logger: .silent)
+            let home = connected("home", ["02:00:00:00:01:00"])
+            var trusted = connected("office", ["02:00:00:00:05:00", "02:00:00:00:06:00"])
+            trusted.isConnected = false
+            trusted.isTrusted = true
+            registry.record(
+                WirelessRecords(
+                    sightings: [sighting("home", .wpa2Personal, "02:00:00:00:02:00")],
+                    known: [home.id: home, trusted.id: trusted]
+                ),
+                at: t0
+            )
+            #expect(await registry.flush(now: t0))
+            let reopened = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0 + 60, logger: .silent)
+            #expect(reopened.knownNetworks == KnownNetworks([home, trusted]), "the access point only heard is not")
+        }
+    }
+
+    @Test func networksNotHeardForForgetAfterAreForgottenButTheBaselines() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/registry.sqlite"
+            let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0, logger: .silent)
+            let home = connected("home", ["02:00:00:00:01:00"])
+            registry.record(
+                WirelessRecords(
+                    sightings: [
+                        sighting("home", .wpa2Personal, "02:00:00:00:01:00"),
+                        sighting("home", .wpa2Personal, "02:00:00:00:02:00"),
+                        sighting("cafe", .open, "02:00:00:00:03:00"),
+                    ],
+                    known: [home.id: home]
+                ),
+                at: t0
+            )
+            registry.record(WirelessRecords(sightings: [sighting("park", .open, "02:00:00:00:04:00")]), at: t0 + day)
+            #expect(await registry.flush(now: t0 + day))
+            let forgotten = await registry.forgetNetworks(forgetAfter: .seconds(86400), now: t0 + day + 1)
+            #expect(forgotten == (1, 1), "cafe, and home's access point only heard")
+            let ssids = try await column(path, "SELECT ssid FROM wifi_network")
+            let bssids = try await column(path, "SELECT bssid FROM wifi_access_point")
+            #expect(ssids == ["home", "park"])
+            #expect(bssids == ["02:00:00:00:01:00", "02:00:00:00:04:00"])
+
+            registry.record(WirelessRecords(known: [home.id: KnownWiFiNetwork?.none]), at: t0 + 2 * day)  // untrusted
+            #expect(await registry.flush(now: t0 + 2 * day))
+            _ = await registry.forgetNetworks(forgetAfter: .seconds(86400), now: t0 + 3 * day)
+            let left = try await column(path, "SELECT ssid FROM wifi_network")
+            let leftPoints = try await column(path, "SELECT bssid FROM wifi_access_point")
+            #expect(left.isEmpty)
+            #expect(leftPoints.isEmpty, "with their network")
+        }
+    }
+
+    @Test func withForgetAfterZeroOnlyTheBaselineIsWritten() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/registry.sqlite"
+            let registry = DeviceRegistry(path: path, forgetAfter: .zero, now: t0, logger: .silent)
+            let home = connected("home", ["02:00:00:00:01:00"])
+            registry.record(
+                WirelessRecords(sightings: [sighting("cafe", .open, "02:00:00:00:03:00")], known: [home.id: home]),
+                at: t0
+            )
+            #expect(await registry.flush(now: t0))
+            let ssids = try await column(path, "SELECT ssid FROM wifi_network")
+            let bssids = try await column(path, "SELECT bssid FROM wifi_access_point")
+            #expect(ssids == ["home"] && bssids == ["02:00:00:00:01:00"])
         }
     }
 }
