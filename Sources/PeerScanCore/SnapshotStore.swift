@@ -90,7 +90,9 @@ public actor SnapshotStore {
         recordUpdate: (@Sendable (StoreUpdate) -> Void)? = nil,
         systemLimits: SystemLimitSettings = SystemLimitSettings()
     ) {
-        self.limits = SystemLimitTracker(settings: systemLimits)
+        var limitSettings = systemLimits
+        limitSettings.wifiNetworksMax = wireless.capacity.maximum
+        self.limits = SystemLimitTracker(settings: limitSettings)
         self.isScanning = isScanning
         self.table = MDNSHostTable(settles: settles)
         self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities, labels: labels)
@@ -211,6 +213,8 @@ public actor SnapshotStore {
         }
         if !isScanning { gate.settle(reason: "scanning-off") }
         if requestedScanning != wasScanning { limits.countsChanged = true }
+        wireless.expire(now: clock.now())
+        limits.noteWiFiNetworks(wireless.networkCount)
         limits.refresh(&host, table: table, devices: devices, logs: &effects.logs)
         publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
         switch gate.evaluate(now: clock.now(), isTableSettled: table.isSettled) {

@@ -46,10 +46,19 @@ struct SystemLimitTracker: Sendable {
     var countsChanged = false
     /// The datagrams of the last probe round the kernel had no room for (``StoreInput/probeNoRoom(_:)``).
     var neighbourNoRoom: [IPProtocol: Int] = [:]
+    /// The Wi-Fi networks listed (``noteWiFiNetworks(_:)``).
+    private(set) var wifiNetworks = 0
     private var logged: Set<String> = []
 
     init(settings: SystemLimitSettings) {
         check = SystemLimitCheck(settings: settings)
+    }
+
+    /// Notes how many Wi-Fi networks the wireless table lists (the counts changed if that did).
+    mutating func noteWiFiNetworks(_ count: Int) {
+        guard count != wifiNetworks else { return }
+        wifiNetworks = count
+        countsChanged = true
     }
 
     /// The limits reached by `counts`, and the log lines of those reached for the first time.
@@ -84,6 +93,7 @@ struct SystemLimitTracker: Sendable {
         table.cacheCounts(into: &counts)
         devices.neighbourCounts(into: &counts)
         counts.neighbourNoRoom = neighbourNoRoom
+        counts.wifiNetworks = wifiNetworks
         let (reached, newLogs) = update(counts)
         host.limits = reached
         logs += newLogs

@@ -6,6 +6,8 @@ import PeerScanModel
 /// - Avahi's cache: `cache-entries-max` in avahi-daemon.conf (4,096 records per interface and IP protocol by default).
 /// - The kernel's neighbour table: `gc_thresh3` per IP protocol (1,024 entries by default); past it the kernel
 ///   refuses new entries (`neighbour table overflow`, `ENOBUFS`).
+/// - peerscand's own cap on the Wi-Fi networks listed (`--wifi-networks-max`, ``NetworkCapacity``), reported the same
+///   way: what is beyond it is not listed.
 public struct SystemLimitSettings: Sendable, Equatable {
     /// Avahi's default `cache-entries-max`.
     public static let defaultCacheEntriesMax = 4096
@@ -16,14 +18,18 @@ public struct SystemLimitSettings: Sendable, Equatable {
     public var cacheEntriesMax: Int
     /// The kernel's `gc_thresh3` for each IP protocol.
     public var neighbourTableMax: [IPProtocol: Int]
+    /// The most Wi-Fi networks listed (`--wifi-networks-max`); `nil`: not checked.
+    public var wifiNetworksMax: Int?
 
     /// Creates the settings; by default those of a stock system.
     public init(
         cacheEntriesMax: Int = defaultCacheEntriesMax,
-        neighbourTableMax: [IPProtocol: Int] = [.ipv4: defaultNeighbourTableMax, .ipv6: defaultNeighbourTableMax]
+        neighbourTableMax: [IPProtocol: Int] = [.ipv4: defaultNeighbourTableMax, .ipv6: defaultNeighbourTableMax],
+        wifiNetworksMax: Int? = nil
     ) {
         self.cacheEntriesMax = cacheEntriesMax
         self.neighbourTableMax = neighbourTableMax
+        self.wifiNetworksMax = wifiNetworksMax
     }
 }
 
@@ -52,18 +58,22 @@ public struct SystemLimitCounts: Sendable, Equatable {
     public var neighbourEntries: [IPProtocol: Int]
     /// The datagrams of the last probe round the kernel had no room for (`ENOBUFS`), by IP protocol.
     public var neighbourNoRoom: [IPProtocol: Int]
+    /// The Wi-Fi networks listed.
+    public var wifiNetworks: Int
 
     /// Creates counts.
     public init(
         services: [CacheKey: Int] = [:],
         addressRecords: [CacheKey: Int] = [:],
         neighbourEntries: [IPProtocol: Int] = [:],
-        neighbourNoRoom: [IPProtocol: Int] = [:]
+        neighbourNoRoom: [IPProtocol: Int] = [:],
+        wifiNetworks: Int = 0
     ) {
         self.services = services
         self.addressRecords = addressRecords
         self.neighbourEntries = neighbourEntries
         self.neighbourNoRoom = neighbourNoRoom
+        self.wifiNetworks = wifiNetworks
     }
 }
 
@@ -103,18 +113,21 @@ public struct SystemLimitCheck: Sendable, Equatable {
         "neighbour-table \(ipProtocol.rawValue)"
     }
 
+    /// The name of the Wi-Fi networks' cap.
+    public static let wifiNetworksName = "wifi-networks"
+
     /// Creates a check against `settings`.
     public init(settings: SystemLimitSettings) {
         self.settings = settings
     }
 
     /// The limits reached, Avahi's caches first (by interface, then protocol), then the neighbour tables (IPv4,
-    /// IPv6).
+    /// IPv6), then the Wi-Fi networks' cap.
     ///
     /// - Parameter counts: What peerscand follows now.
     /// - Returns: One ``SystemLimit`` per limit the count reaches (a count equal to the limit counts as reached: the
     ///   table is full; for Avahi's cache, within the margin; for a neighbour table, also any datagram the kernel had
-    ///   no room for: see the type's documentation).
+    ///   no room for: see the type's documentation; for the Wi-Fi networks, the cap: `wifi-networks`).
     /// - Complexity: O(c log c), c the number of caches and protocols in `counts`.
     public func reached(_ counts: SystemLimitCounts) -> [SystemLimit] {
         var limits: [SystemLimit] = []
@@ -144,6 +157,15 @@ public struct SystemLimitCheck: Sendable, Equatable {
                     name: Self.neighbourTableName(ipProtocol),
                     value: entries,
                     setting: maximum.map { "\(setting)=\($0)" } ?? setting
+                )
+            )
+        }
+        if let maximum = settings.wifiNetworksMax, counts.wifiNetworks >= maximum {
+            limits.append(
+                SystemLimit(
+                    name: Self.wifiNetworksName,
+                    value: counts.wifiNetworks,
+                    setting: "--wifi-networks-max=\(maximum)"
                 )
             )
         }

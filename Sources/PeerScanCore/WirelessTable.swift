@@ -8,17 +8,21 @@ import PeerScanModel
 /// A pure value driven by ``WirelessObservation``s and a `now` on the daemon's ``ScanClock``: it keeps access points
 /// by BSSID with when they were last heard and their signal, groups them into networks (SSID + security; a hidden
 /// network per BSSID), gives each network bars with hysteresis (``bars(signal:previous:)``), expires access points
-/// after ``expiry``, keeps the evil-twin baseline
+/// after ``expiry``, lists at most ``capacity`` networks (``NetworkCapacity``), keeps the evil-twin baseline
 /// (``known``: the networks this host connected to and those a person marked known) and checks every access point of
 /// a known SSID against it, and tells what changed since it was last asked (``takeChanges(now:)``) — nothing when
 /// nothing changed — with its log lines and what the registry should record.
 ///
 /// ## Performance
-/// A scan result of s access points costs O(s log s); ``takeChanges(now:)`` O(p log p) for the p access points held.
-/// Neither depends on what was heard before and left: the table holds only what is in the air and the baseline.
+/// A scan result of s access points costs O(s log s), plus O(n log n) for the n networks held when the list is full
+/// and the scan brought new ones; ``takeChanges(now:)`` O(p log p) for the p access points held. Neither depends on
+/// what was heard before and left: the table holds only what is in the air (at most ``capacity`` networks) and the
+/// baseline.
 public struct WirelessTable: Sendable {
     /// How long an access point stays after it was last heard (`--wifi-expire`).
     public let expiry: Duration
+    /// The most networks listed (`--wifi-networks-max`).
+    public let capacity: NetworkCapacity
     /// The evil-twin baseline: the networks this host connected to and those a person marked known.
     public internal(set) var known: KnownNetworks
     let vendorOf: @Sendable (String) -> String?
@@ -60,14 +64,17 @@ public struct WirelessTable: Sendable {
     ///
     /// - Parameters:
     ///   - expiry: How long an access point stays after it was last heard.
+    ///   - capacity: The most networks listed.
     ///   - known: The evil-twin baseline from before (the registry's).
     ///   - vendorOf: The organization behind a MAC address (a BSSID's OUI).
     public init(
         expiry: Duration,
+        capacity: NetworkCapacity = NetworkCapacity(),
         known: KnownNetworks = KnownNetworks(),
         vendorOf: @escaping @Sendable (String) -> String? = { _ in nil }
     ) {
         self.expiry = expiry
+        self.capacity = capacity
         self.known = known
         self.vendorOf = vendorOf
     }
@@ -77,8 +84,9 @@ public struct WirelessTable: Sendable {
 
     /// Takes an observation in.
     ///
-    /// - Complexity: O(s log s) for a scan result of s access points (and the access points held of an SSID whose
-    ///   baseline changed).
+    /// - Complexity: O(s log s) for a scan result of s access points, plus O(n log n) for the n networks held when
+    ///   the list is full and the scan brought new ones (and the baseline's access points of an SSID whose baseline
+    ///   changed).
     public mutating func apply(_ observation: WirelessObservation, now: Duration) {
         switch observation {
         case .interfaces(let list):
@@ -86,13 +94,19 @@ public struct WirelessTable: Sendable {
             learnConnections(Set(list.compactMap { $0.isUp ? $0.connection?.bssid.lowercased() : nil }))
         case .scanResults(_, let accessPoints):
             expire(now: now)  // an access point back after it expired is heard anew
+            var newcomers: [DeviceID: [AccessPoint]] = [:]
             for accessPoint in accessPoints.sorted(by: { $0.bssid < $1.bssid }) {
                 guard now - accessPoint.lastSeen < expiry else { continue }  // an old cache entry
                 let network = DeviceID.make(
                     networkOf: (ssid: accessPoint.ssid, security: accessPoint.security, bssid: accessPoint.bssid)
                 )
-                take(accessPoint, network: network)
+                if members[network] == nil, members.count >= capacity.maximum, !isProtected(network, accessPoint) {
+                    newcomers[network, default: []].append(accessPoint)
+                } else {
+                    take(accessPoint, network: network)
+                }
             }
+            if !newcomers.isEmpty { admit(newcomers, now: now) }
             if interfaces.isEmpty {
                 learnConnections(Set(accessPoints.filter(\.isConnected).map { $0.bssid.lowercased() }))
             } else {
@@ -121,6 +135,41 @@ public struct WirelessTable: Sendable {
         }
         heard[bssid] = Heard(accessPoint: accessPoint, network: network, recorded: recorded)
         members[network, default: []].insert(bssid)
+    }
+
+    /// Lists the newcomers the cap admits, evicting the networks it chooses for them.
+    private mutating func admit(_ newcomers: [DeviceID: [AccessPoint]], now: Duration) {
+        func candidate(_ id: DeviceID, _ points: [AccessPoint]) -> NetworkCapacity.Candidate {
+            NetworkCapacity.Candidate(
+                id: id,
+                lastSeen: points.map(\.lastSeen).max() ?? .zero,
+                signal: points.compactMap(\.signal).max()
+            )
+        }
+        let connected = connectedBSSIDs
+        let held = members.compactMap { id, bssids -> NetworkCapacity.Candidate? in
+            guard !known.contains(id), bssids.isDisjoint(with: connected) else { return nil }
+            return candidate(id, bssids.compactMap { heard[$0]?.accessPoint })
+        }
+        let (admitted, evicted) = capacity.admit(
+            newcomers.map { candidate($0.key, $0.value) },
+            held: held,
+            room: capacity.maximum - members.count,
+            now: now
+        )
+        for id in evicted {
+            for bssid in members[id] ?? [] { heard[bssid] = nil }
+            members[id] = nil
+        }
+        for id in admitted {
+            for accessPoint in newcomers[id] ?? [] { take(accessPoint, network: id) }
+        }
+    }
+
+    /// Whether a network is listed whatever the cap: a known one, or one this host is connected to.
+    private func isProtected(_ network: DeviceID, _ accessPoint: AccessPoint) -> Bool {
+        known.contains(network) || accessPoint.isConnected
+            || connectedBSSIDs.contains(accessPoint.bssid.lowercased())
     }
 
     /// The BSSIDs the interfaces that are up are connected to.

@@ -1,5 +1,5 @@
-// The Wi-Fi options: whether Wi-Fi networks are listed, whether peerscand triggers scans itself, and how long a
-// network stays after it was last heard.
+// The Wi-Fi options: whether Wi-Fi networks are listed, whether peerscand triggers scans itself, how long a network
+// stays after it was last heard, and how many are listed at most.
 
 import ArgumentParser
 import PeerScanCore
@@ -14,7 +14,7 @@ struct WiFiSourceSettings: Equatable {
     var scanInterval: Duration?
 }
 
-/// peerscand's Wi-Fi options (`--no-wifi`, `--wifi-scan-interval`, `--wifi-expire`).
+/// peerscand's Wi-Fi options (`--no-wifi`, `--wifi-scan-interval`, `--wifi-expire`, `--wifi-networks-max`).
 struct WiFiOptions: ParsableArguments {
     @Flag(
         inversion: .prefixedNo,
@@ -52,7 +52,24 @@ struct WiFiOptions: ParsableArguments {
     )
     var wifiExpire: Double = 150
 
+    @Option(
+        help: ArgumentHelp(
+            "The most Wi-Fi networks listed (\(NetworkCapacity.defaultMaximum) by default).",
+            discussion: """
+                Past it, a network newly heard is listed only in place of one absent for 30 s or more, or of one \
+                at least 3 dB weaker; the networks this host is connected to and the known ones (peerscanctl wifi \
+                trust) are always listed. Reaching it is logged once (`system limit reached limit=wifi-networks`) \
+                and shown in the host item's limits. The default holds a busy city street's networks (see \
+                docs/scanning.md).
+                """
+        )
+    )
+    var wifiNetworksMax: Int = NetworkCapacity.defaultMaximum
+
     func validate() throws {
+        guard (1...65536).contains(wifiNetworksMax) else {
+            throw ValidationError("--wifi-networks-max must be between 1 and 65536.")
+        }
         guard wifiScanInterval == 0 || (1...86400).contains(wifiScanInterval) else {
             throw ValidationError(
                 "--wifi-scan-interval must be 0 (never trigger a scan) or between 1 and 86400 seconds."
@@ -68,9 +85,14 @@ struct WiFiOptions: ParsableArguments {
     /// How long a network stays after it was last heard.
     var expiry: Duration { .milliseconds(Int64(wifiExpire * 1000)) }
 
-    /// The store's wireless table, with this expiry.
+    /// The store's wireless table, with this expiry and cap.
     func makeTable(known: KnownNetworks, vendorOf: @escaping @Sendable (String) -> String?) -> WirelessTable {
-        WirelessTable(expiry: expiry, known: known, vendorOf: vendorOf)
+        WirelessTable(
+            expiry: expiry,
+            capacity: NetworkCapacity(maximum: wifiNetworksMax),
+            known: known,
+            vendorOf: vendorOf
+        )
     }
 
     /// The Wi-Fi source's settings, or `nil` with `--no-wifi`.
