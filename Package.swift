@@ -388,6 +388,7 @@ let package = Package(
             name: "DeviceRegistryTests",
             dependencies: [
                 "DeviceRegistry",
+                "Discovery",
                 "PeerScanCore",
                 "PeerScanModel",
                 "TestSupport",

@@ -331,5 +331,6 @@ extension LogMessage {
         mqttSubscribeFailed, mqttPublishFailed, mqttResync, mqttStopped,
         starting, ready, stopped, sighupIgnored, systemdNotifyFailed,
         newWiFiNetwork, wifiNetworkGone, newAccessPoint, possibleEvilTwin, registryForgettingNetworks,
+        clientTrustedWiFiNetwork, clientUntrustedWiFiNetwork,
     ]
 }

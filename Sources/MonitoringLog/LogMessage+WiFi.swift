@@ -1,5 +1,6 @@
 // The Wi-Fi messages of the catalogue (issue 25): the store's wireless table logs the networks, the Wi-Fi source its
-// own state, the registry what it forgets. docs/operations.md's log table lists them too.
+// own state, the registry what it forgets, the interface a person's trust. docs/operations.md's log table lists them
+// too.
 
 extension LogMessage {
     /// The keys of a network on a Wi-Fi line: `network` (its id), `ssid` (empty for a hidden one), `security`.
@@ -28,5 +29,17 @@ extension LogMessage {
         "registry forgetting wifi",
         .info,
         keys: ["networks", "bssids"]
+    )
+    /// A client marked the networks of an SSID known (TrustWiFiNetwork): `networks` counts its known networks now.
+    public static let clientTrustedWiFiNetwork = LogMessage(
+        "client trusted wifi network",
+        .notice,
+        keys: connectionKeys + ["ssid", "security", "networks"]
+    )
+    /// A client made the networks of an SSID unknown (UntrustWiFiNetwork).
+    public static let clientUntrustedWiFiNetwork = LogMessage(
+        "client untrusted wifi network",
+        .notice,
+        keys: connectionKeys + ["ssid"]
     )
 }

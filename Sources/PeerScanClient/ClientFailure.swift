@@ -135,6 +135,9 @@ public struct ClientFailure: Error, Hashable, Sendable, CustomStringConvertible 
             return ClientFailure(.failure, "cannot merge: \(error.parameters["reason"] ?? "refused")")
         case PeerScanWire.cannotSplitError:
             return ClientFailure(.failure, "cannot split: \(error.parameters["reason"] ?? "refused")")
+        case PeerScanWire.wifiNetworkNotFoundError:
+            let reason = TerminalText.escapingControlCharacters(error.parameters["reason"] ?? "no such Wi-Fi network")
+            return ClientFailure(.failure, "\(reason) (see: peerscanctl list, peerscanctl wifi known)")
         case PeerScanWire.invalidIRKError:
             return ClientFailure(.usage, "not an IRK: \(error.parameters["reason"] ?? "32 hex digits expected")")
         case "org.varlink.service.InvalidParameter" where error.parameters["parameter"] == "key":

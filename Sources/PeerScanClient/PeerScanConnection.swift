@@ -145,6 +145,41 @@ public struct PeerScanConnection {
         )
     }
 
+    /// Calls `ListKnownWiFiNetworks`: the Wi-Fi evil-twin baseline.
+    ///
+    /// - Throws: `VarlinkError` for an error reply; `VarlinkProtocolError` or `DecodingError` for a malformed reply.
+    public func knownWiFiNetworks() async throws -> Received<PeerScanWire.KnownWiFiNetworksReply> {
+        try Received(json: try await connection.call(method("ListKnownWiFiNetworks")).rawParameters)
+    }
+
+    /// Calls `TrustWiFiNetwork`: the networks of `ssid` listed now (of `security` only, if given) become known.
+    ///
+    /// - Returns: The SSID's known networks now.
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `io.peerscan.WiFiNetworkNotFound`);
+    ///   `VarlinkProtocolError` or `DecodingError` for a malformed reply.
+    public func trustWiFiNetwork(
+        _ ssid: String,
+        security: WiFiSecurity?
+    ) async throws -> Received<PeerScanWire.KnownWiFiNetworksReply> {
+        try Received(
+            json: try await connection.call(
+                method("TrustWiFiNetwork"),
+                PeerScanWire.TrustWiFiNetworkParameters(ssid: ssid, security: security?.rawValue)
+            ).rawParameters
+        )
+    }
+
+    /// Calls `UntrustWiFiNetwork`: every network of `ssid` is unknown again.
+    ///
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `io.peerscan.WiFiNetworkNotFound`).
+    public func untrustWiFiNetwork(_ ssid: String) async throws {
+        _ = try await connection.call(
+            method("UntrustWiFiNetwork"),
+            PeerScanWire.UntrustWiFiNetworkParameters(ssid: ssid),
+            as: PeerScanWire.UntrustWiFiNetworkReply.self
+        )
+    }
+
     /// Calls `Monitor` with `more` and hands each reply to `body`, until `body` returns `false` or peerscand ends the
     /// call.
     ///

@@ -80,4 +80,21 @@ public enum WiFiText {
         }
         return "Wi-Fi \(name(of: old)): " + (parts.isEmpty ? "changed" : parts.joined(separator: ", "))
     }
+
+    /// `home  wpa2-personal  connected,trusted  02:00:00:00:01:00,02:00:00:00:02:00`: the evil-twin baseline, one
+    /// row per known network (SSIDs escaped), with a header.
+    public static func knownTable(_ networks: [PeerScanWire.KnownWiFiNetwork]) -> [String] {
+        let rows =
+            [["SSID", "SECURITY", "KNOWN", "ACCESS POINTS"]]
+            + networks.map { network in
+                let known = [network.connected ? "connected" : nil, network.trusted ? "trusted" : nil].compactMap { $0 }
+                return [
+                    TerminalText.escapingControlCharacters(network.ssid),
+                    TerminalText.escapingControlCharacters(network.security),
+                    known.joined(separator: ","),
+                    network.accessPoints.isEmpty ? "-" : network.accessPoints.joined(separator: ","),
+                ]
+            }
+        return SnapshotTable.columns(rows)
+    }
 }

@@ -117,6 +117,16 @@ public struct ScanService: Service {
         }
     }
 
+    /// A person's change of the Wi-Fi evil-twin baseline (see ``WirelessTable/apply(_:)-(WiFiTrustEdit)``): the
+    /// SSID's known networks after it; `nil` once the service has stopped.
+    public func editWiFiTrust(_ edit: WiFiTrustEdit) async -> Result<[KnownWiFiNetwork], WiFiTrustError>? {
+        await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<[KnownWiFiNetwork], WiFiTrustError>?, Never>) in
+            let queued = inputs.push(.editWiFiTrust(edit, reply: { continuation.resume(returning: $0) }))
+            if !queued { continuation.resume(returning: nil) }
+        }
+    }
+
     /// Queues a command without waiting for it.
     public func submit(_ input: StoreInput) {
         inputs.push(input)

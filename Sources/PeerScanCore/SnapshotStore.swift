@@ -123,6 +123,9 @@ public actor SnapshotStore {
     /// The number of devices in the snapshot (not counting the Wi-Fi networks).
     public var deviceCount: Int { snapshot.items(inSection: .networks)?.count(where: { $0.device != nil }) ?? 0 }
 
+    /// The evil-twin baseline: the Wi-Fi networks this host connected to and those a person marked known.
+    public var knownWiFiNetworks: [KnownWiFiNetwork] { wireless.known.all }
+
     /// This host's status as the `host` item shows it.
     public var hostStatus: HostStatus { host }
 
@@ -175,6 +178,9 @@ public actor SnapshotStore {
                 if let reply { editReplies.append { reply(outcome) } }
             case .setIRK(let id, let key, let reply):
                 let outcome = Result { () throws(DeviceEditError) in try devices.setIRK(key, for: id) }
+                if let reply { editReplies.append { reply(outcome) } }
+            case .editWiFiTrust(let edit, let reply):
+                let outcome = Result { () throws(WiFiTrustError) in try wireless.apply(edit) }
                 if let reply { editReplies.append { reply(outcome) } }
             case .setLabel(let id, let edit, let reply):
                 let label = devices.setLabel(edit, of: id)

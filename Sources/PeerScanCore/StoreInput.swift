@@ -34,6 +34,12 @@ public enum StoreInput: Sendable {
     /// A person's split of a key off the device (``DeviceTable/split(_:from:)``); `reply` gets the key's new
     /// identifier.
     case split(DeviceID, key: IdentityKey, reply: (@Sendable (Result<DeviceID, DeviceEditError>) -> Void)?)
+    /// A person's change of the Wi-Fi evil-twin baseline (``WirelessTable/apply(_:)-(WiFiTrustEdit)``); `reply` gets
+    /// the SSID's known networks after it.
+    case editWiFiTrust(
+        WiFiTrustEdit,
+        reply: (@Sendable (Result<[KnownWiFiNetwork], WiFiTrustError>) -> Void)?
+    )
     /// Bind a Bluetooth IRK to the device, or remove its key (`nil`) (``DeviceTable/setIRK(_:for:)``); `reply` gets
     /// the outcome.
     case setIRK(DeviceID, IdentityResolvingKey?, reply: (@Sendable (Result<Void, DeviceEditError>) -> Void)?)

@@ -25,6 +25,9 @@ public struct DeviceMemory: Sendable {
     /// Binds a Bluetooth IRK to a device, or removes its key (``DeviceTable/setIRK(_:for:)``); `nil` once the daemon
     /// stops.
     public var setIRK: @Sendable (DeviceID, IdentityResolvingKey?) async -> Result<Void, DeviceEditError>?
+    /// A person's change of the Wi-Fi evil-twin baseline (``WirelessTable/apply(_:)-(WiFiTrustEdit)``); `nil` once the
+    /// daemon stops.
+    public var editWiFiTrust: @Sendable (WiFiTrustEdit) async -> Result<[KnownWiFiNetwork], WiFiTrustError>?
 
     /// Creates the access.
     public init(
@@ -38,8 +41,12 @@ public struct DeviceMemory: Sendable {
         setIRK: @escaping @Sendable (DeviceID, IdentityResolvingKey?) async -> Result<Void, DeviceEditError>? = {
             _,
             _ in nil
+        },
+        editWiFiTrust: @escaping @Sendable (WiFiTrustEdit) async -> Result<[KnownWiFiNetwork], WiFiTrustError>? = {
+            _ in nil
         }
     ) {
+        self.editWiFiTrust = editWiFiTrust
         self.setIRK = setIRK
         self.merge = merge
         self.split = split
@@ -50,8 +57,9 @@ public struct DeviceMemory: Sendable {
     }
 }
 
-/// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, and GetDevice,
-/// ListKnownDevices, ForgetDevice and SetDeviceLabel from its memory of devices.
+/// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, GetDevice,
+/// ListKnownDevices, ForgetDevice and SetDeviceLabel from its memory of devices, and the Wi-Fi baseline's methods
+/// (PeerScanInterface+WiFi).
 ///
 /// Every Monitor call gets a bounded queue (``clientQueueLimit`` changesets). A client that stops reading never
 /// slows the others or grows memory: when its queue overflows, its queued changesets are dropped and, once it reads
@@ -60,13 +68,13 @@ public struct PeerScanInterface: VarlinkInterface {
     public let name = PeerScanWire.interfaceName
     public let definition = PeerScanWire.definition
 
-    private let store: SnapshotStore
+    let store: SnapshotStore
     private let setScanning: @Sendable (Bool) async -> UInt64
     private let epoch: String
     private let controlGroup: String?
     private let clientQueueLimit: Int
     private let history: ChangeHistory
-    private let memory: DeviceMemory?
+    let memory: DeviceMemory?
 
     /// Creates the interface.
     ///
@@ -164,6 +172,8 @@ public struct PeerScanInterface: VarlinkInterface {
             try await context.reply(PeerScanWire.SplitDeviceReply(id: newID.description))
         case "SetDeviceIRK":
             try await setDeviceIRK(call, context: context)
+        case "ListKnownWiFiNetworks", "TrustWiFiNetwork", "UntrustWiFiNetwork":
+            try await handleWiFiTrust(call, context: context)
         default:
             throw VarlinkError.methodNotFound(call.method)
         }
@@ -188,7 +198,7 @@ public struct PeerScanInterface: VarlinkInterface {
     }
 
     /// Throws `PermissionDenied` unless the caller is root or in the control group.
-    private func authorize(_ method: String, _ action: String, context: VarlinkCallContext) throws {
+    func authorize(_ method: String, _ action: String, context: VarlinkCallContext) throws {
         guard context.peer?.isRootOrMember(of: controlGroup) != true else { return }
         context.logger.log(.clientDenied, ["method": "\(method)"])
         throw VarlinkError(
@@ -311,5 +321,5 @@ extension Result {
 
 extension VarlinkError {
     /// An io.peerscan error reply.
-    fileprivate init(_ reply: PeerScanWire.ErrorReply) { self.init(reply.name, parameters: reply.parameters) }
+    init(_ reply: PeerScanWire.ErrorReply) { self.init(reply.name, parameters: reply.parameters) }
 }

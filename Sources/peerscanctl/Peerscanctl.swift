@@ -16,12 +16,13 @@ struct Peerscanctl: AsyncParsableCommand {
             device's history (first and last seen, every host name, MAC address and address). "scanning" switches \
             scanning on or off, or shows whether it is on; "set" names a device, notes something about it or marks \
             it important; "merge" makes several devices one, "split" gives a MAC address or host name a device of its \
-            own again; "forget" makes peerscand forget a device.
+            own again; "forget" makes peerscand forget a device; "wifi trust", "wifi untrust" and "wifi known" \
+            edit and list the Wi-Fi networks the evil-twin checks compare with.
 
             The socket is --socket if given, else $PEERSCAN_SOCKET if set and not empty, else \
             /run/peerscan/io.peerscan. Reading (list, watch, scanning status) is open to every local user by \
-            default; switching scanning and labelling, merging, splitting and forgetting devices need root or membership of peerscand's control group (peerscan by \
-            default).
+            default; switching scanning, labelling, merging, splitting and forgetting devices and trusting Wi-Fi \
+            networks need root or membership of peerscand's control group (peerscan by default).
 
             Text published by devices on the network is printed with control characters escaped (\\e, \\n, \
             \\u{9b}), so that a device cannot change what a terminal shows. Colour is used only when standard \
@@ -38,7 +39,7 @@ struct Peerscanctl: AsyncParsableCommand {
             69 means nothing listens on the socket, or connecting or the connection failed. 76 means the server \
             does not speak io.peerscan as this client does: the interface or a method is missing, a reply cannot be \
             decoded, or changes do not apply to their snapshot. 77 is for connecting to the socket and for \
-            the changes (scanning, set, merge, split, forget).
+            the changes (scanning, set, merge, split, forget, wifi trust, wifi untrust).
 
             Environment:
               PEERSCAN_SOCKET  the socket, unless --socket is given
@@ -51,7 +52,8 @@ struct Peerscanctl: AsyncParsableCommand {
         version: PeerScanVersion.current,
         subcommands: [
             ListCommand.self, WatchCommand.self, KnownCommand.self, ShowCommand.self, ScanningCommand.self,
-            SetCommand.self, MergeCommand.self, SplitCommand.self, ForgetCommand.self, HistoryCommand.self,
+            SetCommand.self, MergeCommand.self, SplitCommand.self, ForgetCommand.self, WiFiCommand.self,
+            HistoryCommand.self,
         ]
     )
 }

@@ -42,7 +42,8 @@ struct Peerscand: AsyncParsableCommand {
 
             The snapshot and its changesets are served over Varlink (interface io.peerscan) on --socket: \
             GetSnapshot, Monitor (the snapshot, then every changeset), SetScanning, and GetDevice, ListKnownDevices, \
-            SetDeviceLabel and ForgetDevice (the registry). peerscanctl is its client; \
+            SetDeviceLabel and ForgetDevice (the registry), TrustWiFiNetwork and UntrustWiFiNetwork (the Wi-Fi \
+            networks the evil-twin checks compare with). peerscanctl is its client; \
             varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, every changeset and the final \
             snapshot are also written to standard output as JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; \
             the switch is kept in the state directory. SIGTERM or SIGINT stop the daemon; SIGHUP is logged and \
@@ -264,7 +265,8 @@ struct Peerscand: AsyncParsableCommand {
                 setLabel: { await scanner.setLabel($1, of: $0) },
                 merge: { await scanner.merge($1, into: $0) },
                 split: { await scanner.split($1, from: $0) },
-                setIRK: { await scanner.setIRK($1, for: $0) }
+                setIRK: { await scanner.setIRK($1, for: $0) },
+                editWiFiTrust: { await scanner.editWiFiTrust($0) }
             ),
             setScanning: setScanning
         )

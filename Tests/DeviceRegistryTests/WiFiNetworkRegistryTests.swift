@@ -1,8 +1,10 @@
+import Discovery
 import Foundation
 import GRDB
 import Logging
 import PeerScanCore
 import PeerScanModel
+import Synchronization
 import TestSupport
 import Testing
 
@@ -29,6 +31,13 @@ private func connected(_ ssid: String, _ bssids: Set<String>) -> KnownWiFiNetwor
         isConnected: true,
         isTrusted: false
     )
+}
+
+/// A store's reply, kept for the test.
+private final class Reply<Value: Sendable>: Sendable {
+    private let storage = Mutex<Value?>(nil)
+    func set(_ value: Value) { storage.withLock { $0 = value } }
+    var value: Value? { storage.withLock { $0 } }
 }
 
 /// The rows of a table, as `ssid` (networks) or `bssid` (access points), sorted.
@@ -138,6 +147,34 @@ private func column(_ path: String, _ sql: String) async throws -> [String] {
             let ssids = try await column(path, "SELECT ssid FROM wifi_network")
             let bssids = try await column(path, "SELECT bssid FROM wifi_access_point")
             #expect(ssids == ["home"] && bssids == ["02:00:00:00:01:00"])
+        }
+    }
+
+    @Test func aPersonsTrustGoesFromTheStoreToTheRegistry() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/registry.sqlite"
+            let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0, logger: .silent)
+            let store = SnapshotStore(isScanning: true, interfaces: [], recordNetworks: { registry.record($0) })
+            let point = AccessPoint(
+                bssid: "02:00:00:00:01:00",
+                ssid: "home",
+                security: .wpa2Personal,
+                frequency: 2437,
+                signal: -50,
+                lastSeen: store.scanClock.now(),
+                isConnected: false
+            )
+            await store.apply([.discovery(.wireless(.scanResults(interface: "wlan0", accessPoints: [point])))])
+            let reply = Reply<Result<[KnownWiFiNetwork], WiFiTrustError>>()
+            await store.apply([.editWiFiTrust(.trust(ssid: "home", security: nil), reply: { reply.set($0) })])
+            let trusted = try reply.value?.get()
+            #expect(trusted?.map(\.ssid) == ["home"])
+            #expect(await store.knownWiFiNetworks.map(\.isTrusted) == [true])
+            #expect(await registry.flush())
+            let reopened = DeviceRegistry(path: path, forgetAfter: .seconds(86400), logger: .silent)
+            let known = reopened.knownNetworks.all
+            #expect(known.map(\.ssid) == ["home"] && known.first?.bssids == ["02:00:00:00:01:00"])
+            #expect(known.first?.isTrusted == true && known.first?.isConnected == false)
         }
     }
 }

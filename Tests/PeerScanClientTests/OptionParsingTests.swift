@@ -100,13 +100,29 @@ struct OptionParsingTests {
         #expect(try #require(try Peerscanctl.parseAsRoot(["history"]) as? HistoryCommand).options.json == false)
     }
 
+    @Test("wifi trust takes an SSID and a security of the protocol's; untrust and known an SSID and nothing")
+    func wifiCommands() throws {
+        let trust = try #require(
+            try Peerscanctl.parseAsRoot(["wifi", "trust", "Home Net", "--security", "wpa2-personal"])
+                as? WiFiTrustCommand
+        )
+        #expect(trust.ssid == "Home Net" && trust.security == .wpa2Personal)
+        #expect(try #require(try Peerscanctl.parseAsRoot(["wifi", "trust", "x"]) as? WiFiTrustCommand).security == nil)
+        #expect(throws: (any Error).self) { try Peerscanctl.parseAsRoot(["wifi", "trust", "x", "--security", "wpa9"]) }
+        #expect(throws: (any Error).self) { try Peerscanctl.parseAsRoot(["wifi", "trust"]) }
+        #expect(try #require(try Peerscanctl.parseAsRoot(["wifi", "untrust", "x"]) as? WiFiUntrustCommand).ssid == "x")
+        #expect(try #require(try Peerscanctl.parseAsRoot(["wifi", "known", "--json"]) as? WiFiKnownCommand).json)
+    }
+
     @Test("the help and the shell completions list known, not its old name history")
     func historyIsHidden() throws {
         let subcommands = Peerscanctl.helpMessage(columns: 200).split(separator: "\n", omittingEmptySubsequences: false)
             .drop { !$0.hasPrefix("SUBCOMMANDS:") }.dropFirst()
             .prefix { !$0.isEmpty }
             .compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(subcommands == ["list", "watch", "known", "show", "scanning", "set", "merge", "split", "forget"])
+        #expect(
+            subcommands == ["list", "watch", "known", "show", "scanning", "set", "merge", "split", "forget", "wifi"]
+        )
         // What a listed subcommand leaves in each script, found for known and absent for history.
         let traces = [
             CompletionShell.bash: ["_peerscanctl_NAME()", "|NAME|"],

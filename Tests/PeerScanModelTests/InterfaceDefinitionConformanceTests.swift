@@ -63,8 +63,28 @@ private func samples() throws -> [String: (parameters: [any Encodable], replies:
         "ForgetDevice": (
             [PeerScanWire.DeviceParameters(id: device.id.description)], [PeerScanWire.ForgetDeviceReply()]
         ),
+        "ListKnownWiFiNetworks": ([NoFields()], [PeerScanWire.KnownWiFiNetworksReply(networks: [knownWiFi])]),
+        "TrustWiFiNetwork": (
+            [PeerScanWire.TrustWiFiNetworkParameters(ssid: "home", security: "wpa2-personal")],
+            [PeerScanWire.KnownWiFiNetworksReply(networks: [knownWiFi])]
+        ),
+        "UntrustWiFiNetwork": (
+            [PeerScanWire.UntrustWiFiNetworkParameters(ssid: "home")], [PeerScanWire.UntrustWiFiNetworkReply()]
+        ),
     ]
 }
+
+/// A known Wi-Fi network, every field set.
+private let knownWiFi = PeerScanWire.KnownWiFiNetwork(
+    KnownWiFiNetwork(
+        id: DeviceID.host,
+        ssid: "home",
+        security: .wpa2Personal,
+        bssids: ["02:00:00:00:01:00"],
+        isConnected: true,
+        isTrusted: true
+    )
+)
 
 private let errorSamples: [PeerScanWire.ErrorReply] = [
     .permissionDenied(reason: "forgetting devices needs root"),
@@ -72,6 +92,7 @@ private let errorSamples: [PeerScanWire.ErrorReply] = [
     .cannotMerge(reason: "two mDNS hosts"),
     .cannotSplit(reason: "its only key"),
     .invalidIRK(reason: "not 32 hex digits"),
+    .wifiNetworkNotFound(ssid: "home", reason: "no Wi-Fi network \"home\" is listed now"),
 ]
 
 @Suite struct InterfaceDefinitionConformanceTests {
@@ -120,7 +141,7 @@ private let errorSamples: [PeerScanWire.ErrorReply] = [
         #expect(
             checker.used == [
                 "PermissionDenied.reason", "DeviceNotFound.id", "CannotMerge.reason", "CannotSplit.reason",
-                "InvalidIRK.reason",
+                "InvalidIRK.reason", "WiFiNetworkNotFound.ssid", "WiFiNetworkNotFound.reason",
             ]
         )
     }
