@@ -160,17 +160,53 @@ def test_an_unprivileged_daemon_follows_the_scans_others_trigger(start_daemon, r
     assert not warnings(daemon, "wifi scan refused"), "it was not asked to scan"
 
 
-def test_an_evil_twin_with_weaker_security_is_a_warning(start_daemon):
+def connected_to(ap):
+    return lambda snapshot: (network(snapshot, ap) or {}).get("connected") is True
+
+
+def assert_weaker_security_twin(line: str, genuine, twin) -> None:
+    for key in (f"ssid={genuine.ssid}", "security=open", f"bssid={twin.bssid}", "reason=weaker-security"):
+        assert re.search(rf"(^|\s){re.escape(key)}(\s|$)", line), line
+    assert re.search(r"security\.known=wpa2-personal", line), line
+
+
+def test_an_open_twin_of_the_connected_network_is_a_warning(start_daemon):
     daemon = scanning(start_daemon)
     genuine = air.BY_NAME["wpa2"]
     daemon.wait_for(lambda s: network(s, genuine) is not None, timeout=60, what="the WPA2 network")
-    assert not warnings(daemon, "possible evil twin")
-    with air.twin() as twin:
-        daemon.wait_for(lambda s: network(s, twin) is not None, timeout=30, what="the open twin")
-        wait_until(lambda: warnings(daemon, "possible evil twin"), 10, interval=0.1, what="the warning",
+    with air.station(genuine):  # this host connects: the network is known from now on
+        daemon.wait_for(connected_to(genuine), timeout=30, what=f"{air.STATION} connected")
+        assert not warnings(daemon, "possible evil twin")
+        with air.twin() as twin:
+            daemon.wait_for(lambda s: network(s, twin) is not None, timeout=30, what="the open twin")
+            wait_until(lambda: warnings(daemon, "possible evil twin"), 10, interval=0.1, what="the warning",
                        details=daemon.log_tail)
     (line,) = warnings(daemon, "possible evil twin")
-    for key in (f"ssid={genuine.ssid}", "security=open", f"bssid={twin.bssid}", "reason=weaker-security"):
-        assert re.search(rf"(^|\s){re.escape(key)}(\s|$)", line), line
-    # The contract's `known-security`; the wifi branch's catalogue spells it `security.known` (dotted keys).
-    assert re.search(r"(known-security|security\.known)=wpa2-personal", line), line
+    assert_weaker_security_twin(line, genuine, twin)
+
+
+def test_a_twin_heard_before_the_connection_is_a_warning_once_connected(start_daemon):
+    daemon = scanning(start_daemon)
+    genuine = air.BY_NAME["wpa2"]
+    with air.twin() as twin:
+        daemon.wait_for(lambda s: network(s, twin) is not None and network(s, genuine) is not None, timeout=60,
+                        what="the WPA2 network and its open twin")
+        assert not warnings(daemon, "possible evil twin"), "what was heard first teaches nothing"
+        with air.station(genuine):
+            daemon.wait_for(connected_to(genuine), timeout=30, what=f"{air.STATION} connected")
+            wait_until(lambda: warnings(daemon, "possible evil twin"), 10, interval=0.1, what="the warning",
+                       details=daemon.log_tail)
+    (line,) = warnings(daemon, "possible evil twin")
+    assert_weaker_security_twin(line, genuine, twin)
+
+
+def test_a_network_never_connected_to_raises_no_evil_twin_warning(start_daemon):
+    daemon = scanning(start_daemon)
+    genuine = air.BY_NAME["wpa2"]
+    daemon.wait_for(lambda s: network(s, genuine) is not None, timeout=60, what="the WPA2 network")
+    with air.twin() as twin:  # the same SSID, open, from another radio: neither is known
+        daemon.wait_for(lambda s: network(s, twin) is not None, timeout=30, what="the open twin")
+        for _ in range(2):
+            air.trigger_scan()
+    assert not warnings(daemon, "possible evil twin")
+    assert not [line for line in daemon.stderr_lines if "new access point" in line]
