@@ -49,10 +49,7 @@ extension SnapshotStore {
             if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
             limits.countsChanged = true
         case .wireless(let observation):
-            if isScanning {
-                wireless.apply(observation, now: clock.now())
-                limits.noteWiFiNetworks(wireless.networkCount)
-            }
+            if isScanning { wireless.apply(observation, now: clock.now()) }
         case .bluetooth(let observation):
             if isScanning { devices.observe(bluetooth: observation, now: clock.now()) }
         }
