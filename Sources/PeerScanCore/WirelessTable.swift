@@ -14,10 +14,10 @@ import PeerScanModel
 /// nothing changed — with its log lines and what the registry should record.
 ///
 /// ## Performance
-/// A scan result of s access points costs O(s log s), plus O(n log n) for the n networks held when the list is full
-/// and the scan brought new ones; ``takeChanges(now:)`` O(p log p) for the p access points held. Neither depends on
-/// what was heard before and left: the table holds only what is in the air (at most ``capacity`` networks) and the
-/// baseline.
+/// A scan result of s access points costs O(s log s + p) for the p access points held, plus O(n log n) for the n
+/// networks held when the list is full and the scan brought new ones; ``takeChanges(now:)`` O(c log c) for the c
+/// networks that changed (and O(p) when an access point expires); ``nextExpiry`` O(1). Nothing depends on what was
+/// heard before and left: the table holds only what is in the air (at most ``capacity`` networks) and the baseline.
 public struct WirelessTable: Sendable {
     /// How long an access point stays after it was last heard (`--wifi-expire`).
     public let expiry: Duration
@@ -32,6 +32,12 @@ public struct WirelessTable: Sendable {
     var members: [DeviceID: Set<String>] = [:]
     private var barsByNetwork: [DeviceID: Int] = [:]
     private var shown: [DeviceID: WiFiNetwork] = [:]
+    /// The networks whose item may have changed since ``takeChanges(now:)`` last looked.
+    private var dirty: Set<DeviceID> = []
+    /// The earliest `lastSeen` held (`nil`: none held), brought up to date after every scan and expiry.
+    private var earliestLastSeen: Duration?
+    /// Whether ``earliestLastSeen`` must be computed again (the access point that had it was heard again, or left).
+    private var isEarliestStale = false
     var logs: [LogEntry] = []
     var records = WirelessRecords()
 
@@ -90,8 +96,17 @@ public struct WirelessTable: Sendable {
     public mutating func apply(_ observation: WirelessObservation, now: Duration) {
         switch observation {
         case .interfaces(let list):
+            let before = (connected: connectedBSSIDs, reported: !interfaces.isEmpty)
             interfaces = Dictionary(list.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
-            learnConnections(Set(list.compactMap { $0.isUp ? $0.connection?.bssid.lowercased() : nil }))
+            let after = connectedBSSIDs
+            if before.reported == interfaces.isEmpty {
+                dirty.formUnion(members.keys)  // the scan results' flags count, or stop counting
+            } else {
+                for bssid in before.connected.symmetricDifference(after) {
+                    if let network = heard[bssid]?.network { dirty.insert(network) }
+                }
+            }
+            learnConnections(after)
         case .scanResults(_, let accessPoints):
             expire(now: now)  // an access point back after it expired is heard anew
             var newcomers: [DeviceID: [AccessPoint]] = [:]
@@ -107,6 +122,7 @@ public struct WirelessTable: Sendable {
                 }
             }
             if !newcomers.isEmpty { admit(newcomers, now: now) }
+            refreshEarliestLastSeen()
             if interfaces.isEmpty {
                 learnConnections(Set(accessPoints.filter(\.isConnected).map { $0.bssid.lowercased() }))
             } else {
@@ -133,8 +149,14 @@ public struct WirelessTable: Sendable {
             )
             recorded = accessPoint.lastSeen
         }
+        if let old, old.accessPoint.lastSeen == earliestLastSeen {
+            isEarliestStale = true
+        } else if !isEarliestStale {
+            earliestLastSeen = min(earliestLastSeen ?? accessPoint.lastSeen, accessPoint.lastSeen)
+        }
         heard[bssid] = Heard(accessPoint: accessPoint, network: network, recorded: recorded)
         members[network, default: []].insert(bssid)
+        dirty.insert(network)
     }
 
     /// Lists the newcomers the cap admits, evicting the networks it chooses for them.
@@ -158,8 +180,9 @@ public struct WirelessTable: Sendable {
             now: now
         )
         for id in evicted {
-            for bssid in members[id] ?? [] { heard[bssid] = nil }
+            for bssid in members[id] ?? [] { forget(bssid) }
             members[id] = nil
+            dirty.insert(id)
         }
         for id in admitted {
             for accessPoint in newcomers[id] ?? [] { take(accessPoint, network: id) }
@@ -180,6 +203,22 @@ public struct WirelessTable: Sendable {
     private mutating func remove(_ bssid: String, of network: DeviceID) {
         members[network]?.remove(bssid)
         if members[network]?.isEmpty == true { members[network] = nil }
+        dirty.insert(network)
+    }
+
+    /// Drops an access point held (not its network's membership).
+    private mutating func forget(_ bssid: String) {
+        guard let old = heard.removeValue(forKey: bssid) else { return }
+        if old.accessPoint.lastSeen == earliestLastSeen { isEarliestStale = true }
+    }
+
+    /// Computes ``earliestLastSeen`` again if an access point that had it was heard again or left.
+    ///
+    /// - Complexity: O(p) for the p access points held when it must; O(1) otherwise.
+    private mutating func refreshEarliestLastSeen() {
+        guard isEarliestStale else { return }
+        earliestLastSeen = heard.values.map(\.accessPoint.lastSeen).min()
+        isEarliestStale = false
     }
 
     /// The wireless interfaces as the `config` section shows them, sorted by name.
@@ -204,8 +243,11 @@ public struct WirelessTable: Sendable {
     }
 
     /// When the next access point expires, on the table's clock; `nil` if none is held.
+    ///
+    /// - Complexity: O(1) (kept up to date after every scan and expiry).
     public var nextExpiry: Duration? {
-        heard.values.map(\.accessPoint.lastSeen).min().map { $0 + expiry }
+        let earliest = isEarliestStale ? heard.values.map(\.accessPoint.lastSeen).min() : earliestLastSeen
+        return earliest.map { $0 + expiry }
     }
 
     /// Forgets every interface and access point (scanning switched off: the source reports them again when it is
@@ -216,30 +258,37 @@ public struct WirelessTable: Sendable {
         members = [:]
         barsByNetwork = [:]
         shown = [:]
+        dirty = []
+        earliestLastSeen = nil
+        isEarliestStale = false
     }
 
     /// Drops the access points not heard for ``expiry``.
     ///
-    /// - Complexity: O(p) for the p access points held.
+    /// - Complexity: O(p) for the p access points held when one expires; O(1) otherwise.
     public mutating func expire(now: Duration) {
         guard let next = nextExpiry, next <= now else { return }
         for (bssid, entry) in heard where now - entry.accessPoint.lastSeen >= expiry {
-            heard[bssid] = nil
+            forget(bssid)
             remove(bssid, of: entry.network)
         }
+        refreshEarliestLastSeen()
     }
 
     /// Expires what was not heard for ``expiry`` and returns the networks that changed since the last call, with the
     /// log lines and records since then.
     ///
-    /// - Complexity: O(p log p) for the p access points held.
+    /// - Complexity: O(c log c + a log a) for the c networks that may have changed and their a access points (plus
+    ///   ``expire(now:)``'s).
     public mutating func takeChanges(now: Duration) -> Changes {
         var changes = Changes()
         expire(now: now)
         let connectedBSSIDs = connectedBSSIDs
         var current: [DeviceID: WiFiNetwork] = [:]
-        for (id, bssids) in members {
-            let sorted = bssids.sorted().compactMap { bssid in heard[bssid].map { (bssid: bssid, heard: $0) } }
+        for id in dirty {
+            let sorted = (members[id] ?? []).sorted().compactMap { bssid in
+                heard[bssid].map { (bssid: bssid, heard: $0) }
+            }
             guard let first = sorted.first?.heard.accessPoint else { continue }
             let strongest = sorted.compactMap(\.heard.accessPoint.signal).max()
             let bars = strongest.map { Self.bars(signal: $0, previous: barsByNetwork[id]) } ?? barsByNetwork[id] ?? 0
@@ -258,7 +307,8 @@ public struct WirelessTable: Sendable {
                 }
             )
         }
-        for (id, old) in shown where current[id] == nil {
+        for id in dirty.sorted() where current[id] == nil {
+            guard let old = shown.removeValue(forKey: id) else { continue }
             barsByNetwork[id] = nil
             changes.networks.append((id, nil))
             changes.logs.append(
@@ -268,9 +318,12 @@ public struct WirelessTable: Sendable {
                 )
             )
         }
-        for (id, network) in current where shown[id] != network { changes.networks.append((id, network)) }
+        for (id, network) in current where shown[id] != network {
+            changes.networks.append((id, network))
+            shown[id] = network
+        }
         changes.networks.sort { $0.id < $1.id }
-        shown = current
+        dirty = []
         changes.logs = logs + changes.logs
         changes.records = records
         logs = []

@@ -140,6 +140,19 @@ private func scan(_ table: inout WirelessTable, _ aps: [AccessPoint], now: Durat
         #expect(changes.networks.first?.network?.isConnected == true)
     }
 
+    @Test func onceAnInterfaceIsReportedTheScanResultsFlagNoLongerCounts() {
+        var table = WirelessTable(expiry: .seconds(150))
+        _ = scan(
+            &table,
+            [ap("02:00:00:00:01:00", "home", connected: true), ap("02:00:00:00:04:00", "Cafe")],
+            now: .zero
+        )
+        table.apply(.interfaces([WirelessInterface(name: "wlan0", isUp: true, connection: nil)]), now: .seconds(1))
+        let changes = table.takeChanges(now: .seconds(1))
+        #expect(changes.networks.map { $0.network?.isConnected } == [false], "only the network whose flag counted")
+        #expect(table.takeChanges(now: .seconds(2)).networks.isEmpty, "nothing changed since")
+    }
+
     @Test func aKnownSSIDWithWeakerSecurityIsAPossibleEvilTwin() {
         let known = KnownNetworks([
             KnownWiFiNetwork(
