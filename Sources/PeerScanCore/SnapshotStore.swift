@@ -211,7 +211,6 @@ public actor SnapshotStore {
         }
         if !isScanning { gate.settle(reason: "scanning-off") }
         if requestedScanning != wasScanning { limits.countsChanged = true }
-        limits.refresh(&host, table: table, devices: devices, logs: &effects.logs)
         publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
         switch gate.evaluate(now: clock.now(), isTableSettled: table.isSettled) {
         case .settled:
@@ -266,6 +265,8 @@ public actor SnapshotStore {
             devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
         }
         let (changed, events) = devices.takeChangedItems(now: time)
+        // After the take: the devices it removed count (the Bluetooth cap empties when they go).
+        limits.refresh(&host, table: table, devices: devices, logs: &effects.logs)
         let wifi = wireless.takeChanges(now: time)
         if let recordNetworks, !wifi.records.isEmpty { recordNetworks(wifi.records) }
         let identityChanges = devices.takeIdentityChanges()  // taken even with no registry: they must not pile up
@@ -305,7 +306,7 @@ public actor SnapshotStore {
     /// one is asked for by then already.
     private func requestWirelessExpiryCheck(effects: inout StoreEffects) {
         let now = clock.now()
-        let deadlines = [wireless.nextExpiry, devices.nextBluetoothDeadline(now: now)].compactMap { $0 }
+        let deadlines = [wireless.nextExpiry, devices.nextBluetoothDeadline()].compactMap { $0 }
         guard let due = deadlines.min() else { return }
         if let requested = wirelessCheckRequested, requested > now, requested <= due { return }
         wirelessCheckRequested = due

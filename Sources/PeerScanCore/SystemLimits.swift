@@ -6,6 +6,8 @@ import PeerScanModel
 /// - Avahi's cache: `cache-entries-max` in avahi-daemon.conf (4,096 records per interface and IP protocol by default).
 /// - The kernel's neighbour table: `gc_thresh3` per IP protocol (1,024 entries by default); past it the kernel
 ///   refuses new entries (`neighbour table overflow`, `ENOBUFS`).
+///
+/// peerscand's own caps (the Bluetooth devices listed) are reported the same way: they come with their counts.
 public struct SystemLimitSettings: Sendable, Equatable {
     /// Avahi's default `cache-entries-max`.
     public static let defaultCacheEntriesMax = 4096
@@ -52,18 +54,38 @@ public struct SystemLimitCounts: Sendable, Equatable {
     public var neighbourEntries: [IPProtocol: Int]
     /// The datagrams of the last probe round the kernel had no room for (`ENOBUFS`), by IP protocol.
     public var neighbourNoRoom: [IPProtocol: Int]
+    /// The Bluetooth devices listed against peerscand's own cap (`--bluetooth-max-devices`), if counted.
+    public var bluetoothDevices: Cap?
+
+    /// How full one of peerscand's own caps is.
+    public struct Cap: Sendable, Equatable {
+        /// The entries listed.
+        public var count: Int
+        /// The most listed at once (the option's value).
+        public var maximum: Int
+        /// Whether one more came while ``maximum`` were listed (another entry went, or it was not listed).
+        public var isFull: Bool
+
+        public init(count: Int, maximum: Int, isFull: Bool) {
+            self.count = count
+            self.maximum = maximum
+            self.isFull = isFull
+        }
+    }
 
     /// Creates counts.
     public init(
         services: [CacheKey: Int] = [:],
         addressRecords: [CacheKey: Int] = [:],
         neighbourEntries: [IPProtocol: Int] = [:],
-        neighbourNoRoom: [IPProtocol: Int] = [:]
+        neighbourNoRoom: [IPProtocol: Int] = [:],
+        bluetoothDevices: Cap? = nil
     ) {
         self.services = services
         self.addressRecords = addressRecords
         self.neighbourEntries = neighbourEntries
         self.neighbourNoRoom = neighbourNoRoom
+        self.bluetoothDevices = bluetoothDevices
     }
 }
 
@@ -109,7 +131,7 @@ public struct SystemLimitCheck: Sendable, Equatable {
     }
 
     /// The limits reached, Avahi's caches first (by interface, then protocol), then the neighbour tables (IPv4,
-    /// IPv6).
+    /// IPv6), then peerscand's own caps (`bluetooth-devices`: reached when a device came while the cap was listed).
     ///
     /// - Parameter counts: What peerscand follows now.
     /// - Returns: One ``SystemLimit`` per limit the count reaches (a count equal to the limit counts as reached: the
@@ -144,6 +166,15 @@ public struct SystemLimitCheck: Sendable, Equatable {
                     name: Self.neighbourTableName(ipProtocol),
                     value: entries,
                     setting: maximum.map { "\(setting)=\($0)" } ?? setting
+                )
+            )
+        }
+        if let cap = counts.bluetoothDevices, cap.isFull {
+            limits.append(
+                SystemLimit(
+                    name: "bluetooth-devices",
+                    value: cap.count,
+                    setting: "--bluetooth-max-devices=\(cap.maximum)"
                 )
             )
         }
