@@ -44,7 +44,7 @@ extension DeviceTable {
                 return false
             }
             return !labels.label(of: id).isEmpty || bluetooth.resolver.keys[id] != nil
-                || identities.keys(of: id).count > 1
+                || identities.keyCount(of: id) > 1
         }
     }
 
@@ -56,46 +56,54 @@ extension DeviceTable {
         return max(settings.away, forgetAfter)
     }
 
-    /// Makes room for `identity` if it is new and the table lists ``BluetoothSettings/maxDevices`` identities: the one
-    /// nobody touched that has been absent longest goes (forgotten, as at `--bluetooth-forget-after`), else, all being
-    /// heard, the one heard for the shortest time that is not kept, else the kept one heard for the shortest time —
-    /// so that a flood of new addresses takes the place of its own newest, not of what has long been there.
+    /// Makes room for `identity` if it is new and the table lists ``BluetoothSettings/maxDevices`` identities: those
+    /// nobody touched that have been absent longest go (forgotten, as at `--bluetooth-forget-after`), else, all being
+    /// heard, those heard for the shortest time that are not kept, else the kept ones heard for the shortest time — so
+    /// that a flood of new addresses takes the place of its own newest, not of what has long been there. One pass
+    /// makes room for ``evictionBatch`` at once, so that a flood pays for it once per that many new addresses.
     ///
     /// - Returns: Whether `identity` may be held (`false`: every device listed is one a person touched).
-    /// - Complexity: O(1) if `identity` is held already or the table is not full; O(b·k) otherwise, for b identities
-    ///   with k keys each.
+    /// - Complexity: O(1) if `identity` is held already or the table is not full; O(b log b) otherwise, for b
+    ///   identities: amortized O(log b) per new identity.
     mutating func makeRoom(for identity: BluetoothIdentity, now: Duration) -> Bool {
         guard bluetooth.addressesByIdentity[identity] == nil,
             bluetooth.addressesByIdentity.count >= bluetooth.settings.maxDevices
         else { return true }
         bluetooth.isFull = true
-        guard let victim = evictionCandidate(now: now) else { return false }
-        bluetooth.remove(victim)
-        bluetooth.isFull = true  // still: the new one takes its place
-        publish(nil, origin: .bluetooth(victim), answering: false, lastAnswer: now, forgets: true)
+        let victims = evictionCandidates(now: now)
+        guard !victims.isEmpty else { return false }
+        for victim in victims {
+            bluetooth.remove(victim)
+            publish(nil, origin: .bluetooth(victim), answering: false, lastAnswer: now, forgets: true)
+        }
+        bluetooth.isFull = true  // still: the new ones take their places
         return true
     }
 
-    /// The identity the cap takes out first (see ``makeRoom(for:now:)``), if any is not a person's.
-    private func evictionCandidate(now: Duration) -> BluetoothIdentity? {
-        var best: (order: EvictionOrder, identity: BluetoothIdentity)?
+    /// How many identities one pass of the cap takes out: a sixteenth of the cap, at least one.
+    var evictionBatch: Int { max(1, bluetooth.settings.maxDevices / 16) }
+
+    /// The identities the cap takes out first (see ``makeRoom(for:now:)``), at most ``evictionBatch``; none a
+    /// person's.
+    private func evictionCandidates(now: Duration) -> [BluetoothIdentity] {
+        var orders: [(order: EvictionOrder, identity: BluetoothIdentity)] = []
+        orders.reserveCapacity(bluetooth.addressesByIdentity.count)
         for identity in bluetooth.addressesByIdentity.keys where !isTouched(identity) {
             guard let last = bluetooth.lastHeard(of: identity, now: now) else { continue }
             let order: EvictionOrder
             if now >= last + bluetooth.settings.away {
-                order = EvictionOrder(rank: 0, time: last, name: "\(identity)")  // absent: the longest absent first
+                order = EvictionOrder(rank: 0, time: last, name: identity.name)  // absent: the longest absent first
             } else {
                 let since = bluetooth.heardSince[identity] ?? last
                 order = EvictionOrder(
                     rank: isAdmitted(identity, now: now) ? 2 : 1,
                     time: .zero - since,
-                    name: "\(identity)"
+                    name: identity.name
                 )
             }
-            if let current = best, current.order <= order { continue }
-            best = (order, identity)
+            orders.append((order, identity))
         }
-        return best?.identity
+        return orders.sorted { $0.order < $1.order }.prefix(evictionBatch).map(\.identity)
     }
 
     /// The number of Bluetooth identities listed, and whether the cap was reached (for the host item's `limits`).
@@ -111,4 +119,14 @@ private struct EvictionOrder: Comparable {
     var name: String
 
     static func < (lhs: Self, rhs: Self) -> Bool { (lhs.rank, lhs.time, lhs.name) < (rhs.rank, rhs.time, rhs.name) }
+}
+
+extension BluetoothIdentity {
+    /// The address or device id it stands for, as text (to order ties the same way in every run).
+    fileprivate var name: String {
+        switch self {
+        case .address(let address), .ephemeral(let address): address
+        case .resolved(let id): id.description
+        }
+    }
 }
