@@ -235,6 +235,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
         .testTarget(

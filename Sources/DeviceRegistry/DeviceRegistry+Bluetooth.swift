@@ -23,3 +23,12 @@ extension DeviceRegistry {
         }
     }
 }
+
+extension DeviceHistory {
+    /// Whether it is a Bluetooth device nobody touched: its one key a `bluetooth:` address, and no label (a person's
+    /// name, note or mark). Whether it has an IRK the registry knows apart.
+    var isUntouchedBluetooth: Bool {
+        guard boundKeys.count == 1, case .bluetooth? = boundKeys.first else { return false }
+        return label.isEmpty
+    }
+}

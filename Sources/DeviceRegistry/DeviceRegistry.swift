@@ -28,6 +28,8 @@ public final class DeviceRegistry: Sendable {
         var isFailing = false
         var lastFailureLogged: Date?
         var batchesWritten = 0
+        /// The devices with a Bluetooth IRK: a person's (never forgotten as untouched).
+        var keyed: Set<DeviceID> = []
     }
 
     let database: RegistryDatabase?
@@ -99,6 +101,7 @@ public final class DeviceRegistry: Sendable {
         self.pendingNetworks = NIOLockedValueBox(PendingNetworks(keepsSightings: forgetAfter > .zero))
         self.irks = irks
         var state = State(lastRefresh: now)
+        state.keyed = Set(irks.keys)
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
         var bindings: [IdentityKey: DeviceID] = [:]
         var labels: [DeviceID: DeviceLabel] = [:]
@@ -163,6 +166,9 @@ public final class DeviceRegistry: Sendable {
                 }
             }
             if !records.irks.isEmpty { pendingIRKs.withLockedValue { $0.merge(records.irks) { _, newer in newer } } }
+            for (id, key) in records.irks {
+                if key == nil { state.keyed.remove(id) } else { state.keyed.insert(id) }
+            }
             for (id, label) in records.labels where state.histories[id] != nil {
                 state.histories[id]?.label = label
                 state.dirty.insert(id)
@@ -223,11 +229,23 @@ public final class DeviceRegistry: Sendable {
         state.withLockedValue { $0.histories[id] != nil }
     }
 
-    /// The devices not present whose last sighting is `forgetAfter` or more ago.
-    public func expiredDevices(forgetAfter: Duration, now: Date = Date()) -> [DeviceID] {
+    /// The devices not present whose last sighting is `forgetAfter` or more ago; with `bluetoothForgetAfter`, also
+    /// the Bluetooth devices nobody touched (``DeviceHistory/isUntouchedBluetooth``, and no IRK) not seen for that
+    /// long, as the store forgets them while it lists them (a restart must not keep them for `forgetAfter`).
+    /// - Complexity: O(n) for n devices remembered.
+    public func expiredDevices(
+        forgetAfter: Duration,
+        bluetoothForgetAfter: Duration? = nil,
+        now: Date = Date()
+    ) -> [DeviceID] {
         let horizon = Self.horizon(forgetAfter: forgetAfter, now: now)
+        let untouched = bluetoothForgetAfter.map { max(Self.horizon(forgetAfter: $0, now: now), horizon) } ?? horizon
         return state.withLockedValue { state in
-            state.histories.values.filter { state.present[$0.id] == nil && $0.seen.last <= horizon }.map(\.id)
+            state.histories.values.filter { history in
+                guard state.present[history.id] == nil else { return false }
+                let isUntouched = history.isUntouchedBluetooth && !state.keyed.contains(history.id)
+                return history.seen.last <= (isUntouched ? untouched : horizon)
+            }.map(\.id)
         }
     }
 

@@ -1,14 +1,34 @@
-// The device table's Bluetooth state: the advertisers heard, who each is (``BluetoothIdentity``), and the settings
-// (away time, company names, IRKs). A value the table owns; the derivation is in DeviceTable+Bluetooth.swift.
+// The device table's Bluetooth state: the advertisers heard, who each is (``BluetoothIdentity``), since when each is
+// heard, when each is next judged, and the settings (away time, admission, the cap, company names, IRKs). A value the
+// table owns; the derivation is in DeviceTable+Bluetooth.swift, admission and the cap in DeviceTable+Admission.swift.
 
 import Discovery
 import PeerScanModel
 
-/// How the device table treats Bluetooth LE advertisers (peerscand's `--bluetooth-away`, the company names, the IRKs
-/// from the registry and the key file).
+/// How the device table treats Bluetooth LE advertisers (peerscand's `--bluetooth-away`, `--bluetooth-admit-after`,
+/// `--bluetooth-forget-after`, `--bluetooth-max-devices`, the company names, the IRKs from the registry and the key
+/// file).
 public struct BluetoothSettings: Sendable {
+    /// The default of ``admitAfter``: past the 15-minute rotation of Find My's offline-finding addresses, and ten
+    /// times the time a walker stays in a Bluetooth LE radio's range.
+    public static let defaultAdmitAfter = Duration.seconds(20 * 60)
+    /// The default of ``forgetAfter``.
+    public static let defaultForgetAfter = Duration.seconds(24 * 3600)
+    /// The default of ``maxDevices``.
+    public static let defaultMaxDevices = 1000
+
     /// How long after its last advertisement a Bluetooth device turns offline.
     public var away: Duration
+    /// How long an identity address (public, random static) must be heard without a gap of ``away`` before it is a
+    /// device that is kept (registry, MQTT, `new device`); until then it is listed while heard, like an ephemeral one.
+    /// Zero: at once.
+    public var admitAfter: Duration
+    /// How long after its last advertisement a kept device nobody touched (no name, note, IRK or merge; neither
+    /// paired nor bonded) is forgotten, if earlier than the table's `forgetAfter`.
+    public var forgetAfter: Duration
+    /// The most Bluetooth devices listed at once: past it the one absent longest (else the one heard for the shortest
+    /// time) that nobody touched goes.
+    public var maxDevices: Int
     /// The company of a Bluetooth SIG company identifier, or `nil`.
     public var manufacturerOf: @Sendable (UInt16) -> String?
     /// The Identity Resolving Keys known at start, by the device each is bound to.
@@ -17,10 +37,16 @@ public struct BluetoothSettings: Sendable {
     /// Creates settings.
     public init(
         away: Duration = .seconds(120),
+        admitAfter: Duration = defaultAdmitAfter,
+        forgetAfter: Duration = defaultForgetAfter,
+        maxDevices: Int = defaultMaxDevices,
         manufacturerOf: @escaping @Sendable (UInt16) -> String? = { _ in nil },
         keys: [DeviceID: IdentityResolvingKey] = [:]
     ) {
         self.away = away
+        self.admitAfter = admitAfter
+        self.forgetAfter = forgetAfter
+        self.maxDevices = max(maxDevices, 1)
         self.manufacturerOf = manufacturerOf
         self.keys = keys
     }
@@ -46,8 +72,14 @@ struct BluetoothAdvertisers: Sendable {
     var byAddress: [String: BluetoothAdvertiser] = [:]
     var addressesByIdentity: [BluetoothIdentity: Set<String>] = [:]
     var dirty: Set<BluetoothIdentity> = []
-    /// When each identity's device is next judged again (turns offline, or goes), as its last derivation left it.
-    var deadlines: [BluetoothIdentity: Duration] = [:]
+    /// When each identity's device is next judged again (turns offline, is admitted, or goes), as its last derivation
+    /// left it.
+    var deadlines = DeadlineQueue<BluetoothIdentity>()
+    /// When each identity's current run of being heard began (a silence of ``BluetoothSettings/away`` ends a run):
+    /// admission counts from it.
+    var heardSince: [BluetoothIdentity: Duration] = [:]
+    /// Whether the table held ``BluetoothSettings/maxDevices`` identities when one more came (until it holds fewer).
+    var isFull = false
     /// Key changes not yet taken for the registry (`nil`: removed).
     var keyChanges: [DeviceID: IdentityResolvingKey?] = [:]
     /// Whether a failure of libcrypto to resolve an address was logged (once per run).
@@ -85,15 +117,26 @@ struct BluetoothAdvertisers: Sendable {
         else { return }
         advertiser.isPresent = false
         advertiser.advertisement.lastSeen = now
-        insert(advertiser)
+        insert(advertiser, now: now)
     }
 
     /// Records an advertiser (new, or with a new advertisement or identity) and marks its identities for derivation.
-    mutating func insert(_ advertiser: BluetoothAdvertiser) {
+    /// A run of being heard starts unless its identity was heard less than ``BluetoothSettings/away`` before.
+    /// - Parameter now: The time (`nil`: the advertisement's, for an advertiser that only changes identity).
+    mutating func insert(_ advertiser: BluetoothAdvertiser, now: Duration? = nil) {
+        let now = now ?? advertiser.advertisement.lastSeen
+        let heard = advertiser.lastHeard(now: now)
+        let last = lastHeard(of: advertiser.identity, now: now)
+        if heardSince[advertiser.identity] == nil || last.map({ heard >= $0 + settings.away }) ?? true {
+            heardSince[advertiser.identity] = heard
+        }
         let address = advertiser.advertisement.address
         if let old = byAddress[address], old.identity != advertiser.identity {
             addressesByIdentity[old.identity]?.remove(address)
-            if addressesByIdentity[old.identity]?.isEmpty == true { addressesByIdentity[old.identity] = nil }
+            if addressesByIdentity[old.identity]?.isEmpty == true {
+                addressesByIdentity[old.identity] = nil
+                heardSince[old.identity] = nil
+            }
             dirty.insert(old.identity)
         }
         byAddress[address] = advertiser
@@ -108,15 +151,24 @@ struct BluetoothAdvertisers: Sendable {
             guard let advertiser = byAddress[address], !advertiser.isPresent,
                 now >= advertiser.advertisement.lastSeen + settings.away
             else { continue }
-            byAddress[address] = nil
+            drop(address)
             addressesByIdentity[identity]?.remove(address)
         }
+    }
+
+    /// Forgets an address (and what the resolver remembers of it).
+    private mutating func drop(_ address: String) {
+        byAddress[address] = nil
+        resolver.forget(address)
     }
 
     /// Forgets every address of `identity`.
     mutating func remove(_ identity: BluetoothIdentity) {
         deadlines[identity] = nil
-        for address in addressesByIdentity.removeValue(forKey: identity) ?? [] { byAddress[address] = nil }
+        heardSince[identity] = nil
+        dirty.remove(identity)
+        for address in addressesByIdentity.removeValue(forKey: identity) ?? [] { drop(address) }
+        if addressesByIdentity.count < settings.maxDevices { isFull = false }
     }
 
     /// Forgets every advertiser (scanning switched off); keeps the keys.
@@ -124,11 +176,15 @@ struct BluetoothAdvertisers: Sendable {
         byAddress = [:]
         addressesByIdentity = [:]
         dirty = []
-        deadlines = [:]
+        deadlines.removeAll()
+        heardSince = [:]
+        isFull = false
+        resolver.forgetAddresses()
     }
 
-    /// The facts of an advertiser, for ``Device/bluetooth``.
-    func facts(of advertiser: BluetoothAdvertiser) -> BluetoothFacts {
+    /// The facts of an advertiser, for ``Device/bluetooth``; `isKept` false: ephemeral (listed while heard, never
+    /// kept).
+    func facts(of advertiser: BluetoothAdvertiser, isKept: Bool) -> BluetoothFacts {
         let advertisement = advertiser.advertisement
         return BluetoothFacts(
             address: advertisement.address,
@@ -138,7 +194,7 @@ struct BluetoothAdvertisers: Sendable {
             manufacturer: advertisement.manufacturerData.first.flatMap { settings.manufacturerOf($0.companyID) },
             services: advertisement.serviceUUIDs,
             bars: advertiser.bars,
-            isEphemeral: { if case .ephemeral = advertiser.identity { true } else { false } }()
+            isEphemeral: !isKept
         )
     }
 }

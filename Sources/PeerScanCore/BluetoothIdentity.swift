@@ -45,7 +45,8 @@ extension DeviceID {
 /// an address `prand || hash` is a key's when `ah(irk, prand) == hash`.
 ///
 /// Each address is checked against every key once: the result (a device, or none) is cached per address until the
-/// keys change. The struct does no I/O.
+/// keys change or the address is forgotten (``forget(_:)``: the device table forgets an address with its advertiser,
+/// so the cache holds no more than the addresses it holds). With no key nothing is cached. The struct does no I/O.
 ///
 /// ## Performance
 /// A new address costs one AES block per key; an address seen before costs a dictionary lookup.
@@ -72,12 +73,22 @@ public struct IRKResolver: Sendable {
         cache = [:]
     }
 
+    /// The number of addresses whose result is cached.
+    var cachedCount: Int { cache.count }
+
+    /// Forgets what was found for `address` (its advertiser is no longer held).
+    mutating func forget(_ address: String) { cache[address] = nil }
+
+    /// Forgets what was found for every address.
+    mutating func forgetAddresses() { cache = [:] }
+
     /// The device whose key resolves `address`, or `nil`.
     ///
     /// - Parameter address: A resolvable private address, `aa:bb:cc:dd:ee:ff` (the first octet most significant).
     /// - Throws: ``LibcryptoError`` if AES-128 failed (the result is not cached then).
     /// - Complexity: O(k) for k keys the first time an address is asked about, O(1) after.
     mutating func resolve(_ address: String) throws(LibcryptoError) -> DeviceID? {
+        guard !keys.isEmpty else { return nil }
         if let cached = cache[address] { return cached }
         let octets = address.split(separator: ":").compactMap { UInt8($0, radix: 16) }
         guard octets.count == 6 else { return nil }

@@ -129,6 +129,10 @@ public struct DeviceIdentities: Sendable {
     /// The keys bound to `id`, sorted.
     public func keys(of id: DeviceID) -> [IdentityKey] { (keysByID[id] ?? []).sorted() }
 
+    /// The number of keys bound to `id`.
+    /// - Complexity: O(1)
+    public func keyCount(of id: DeviceID) -> Int { keysByID[id]?.count ?? 0 }
+
     /// Whether `id` is a device known now (it has keys).
     public func isKnown(_ id: DeviceID) -> Bool { keysByID[id] != nil }
 

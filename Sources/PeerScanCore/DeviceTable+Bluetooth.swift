@@ -18,13 +18,18 @@ extension DeviceTable {
         case .advertised(let advertisement):
             let previous = bluetooth.byAddress[advertisement.address]
             let identity = identity(of: advertisement.address, type: advertisement.addressType)
+            guard makeRoom(for: identity, now: now) else {
+                bluetooth.resolver.forget(advertisement.address)  // not held: every device listed is a person's
+                return
+            }
             bluetooth.insert(
                 BluetoothAdvertiser(
                     advertisement: advertisement,
                     identity: identity,
                     bars: BluetoothSignal.bars(rssi: advertisement.rssi, previous: previous?.bars),
                     isPresent: advertisement.isTemporary
-                )
+                ),
+                now: now
             )
         case .removed(let adapter, let address):
             bluetooth.objectRemoved(address: address, adapter: adapter, now: now)
@@ -89,10 +94,11 @@ extension DeviceTable {
         return bluetooth.keyChanges
     }
 
-    /// The earliest time a Bluetooth device turns offline or goes, if any: the store asks to be woken then.
-    /// - Complexity: O(b) for b Bluetooth identities.
-    public func nextBluetoothDeadline(now: Duration) -> Duration? {
-        bluetooth.deadlines.values.filter { $0 > now }.min()
+    /// The earliest time a Bluetooth device turns offline, is admitted or goes, if any: the store asks to be woken
+    /// then.
+    /// - Complexity: O(log b) for b Bluetooth identities (amortized).
+    public mutating func nextBluetoothDeadline() -> Duration? {
+        bluetooth.deadlines.next()
     }
 
     /// The identity of an advertiser's address now.
@@ -113,25 +119,25 @@ extension DeviceTable {
         return BluetoothIdentity(address: address, type: type, resolvedTo: resolved)
     }
 
-    /// When `identity`'s device turns offline (while it is online) or goes (ephemeral: when it turns offline); none
-    /// while BlueZ holds a temporary object of it (its removal derives it again).
-    private func bluetoothDeadline(of identity: BluetoothIdentity, now: Duration) -> Duration? {
-        guard !bluetooth.isPresent(identity), let last = bluetooth.lastHeard(of: identity, now: now) else {
-            return nil
+    /// When `identity`'s device is judged again: it is admitted (a candidate heard for ``BluetoothSettings/admitAfter``),
+    /// turns offline (while it is online) or goes (one not kept: when it turns offline). While BlueZ holds a temporary
+    /// object of it only its admission (the object's removal derives it again).
+    private func bluetoothDeadline(of identity: BluetoothIdentity, isKept: Bool, now: Duration) -> Duration? {
+        var dues: [Duration] = []
+        if !isKept, case .address = identity, let since = bluetooth.heardSince[identity] {
+            dues.append(since + bluetooth.settings.admitAfter)
         }
-        let away = bluetooth.settings.away
-        if case .ephemeral = identity { return last + away }
-        let isOnline = idByOrigin[.bluetooth(identity)].flatMap { published[$0]?.device?.online } ?? true
-        return isOnline ? last + away : last + max(away, presence.forgetAfter)
+        if !bluetooth.isPresent(identity), let last = bluetooth.lastHeard(of: identity, now: now) {
+            let isOnline = idByOrigin[.bluetooth(identity)].flatMap { published[$0]?.device?.online } ?? true
+            dues.append(!isKept || isOnline ? last + bluetooth.settings.away : last + bluetoothForgetAfter(identity))
+        }
+        return dues.filter { $0 > now }.min()
     }
 
     /// Marks for derivation the Bluetooth identities whose deadline passed (each derivation sets the next one).
-    /// - Complexity: O(b) for b identities.
+    /// - Complexity: O(log b) for each identity due, b identities.
     mutating func markDueBluetooth(now: Duration) {
-        for (identity, due) in bluetooth.deadlines where now >= due {
-            bluetooth.deadlines[identity] = nil
-            bluetooth.dirty.insert(identity)
-        }
+        for identity in bluetooth.deadlines.popDue(now: now) { bluetooth.dirty.insert(identity) }
     }
 
     /// The Bluetooth facts of the advertisers bound to `id` (its `bluetooth:` keys, or its IRK), and when it was
@@ -146,20 +152,22 @@ extension DeviceTable {
         let latest = identities.compactMap { bluetooth.latest(of: $0) }.max {
             $0.lastHeard(now: now) < $1.lastHeard(now: now)
         }
-        return latest.map { (bluetooth.facts(of: $0), $0.lastHeard(now: now)) }
+        return latest.map { (bluetooth.facts(of: $0, isKept: true), $0.lastHeard(now: now)) }
     }
 
     /// Derives the device of a Bluetooth identity.
     mutating func derive(bluetooth identity: BluetoothIdentity, now: Duration) {
         let origin = Origin.bluetooth(identity)
+        var isKept = false
         defer {
-            bluetooth.deadlines[identity] = bluetoothDeadline(of: identity, now: now).flatMap { $0 > now ? $0 : nil }
+            bluetooth.deadlines[identity] = bluetoothDeadline(of: identity, isKept: isKept, now: now)
         }
         bluetooth.pruneRotated(identity, now: now)
         guard let latest = bluetooth.latest(of: identity), let last = bluetooth.lastHeard(of: identity, now: now) else {
             publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
             return
         }
+        isKept = isAdmitted(identity, now: now)
         let heard = now < last + bluetooth.settings.away
         // Merged with a LAN device (its key or its IRK is that device's): the LAN device carries the facts.
         let bound: DeviceID? =
@@ -177,24 +185,22 @@ extension DeviceTable {
         let origins = self.origins
         let id: DeviceID
         switch identity {
-        case .address(let address):
+        case .address(let address) where isKept:
             id = identities.identify(
                 key: .bluetooth(address),
                 preferred: DeviceID.make(bluetoothAddress: address),
                 current: current,
                 isAvailable: { origins[$0] == nil || origins[$0] == origin }
             )
+        case .address(let address), .ephemeral(let address): id = current ?? DeviceID.make(bluetoothAddress: address)
         case .resolved(let target): id = target
-        case .ephemeral(let address): id = DeviceID.make(bluetoothAddress: address)
         }
-        let isEphemeral = { if case .ephemeral = identity { true } else { false } }()
-        let forgetAfter = max(bluetooth.settings.away, presence.forgetAfter)
-        if !heard && (isEphemeral || now >= last + forgetAfter) {
+        if !heard && (!isKept || now >= last + bluetoothForgetAfter(identity)) {
             bluetooth.remove(identity)
             publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
             return
         }
-        let facts = bluetooth.facts(of: latest)
+        let facts = bluetooth.facts(of: latest, isKept: isKept)
         let device = Device(
             id: id,
             hostName: nil,

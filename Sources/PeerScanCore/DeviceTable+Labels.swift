@@ -8,7 +8,7 @@ extension DeviceTable {
     /// - Returns: The label now, or `nil` if no device has this identifier (none published, no key bound to it).
     /// - Complexity: O(1)
     public mutating func setLabel(_ edit: DeviceLabelEdit, of id: DeviceID) -> DeviceLabel? {
-        guard identities.isKnown(id) || published[id] != nil else { return nil }
+        guard isKnown(id) else { return nil }
         let label = labels.apply(edit, to: id)
         if let origin = origins[id] { markForDerivation(origin) }
         return label

@@ -16,6 +16,8 @@ public struct DeviceEditError: Error, Sendable, Hashable, CustomStringConvertibl
         case keyNotBound
         /// The key is the device's only one: it is a device of its own already.
         case onlyKey
+        /// The device is a Bluetooth private address no IRK resolves: it has no key to merge (give it an IRK).
+        case ephemeral
     }
 
     /// What went wrong.
@@ -42,6 +44,7 @@ public struct DeviceEditError: Error, Sendable, Hashable, CustomStringConvertibl
         case .twoMDNSHosts: "devices \(id) and \(other.map { "\($0)" } ?? "?") are both mDNS hosts present now"
         case .keyNotBound: "\(key.map { "\($0)" } ?? "the key") is not a key of device \(id)"
         case .onlyKey: "\(key.map { "\($0)" } ?? "the key") is the only key of device \(id)"
+        case .ephemeral: "device \(id) is a Bluetooth private address no IRK resolves: give it an IRK to keep it"
         }
     }
 }
@@ -61,6 +64,21 @@ extension DeviceTable {
         for id in all where !named.insert(id).inserted { throw DeviceEditError(.sameDevice, id: id) }
         let hosts = all.filter { if case .host? = origins[$0] { true } else { false } }
         if hosts.count > 1 { throw DeviceEditError(.twoMDNSHosts, id: hosts[0], other: hosts[1]) }
+        for id in all {
+            guard case .bluetooth(let identity)? = origins[id] else { continue }
+            switch identity {
+            case .ephemeral: throw DeviceEditError(.ephemeral, id: id)
+            case .address(let address) where identities.id(for: .bluetooth(address)) == nil:
+                // Not admitted yet: a person's merge admits it (its key bound to the id it is listed with).
+                _ = identities.identify(
+                    key: .bluetooth(address),
+                    preferred: id,
+                    current: id,
+                    isAvailable: { _ in true }
+                )
+            case .address, .resolved: break
+            }
+        }
         for other in others {
             let keys = identities.keys(of: other)
             if let origin = origins[other], let old = unpublish(other)?.device {
@@ -100,8 +118,10 @@ extension DeviceTable {
         return newID
     }
 
-    /// Whether a device has this identifier: published, or known by its keys (the registry's).
-    func isKnown(_ id: DeviceID) -> Bool { identities.isKnown(id) || published[id] != nil }
+    /// Whether a device has this identifier: published, known by its keys (the registry's), or by its IRK alone.
+    func isKnown(_ id: DeviceID) -> Bool {
+        identities.isKnown(id) || published[id] != nil || bluetooth.resolver.keys[id] != nil
+    }
 
     /// Takes a device out of the published ones (its item goes at the next take unless it is published again).
     /// - Returns: The device's item as it was published, or `nil` if it was not.

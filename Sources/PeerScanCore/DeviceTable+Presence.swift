@@ -59,12 +59,13 @@ extension DeviceTable {
     ///
     /// - Returns: Whether the device was known.
     public mutating func forget(_ id: DeviceID, now: Duration) -> Bool {
-        let known = identities.isKnown(id) || published[id] != nil
+        let known = isKnown(id)
         identities.forget(id)
         labels.forget(id)
         if bluetooth.resolver.keys[id] != nil { bindIRK(nil, to: id) }
         guard let origin = origins[id] else { return known }
-        if silent.contains(id) {
+        // A Bluetooth device is never in `silent` (its deadlines are its own): offline is its silence.
+        if origin.isBluetooth ? published[id]?.device?.online == false : silent.contains(id) {
             switch origin {
             case .host(let hostName): forget(hostName: hostName)
             case .mac(let mac): forget(mac: mac)

@@ -301,6 +301,7 @@ extension DeviceTable {
             lastAnswer[id] = nil
             silent.remove(id)
             pendingChanges.append((id, nil))
+            if old.bluetooth?.isEphemeral == true { return }  // listed while heard: no line of its own
             if let survivor = owner.flatMap({ idByOrigin[$0] }), survivor != id, identities.merge(id, into: survivor) {
                 labels.merge(id, into: survivor)
                 if let origin = origins[survivor] { markForDerivation(origin) }  // its label may have changed
@@ -332,11 +333,16 @@ extension DeviceTable {
         origins[id] = origin
         idByOrigin[origin] = id
         lastAnswer[id] = last
-        if answering { silent.remove(id) } else { silent.insert(id) }
+        // A Bluetooth device's deadlines are its own (``DeadlineQueue``): not checked on every take.
+        if answering || origin.isBluetooth { silent.remove(id) } else { silent.insert(id) }
         guard old != device || wasDisplaced != nil else { return }
         pendingChanges.append((id, item))  // after a displacement, even unchanged: it stays
         guard old != device else { return }
-        if let old {
+        // A Bluetooth device listed only while heard (ephemeral, or not admitted yet) has no lines of its own; one
+        // that is admitted is new (or back) then.
+        let isKept = device.bluetooth?.isEphemeral != true
+        guard isKept else { return }
+        if let old, old.bluetooth?.isEphemeral != true {
             if old.online != device.online {
                 pendingEvents.append(device.online ? .online(device) : .offline(device))
             }

@@ -90,9 +90,7 @@ public actor SnapshotStore {
         recordUpdate: (@Sendable (StoreUpdate) -> Void)? = nil,
         systemLimits: SystemLimitSettings = SystemLimitSettings()
     ) {
-        var limitSettings = systemLimits
-        limitSettings.wifiNetworksMax = wireless.capacity.maximum
-        self.limits = SystemLimitTracker(settings: limitSettings)
+        self.limits = SystemLimitTracker(settings: systemLimits)
         self.isScanning = isScanning
         self.table = MDNSHostTable(settles: settles)
         self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities, labels: labels)
@@ -219,9 +217,6 @@ public actor SnapshotStore {
         }
         if !isScanning { gate.settle(reason: "scanning-off") }
         if requestedScanning != wasScanning { limits.countsChanged = true }
-        wireless.expire(now: clock.now())
-        limits.noteWiFiNetworks(wireless.networkCount)
-        limits.refresh(&host, table: table, devices: devices, logs: &effects.logs)
         publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
         switch gate.evaluate(now: clock.now(), isTableSettled: table.isSettled) {
         case .settled:
@@ -276,6 +271,11 @@ public actor SnapshotStore {
             devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
         }
         let (changed, events) = devices.takeChangedItems(now: time)
+        // After the take: the devices it removed count (the Bluetooth cap empties when they go); likewise the
+        // access points expired now.
+        wireless.expire(now: time)
+        limits.noteWiFiNetworks(wireless.fill)
+        limits.refresh(&host, table: table, devices: devices, logs: &effects.logs)
         let wifi = wireless.takeChanges(now: time)
         if let recordNetworks, !wifi.records.isEmpty { recordNetworks(wifi.records) }
         let identityChanges = devices.takeIdentityChanges()  // taken even with no registry: they must not pile up
@@ -315,7 +315,7 @@ public actor SnapshotStore {
     /// one is asked for by then already.
     private func requestWirelessExpiryCheck(effects: inout StoreEffects) {
         let now = clock.now()
-        let deadlines = [wireless.nextExpiry, devices.nextBluetoothDeadline(now: now)].compactMap { $0 }
+        let deadlines = [wireless.nextExpiry, devices.nextBluetoothDeadline()].compactMap { $0 }
         guard let due = deadlines.min() else { return }
         if let requested = wirelessCheckRequested, requested > now, requested <= due { return }
         wirelessCheckRequested = due

@@ -35,6 +35,13 @@ extension DeviceTable {
             counts.neighbourEntries[address.contains(":") ? .ipv6 : .ipv4, default: 0] += 1
         }
     }
+
+    /// The Bluetooth devices listed against `--bluetooth-max-devices`.
+    /// - Complexity: O(1)
+    func bluetoothCounts(into counts: inout SystemLimitCounts) {
+        let fill = bluetoothFill
+        counts.bluetoothDevices = .init(count: fill.count, maximum: bluetooth.settings.maxDevices, isFull: fill.isFull)
+    }
 }
 
 /// The system limits reached now, and which of them were logged already: each is logged once, the first time it is
@@ -46,18 +53,20 @@ struct SystemLimitTracker: Sendable {
     var countsChanged = false
     /// The datagrams of the last probe round the kernel had no room for (``StoreInput/probeNoRoom(_:)``).
     var neighbourNoRoom: [IPProtocol: Int] = [:]
-    /// The Wi-Fi networks listed (``noteWiFiNetworks(_:)``).
-    private(set) var wifiNetworks = 0
+    /// Whether the Bluetooth cap was full at the last refresh (the device table says when that changes).
+    private var reportedBluetoothFull = false
+    /// The Wi-Fi networks listed against their cap (``noteWiFiNetworks(_:)``).
+    private(set) var wifiNetworks: SystemLimitCounts.Cap?
     private var logged: Set<String> = []
 
     init(settings: SystemLimitSettings) {
         check = SystemLimitCheck(settings: settings)
     }
 
-    /// Notes how many Wi-Fi networks the wireless table lists (the counts changed if that did).
-    mutating func noteWiFiNetworks(_ count: Int) {
-        guard count != wifiNetworks else { return }
-        wifiNetworks = count
+    /// Notes how full the Wi-Fi networks' cap is (the counts changed if that did).
+    mutating func noteWiFiNetworks(_ cap: SystemLimitCounts.Cap) {
+        guard cap != wifiNetworks else { return }
+        wifiNetworks = cap
         countsChanged = true
     }
 
@@ -79,19 +88,22 @@ struct SystemLimitTracker: Sendable {
 
     /// If the counts may have changed: sets the `host` item's limits to those reached by what the tables follow now,
     /// and appends the log lines of those reached for the first time.
-    /// - Complexity: O(r + a + n) when the counts changed (the tables' instances, address records and neighbour
-    ///   entries); O(1) otherwise.
+    /// - Complexity: O(r + a + n) when the counts changed or the Bluetooth cap filled or emptied (the tables'
+    ///   instances, address records and neighbour entries); O(1) otherwise.
     mutating func refresh(
         _ host: inout HostStatus,
         table: MDNSHostTable,
         devices: DeviceTable,
         logs: inout [LogEntry]
     ) {
-        guard countsChanged else { return }
+        let isBluetoothFull = devices.bluetoothFill.isFull
+        guard countsChanged || isBluetoothFull != reportedBluetoothFull else { return }
         countsChanged = false
+        reportedBluetoothFull = isBluetoothFull
         var counts = SystemLimitCounts()
         table.cacheCounts(into: &counts)
         devices.neighbourCounts(into: &counts)
+        devices.bluetoothCounts(into: &counts)
         counts.neighbourNoRoom = neighbourNoRoom
         counts.wifiNetworks = wifiNetworks
         let (reached, newLogs) = update(counts)

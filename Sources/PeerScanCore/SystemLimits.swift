@@ -6,8 +6,9 @@ import PeerScanModel
 /// - Avahi's cache: `cache-entries-max` in avahi-daemon.conf (4,096 records per interface and IP protocol by default).
 /// - The kernel's neighbour table: `gc_thresh3` per IP protocol (1,024 entries by default); past it the kernel
 ///   refuses new entries (`neighbour table overflow`, `ENOBUFS`).
-/// - peerscand's own cap on the Wi-Fi networks listed (`--wifi-networks-max`, ``NetworkCapacity``), reported the same
-///   way: what is beyond it is not listed.
+///
+/// peerscand's own caps (the Bluetooth devices and the Wi-Fi networks listed) are reported the same way: they come with
+/// their counts.
 public struct SystemLimitSettings: Sendable, Equatable {
     /// Avahi's default `cache-entries-max`.
     public static let defaultCacheEntriesMax = 4096
@@ -18,18 +19,14 @@ public struct SystemLimitSettings: Sendable, Equatable {
     public var cacheEntriesMax: Int
     /// The kernel's `gc_thresh3` for each IP protocol.
     public var neighbourTableMax: [IPProtocol: Int]
-    /// The most Wi-Fi networks listed (`--wifi-networks-max`); `nil`: not checked.
-    public var wifiNetworksMax: Int?
 
     /// Creates the settings; by default those of a stock system.
     public init(
         cacheEntriesMax: Int = defaultCacheEntriesMax,
-        neighbourTableMax: [IPProtocol: Int] = [.ipv4: defaultNeighbourTableMax, .ipv6: defaultNeighbourTableMax],
-        wifiNetworksMax: Int? = nil
+        neighbourTableMax: [IPProtocol: Int] = [.ipv4: defaultNeighbourTableMax, .ipv6: defaultNeighbourTableMax]
     ) {
         self.cacheEntriesMax = cacheEntriesMax
         self.neighbourTableMax = neighbourTableMax
-        self.wifiNetworksMax = wifiNetworksMax
     }
 }
 
@@ -58,8 +55,26 @@ public struct SystemLimitCounts: Sendable, Equatable {
     public var neighbourEntries: [IPProtocol: Int]
     /// The datagrams of the last probe round the kernel had no room for (`ENOBUFS`), by IP protocol.
     public var neighbourNoRoom: [IPProtocol: Int]
-    /// The Wi-Fi networks listed.
-    public var wifiNetworks: Int
+    /// The Bluetooth devices listed against peerscand's own cap (`--bluetooth-max-devices`), if counted.
+    public var bluetoothDevices: Cap?
+    /// The Wi-Fi networks listed against peerscand's own cap (`--wifi-networks-max`), if counted.
+    public var wifiNetworks: Cap?
+
+    /// How full one of peerscand's own caps is.
+    public struct Cap: Sendable, Equatable {
+        /// The entries listed.
+        public var count: Int
+        /// The most listed at once (the option's value).
+        public var maximum: Int
+        /// Whether one more came while ``maximum`` were listed (another entry went, or it was not listed).
+        public var isFull: Bool
+
+        public init(count: Int, maximum: Int, isFull: Bool) {
+            self.count = count
+            self.maximum = maximum
+            self.isFull = isFull
+        }
+    }
 
     /// Creates counts.
     public init(
@@ -67,12 +82,14 @@ public struct SystemLimitCounts: Sendable, Equatable {
         addressRecords: [CacheKey: Int] = [:],
         neighbourEntries: [IPProtocol: Int] = [:],
         neighbourNoRoom: [IPProtocol: Int] = [:],
-        wifiNetworks: Int = 0
+        bluetoothDevices: Cap? = nil,
+        wifiNetworks: Cap? = nil
     ) {
         self.services = services
         self.addressRecords = addressRecords
         self.neighbourEntries = neighbourEntries
         self.neighbourNoRoom = neighbourNoRoom
+        self.bluetoothDevices = bluetoothDevices
         self.wifiNetworks = wifiNetworks
     }
 }
@@ -122,12 +139,13 @@ public struct SystemLimitCheck: Sendable, Equatable {
     }
 
     /// The limits reached, Avahi's caches first (by interface, then protocol), then the neighbour tables (IPv4,
-    /// IPv6), then the Wi-Fi networks' cap.
+    /// IPv6), then peerscand's own caps (`bluetooth-devices`, `wifi-networks`: reached when one more came while the cap
+    /// was listed).
     ///
     /// - Parameter counts: What peerscand follows now.
     /// - Returns: One ``SystemLimit`` per limit the count reaches (a count equal to the limit counts as reached: the
     ///   table is full; for Avahi's cache, within the margin; for a neighbour table, also any datagram the kernel had
-    ///   no room for: see the type's documentation; for the Wi-Fi networks, the cap: `wifi-networks`).
+    ///   no room for: see the type's documentation).
     /// - Complexity: O(c log c), c the number of caches and protocols in `counts`.
     public func reached(_ counts: SystemLimitCounts) -> [SystemLimit] {
         var limits: [SystemLimit] = []
@@ -160,12 +178,21 @@ public struct SystemLimitCheck: Sendable, Equatable {
                 )
             )
         }
-        if let maximum = settings.wifiNetworksMax, counts.wifiNetworks >= maximum {
+        if let cap = counts.bluetoothDevices, cap.isFull {
+            limits.append(
+                SystemLimit(
+                    name: "bluetooth-devices",
+                    value: cap.count,
+                    setting: "--bluetooth-max-devices=\(cap.maximum)"
+                )
+            )
+        }
+        if let cap = counts.wifiNetworks, cap.isFull {
             limits.append(
                 SystemLimit(
                     name: Self.wifiNetworksName,
-                    value: counts.wifiNetworks,
-                    setting: "--wifi-networks-max=\(maximum)"
+                    value: cap.count,
+                    setting: "--wifi-networks-max=\(cap.maximum)"
                 )
             )
         }

@@ -88,6 +88,14 @@ public struct WirelessTable: Sendable {
     /// The number of networks listed (after the last observation; expired ones count until ``expire(now:)``).
     public var networkCount: Int { members.count }
 
+    /// Whether a network was left out or evicted for want of room since the list was last under the cap.
+    public private(set) var isFull = false
+
+    /// How full the cap is, for the `wifi-networks` limit.
+    public var fill: SystemLimitCounts.Cap {
+        SystemLimitCounts.Cap(count: members.count, maximum: capacity.maximum, isFull: isFull)
+    }
+
     /// Takes an observation in.
     ///
     /// - Complexity: O(s log s) for a scan result of s access points, plus O(n log n) for the n networks held when
@@ -161,6 +169,7 @@ public struct WirelessTable: Sendable {
 
     /// Lists the newcomers the cap admits, evicting the networks it chooses for them.
     private mutating func admit(_ newcomers: [DeviceID: [AccessPoint]], now: Duration) {
+        isFull = true
         func candidate(_ id: DeviceID, _ points: [AccessPoint]) -> NetworkCapacity.Candidate {
             NetworkCapacity.Candidate(
                 id: id,
@@ -259,6 +268,7 @@ public struct WirelessTable: Sendable {
         barsByNetwork = [:]
         shown = [:]
         dirty = []
+        isFull = false
         earliestLastSeen = nil
         isEarliestStale = false
     }
@@ -273,6 +283,7 @@ public struct WirelessTable: Sendable {
             remove(bssid, of: entry.network)
         }
         refreshEarliestLastSeen()
+        if members.count < capacity.maximum { isFull = false }
     }
 
     /// Expires what was not heard for ``expiry`` and returns the networks that changed since the last call, with the

@@ -308,11 +308,12 @@ public struct MQTTMirror: Sendable {
                 config: settings.homeAssistant ? have.config : nil
             )
         }
-        // An ephemeral Bluetooth device (a private address no IRK resolves) gets no tracker: its address rotates.
-        let tracks = settings.homeAssistant && device.bluetooth?.isEphemeral != true
+        // An ephemeral Bluetooth device (a private address no IRK resolves, or an advertiser not admitted yet) is
+        // listed while heard only: anything in radio range can be one, so it is not mirrored.
+        guard device.bluetooth?.isEphemeral != true else { return Retained() }
         return Retained(
             device: MQTTPayloads.device(device),
-            config: tracks ? MQTTPayloads.homeAssistantConfig(device, topics: settings.topics) : nil
+            config: settings.homeAssistant ? MQTTPayloads.homeAssistantConfig(device, topics: settings.topics) : nil
         )
     }
 

@@ -227,7 +227,8 @@ public struct PeerScanInterface: VarlinkInterface {
     private func editError(_ error: DeviceEditError) -> VarlinkError {
         switch error.code {
         case .unknownDevice: deviceNotFound(error.id)
-        case .sameDevice, .twoMDNSHosts: VarlinkError(PeerScanWire.ErrorReply.cannotMerge(reason: "\(error)"))
+        case .sameDevice, .twoMDNSHosts, .ephemeral:
+            VarlinkError(PeerScanWire.ErrorReply.cannotMerge(reason: "\(error)"))
         case .keyNotBound, .onlyKey: VarlinkError(PeerScanWire.ErrorReply.cannotSplit(reason: "\(error)"))
         }
     }

@@ -11,6 +11,7 @@ struct PeerscanBench: AsyncParsableCommand {
             """,
         subcommands: [
             DiffBenchmark.self, EncodingBenchmark.self, FanoutBenchmark.self, FanoutClients.self, MQTTBenchmark.self,
+            RadioFloodBenchmark.self,
             RegistryChurnBenchmark.self, RegistryFill.self,
         ]
     )

@@ -1,5 +1,6 @@
 // The Bluetooth options: whether Bluetooth LE devices are listed, on which controllers, how long a silent one stays
-// online, and the Identity Resolving Keys from a key file (systemd's LoadCredential=).
+// online, when an advertiser is kept and how many are listed, and the Identity Resolving Keys from a key file
+// (systemd's LoadCredential=).
 
 import ArgumentParser
 import Foundation
@@ -15,8 +16,8 @@ struct BluetoothSourceSettings: Equatable {
     var adapters: [String]
 }
 
-/// peerscand's Bluetooth options (`--no-bluetooth`, `--bluetooth-away`, `--bluetooth-adapter`,
-/// `--bluetooth-irk-file`).
+/// peerscand's Bluetooth options (`--no-bluetooth`, `--bluetooth-away`, `--bluetooth-admit-after`,
+/// `--bluetooth-forget-after`, `--bluetooth-max-devices`, `--bluetooth-adapter`, `--bluetooth-irk-file`).
 struct BluetoothOptions: ParsableArguments {
     @Flag(
         inversion: .prefixedNo,
@@ -36,12 +37,47 @@ struct BluetoothOptions: ParsableArguments {
             discussion: """
                 For a device not paired with this host it counts from bluetoothd dropping the device \
                 (TemporaryTimeout, 30 s after its last advertisement). A device known only by a private address no \
-                IRK resolves (ephemeral) leaves the list then; others stay offline until --forget-after.
+                IRK resolves (ephemeral), or not admitted (--bluetooth-admit-after), leaves the list then; others                 stay offline until --bluetooth-forget-after or --forget-after.
                 """,
             valueName: "seconds"
         )
     )
     var bluetoothAway: Double = 120
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a Bluetooth identity address must be heard, without a silence of --bluetooth-away, before it is "
+                + "kept; 0: at once.",
+            discussion: """
+                Anything in radio range can advertise under any address: until then a device is listed while it                 is heard, like an ephemeral one, and is not written to the registry or MQTT nor logged as new.                 Paired or bonded devices, those an IRK resolves and those a person named, noted, gave an IRK or                 merged are kept at once. The default, 20 minutes, is past the 15-minute rotation of Find My's                 offline-finding addresses and far past a passer-by.
+                """,
+            valueName: "seconds"
+        )
+    )
+    var bluetoothAdmitAfter: Double = Double(BluetoothSettings.defaultAdmitAfter.components.seconds)
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds after its last advertisement that a kept Bluetooth device nobody touched is forgotten, if "
+                + "earlier than --forget-after.",
+            discussion: """
+                A device a person named, noted, gave an IRK or merged, or one paired or bonded, stays until                 --forget-after.
+                """,
+            valueName: "seconds"
+        )
+    )
+    var bluetoothForgetAfter: Double = Double(BluetoothSettings.defaultForgetAfter.components.seconds)
+
+    @Option(
+        help: ArgumentHelp(
+            "The most Bluetooth devices listed at once.",
+            discussion: """
+                Past it, the device nobody touched that has been absent longest goes (else the one heard for the                 shortest time), and `system limit reached limit=bluetooth-devices` is logged once.
+                """,
+            valueName: "count"
+        )
+    )
+    var bluetoothMaxDevices: Int = BluetoothSettings.defaultMaxDevices
 
     @Option(
         help: ArgumentHelp(
@@ -68,6 +104,15 @@ struct BluetoothOptions: ParsableArguments {
     func validate() throws {
         guard (10...86400).contains(bluetoothAway) else {
             throw ValidationError("--bluetooth-away must be between 10 and 86400 seconds.")
+        }
+        guard (0...(7 * 86400)).contains(bluetoothAdmitAfter) else {
+            throw ValidationError("--bluetooth-admit-after must be between 0 and 604800 seconds.")
+        }
+        guard bluetoothForgetAfter >= 0, bluetoothForgetAfter <= 10 * 365 * 86400 else {
+            throw ValidationError("--bluetooth-forget-after must be between 0 and 315360000 seconds.")
+        }
+        guard (1...100_000).contains(bluetoothMaxDevices) else {
+            throw ValidationError("--bluetooth-max-devices must be between 1 and 100000.")
         }
         for adapter in bluetoothAdapter where adapter.isEmpty || adapter.contains("/") {
             throw ValidationError("--bluetooth-adapter \(adapter): expected a controller name like hci0.")
@@ -99,7 +144,14 @@ struct BluetoothOptions: ParsableArguments {
             }
             keys.merge(try IRKFileError.parseKeyFile(text, path: path)) { _, fromFile in fromFile }
         }
-        return BluetoothSettings(away: away, manufacturerOf: manufacturerOf, keys: keys)
+        return BluetoothSettings(
+            away: away,
+            admitAfter: .seconds(bluetoothAdmitAfter),
+            forgetAfter: .seconds(bluetoothForgetAfter),
+            maxDevices: bluetoothMaxDevices,
+            manufacturerOf: manufacturerOf,
+            keys: keys
+        )
     }
 
     /// ``makeSettings(registryKeys:manufacturerOf:)``, or, when the key file cannot be used, its log line

@@ -323,7 +323,13 @@ struct Peerscand: AsyncParsableCommand {
             )
         }
         services += [
-            RegistryService(registry: registry, scanner: scanner, forgetAfter: forgetDuration, logger: logger),
+            RegistryService(
+                registry: registry,
+                scanner: scanner,
+                forgetAfter: forgetDuration,
+                bluetoothForgetAfter: bluetoothSettings.forgetAfter,
+                logger: logger
+            ),
             scanner, server,
         ]
         if let probe { services.append(probe) }

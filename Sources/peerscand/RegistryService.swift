@@ -6,13 +6,15 @@ import PeerScanCore
 import ServiceLifecycle
 
 /// Writes the registry's changes to disk every second, off the changeset path, and forgets the devices not seen for
-/// --forget-after (through the store, so that their keys go too) and the Wi-Fi networks and access points not heard
-/// for as long (but the evil-twin baseline's), every minute. Writes everything once more at shutdown, after the
-/// scanner stopped (it is started before it, so stopped after it).
+/// --forget-after, and the Bluetooth devices nobody touched not seen for --bluetooth-forget-after (through the store,
+/// so that their keys go too), and the Wi-Fi networks and access points not heard for --forget-after (but the
+/// evil-twin baseline's), every minute. Writes everything once more at shutdown, after the scanner stopped (it is
+/// started before it, so stopped after it).
 struct RegistryService: Service {
     let registry: DeviceRegistry
     let scanner: ScanService
     let forgetAfter: Duration
+    let bluetoothForgetAfter: Duration
     let logger: Logger
 
     func run() async throws {
@@ -26,7 +28,10 @@ struct RegistryService: Service {
             await registry.flush()
             tick += 1
             if tick % 60 == 0 {
-                let expired = registry.expiredDevices(forgetAfter: forgetAfter)
+                let expired = registry.expiredDevices(
+                    forgetAfter: forgetAfter,
+                    bluetoothForgetAfter: bluetoothForgetAfter
+                )
                 if !expired.isEmpty {
                     logger.log(.registryForgetting, ["devices": "\(expired.count)"])
                     _ = await scanner.forget(expired)

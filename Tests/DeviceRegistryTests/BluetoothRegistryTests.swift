@@ -64,4 +64,59 @@ private let irk = IdentityResolvingKey(hex: "ec0234a357c8ad05341010a60a397d9b")!
         #expect("\(irk)" == "IRK(redacted)")
         #expect(!String(describing: DeviceRecords(irks: [phone: irk])).contains("ec0234"))
     }
+
+    @Test func aBluetoothDeviceNobodyTouchedExpiresAfterTheBluetoothForgetTimeOthersAfterForgetAfter() {
+        let registry = DeviceRegistry(path: nil, forgetAfter: .seconds(7 * 86400), now: t0, logger: .silent)
+        let addresses = ["c4:00:00:00:00:01", "c4:00:00:00:00:02", "c4:00:00:00:00:03"]
+        let (untouched, named, keyed) = (
+            DeviceID.make(bluetoothAddress: addresses[0]), DeviceID.make(bluetoothAddress: addresses[1]),
+            DeviceID.make(bluetoothAddress: addresses[2])
+        )
+        let ids = [untouched, named, keyed]
+        registry.record(
+            DeviceRecords(
+                identityChanges: zip(addresses, ids).map { .bound(.bluetooth($0), $1) },
+                labels: [named: DeviceLabel(name: "Scale")],
+                irks: [keyed: irk],
+                devices: ids.map {
+                    Device(
+                        id: $0,
+                        hostName: nil,
+                        displayName: nil,
+                        addresses: [],
+                        interfaces: [],
+                        services: [],
+                        online: true
+                    )
+                }
+            ),
+            at: t0
+        )
+        registry.record(DeviceRecords(departed: ids), at: t0)
+        let day = TimeInterval(86400)
+        #expect(
+            registry.expiredDevices(
+                forgetAfter: .seconds(7 * 86400),
+                bluetoothForgetAfter: .seconds(86400),
+                now: t0 + day - 1
+            ).isEmpty
+        )
+        #expect(
+            registry.expiredDevices(
+                forgetAfter: .seconds(7 * 86400),
+                bluetoothForgetAfter: .seconds(86400),
+                now: t0 + day
+            ) == [untouched]
+        )
+        #expect(registry.expiredDevices(forgetAfter: .seconds(7 * 86400), now: t0 + day).isEmpty)
+        #expect(
+            Set(
+                registry.expiredDevices(
+                    forgetAfter: .seconds(7 * 86400),
+                    bluetoothForgetAfter: .seconds(86400),
+                    now: t0 + 7 * day
+                )
+            ) == Set(ids)
+        )
+    }
 }

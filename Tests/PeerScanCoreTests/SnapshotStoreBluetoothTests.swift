@@ -10,7 +10,12 @@ import Testing
 
 @testable import PeerScanCore
 
-private func advertised(_ address: String, _ type: BluetoothAddressType, at time: Duration) -> StoreInput {
+private func advertised(
+    _ address: String,
+    _ type: BluetoothAddressType,
+    at time: Duration,
+    isTemporary: Bool = false
+) -> StoreInput {
     .discovery(
         .bluetooth(
             .advertised(
@@ -23,7 +28,8 @@ private func advertised(_ address: String, _ type: BluetoothAddressType, at time
                     manufacturerData: [],
                     serviceUUIDs: [],
                     rssi: -55,
-                    lastSeen: time
+                    lastSeen: time,
+                    isTemporary: isTemporary
                 )
             )
         )
@@ -69,5 +75,45 @@ private func advertised(_ address: String, _ type: BluetoothAddressType, at time
         #expect(gone.changes?.itemDeletes.count == 1, "removed, not kept offline")
         #expect(recorded.withLockedValue { $0.flatMap(\.devices) }.isEmpty)
         #expect(recorded.withLockedValue { $0.flatMap(\.identityChanges) }.isEmpty)
+    }
+}
+
+@Suite struct SnapshotStoreBluetoothCapTests {
+    @Test func theCapIsInTheHostItemAndLoggedOnceAndNoAdvertiserNotAdmittedIsRecorded() async throws {
+        let clock = ManualClock()
+        let recorded = NIOLockedValueBox<[DeviceRecords]>([])
+        let store = SnapshotStore(
+            isScanning: true,
+            interfaces: [],
+            clock: ScanClock(clock),
+            recordDevices: { records in recorded.withLockedValue { $0.append(records) } },
+            bluetooth: BluetoothSettings(away: .seconds(30), maxDevices: 3)
+        )
+        let addresses = (0..<6).map { String(format: "c4:00:00:00:00:%02x", $0) }
+        let first = await store.apply(
+            addresses.prefix(3).map { advertised($0, .randomStatic, at: .zero, isTemporary: true) }
+        )
+        #expect(await store.hostStatus.limits.isEmpty, "three listed: the cap, not past it")
+        #expect(!first.logs.contains { $0.message == .systemLimitReached })
+        let full = await store.apply(
+            addresses.suffix(3).map { advertised($0, .randomStatic, at: .zero, isTemporary: true) }
+        )
+        #expect(await store.hostStatus.limits.map(\.name) == ["bluetooth-devices"])
+        #expect(
+            full.logs.filter { $0.message == .systemLimitReached }.map(\.metadata) == [
+                [
+                    "limit": "bluetooth-devices", "value": "3", "setting": "--bluetooth-max-devices=3",
+                    "estimate": "false",
+                ]
+            ]
+        )
+        #expect(!full.logs.contains { $0.message == .newDevice })
+        await store.apply([advertised("c4:00:00:00:00:09", .randomStatic, at: .zero, isTemporary: true)])
+        #expect(recorded.withLockedValue { $0.flatMap(\.devices) }.isEmpty, "nothing for the registry")
+        #expect(recorded.withLockedValue { $0.flatMap(\.identityChanges) }.isEmpty)
+        await store.apply([.discovery(.bluetooth(.adapters([])))])  // the controller went, every object with it
+        clock.advance(by: .seconds(31))  // not admitted: gone after --bluetooth-away
+        await store.apply([.presenceCheck])
+        #expect(await store.hostStatus.limits.isEmpty)
     }
 }

@@ -62,7 +62,7 @@ private func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(config["source_type"] as? String == "router")
     }
 
-    @Test func anEphemeralDeviceGetsNoTracker() throws {
+    @Test func anEphemeralDeviceIsNotMirrored() throws {
         var snapshot = ScanSnapshot()
         try snapshot.appendSections([.config, .networks])
         try snapshot.appendItems([.scanning(enabled: true)], toSection: .config)
@@ -83,7 +83,7 @@ private func json(_ bytes: [UInt8]) throws -> [String: Any] {
                 messageID += 1
             }
         }
-        #expect(topicsPublished.contains(topics.device(tag().id)))
+        #expect(!topicsPublished.contains(topics.device(tag().id)), "listed while heard only: not mirrored")
         #expect(!topicsPublished.contains(topics.discoveryConfig(tag().id)))
     }
 }
