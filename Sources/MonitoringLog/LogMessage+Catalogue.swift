@@ -171,6 +171,13 @@ extension LogMessage {
     public static let wifiScanRefused = LogMessage("wifi scan refused", .warning, keys: ["interface", "error"])
     /// The kernel's wireless interfaces or scan results could not be read; tried again at the next event.
     public static let wifiReadFailed = LogMessage("wifi read failed", .warning, keys: ["interface", "error"])
+    /// The kernel's dump of wireless interfaces repeated an interface index: the interface first by name is kept, the
+    /// other skipped; logged once while the dumps repeat it.
+    public static let wifiInterfaceRepeated = LogMessage(
+        "wifi interface repeated",
+        .warning,
+        keys: ["index", "interface", "interface.kept"]
+    )
     /// Probing could not start.
     public static let probingUnavailable = LogMessage("probing unavailable", .error, keys: ["error"])
     /// Probing started.
@@ -315,7 +322,7 @@ extension LogMessage {
         avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
         avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
         neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, wifiUnavailable, wifiScanRefused,
-        wifiReadFailed, bluetoothUnavailable, bluetoothReconnected, bluetoothDiscoveryRefused,
+        wifiReadFailed, wifiInterfaceRepeated, bluetoothUnavailable, bluetoothReconnected, bluetoothDiscoveryRefused,
         bluetoothSignalUnreadable, bluetoothAddressUnresolved, probingUnavailable, probing,
         neighbourReprobeNotPermitted, probeRound, hostAsked, hostAnswered, hostUnanswered, hostQuestionFailed,
         registryUnusable, registryMovedAside, registryUnavailable, registryWriteFailed, registryWritesResumed,
