@@ -15,7 +15,9 @@ import Nl80211
 /// Reports ``WirelessObservation/interfaces(_:)`` at start and whenever an interface appears, goes, goes up or down,
 /// connects or disconnects, and ``WirelessObservation/scanResults(interface:accessPoints:)`` at start (the kernel's
 /// cache) and after each scan finished. No nl80211 in the kernel, or no wireless interface: `wifi unavailable` is
-/// logged once and it idles (an interface that appears later is picked up). An interface index the kernel's dump
+/// logged once and it idles (an interface that appears later is picked up). Without nl80211 (or when following its
+/// events fails) it tries again after ``retryDelays`` (5 s doubling to 60 s, as a Bluetooth source's reconnection
+/// starts): a Wi-Fi driver loaded later is picked up, with `wifi available`. An interface index the kernel's dump
 /// repeats is `wifi interface repeated`, once while it repeats: the interface of that index first by name is kept.
 ///
 /// Threading: the dumps are synchronous netlink requests the kernel answers at once (~1 ms), made on the task that
@@ -37,6 +39,8 @@ public final class WirelessDiscoverySource: DiscoverySource {
         var browsing = false
         /// Whether nl80211 answered (the monitor subscribed).
         var available = false
+        /// Whether following nl80211 failed since it last answered: its return is logged.
+        var failed = false
         /// The interface indexes the last dump repeated (each logged once while it repeats).
         var repeatedIndexes: Set<Int32> = []
         var reportedInterfaces: [WirelessInterface]?
@@ -52,8 +56,8 @@ public final class WirelessDiscoverySource: DiscoverySource {
     ///   - interfaces: The wireless interfaces to follow by name (`--interface`); empty for all.
     ///   - scanInterval: How often to trigger a scan (`--wifi-scan-interval`); `nil` never: follow others' scans.
     ///   - clock: The daemon's clock: an access point's `lastSeen` is on it.
-    ///   - logger: Where `wifi unavailable`, `wifi scan refused`, `wifi read failed` and `wifi interface repeated`
-    ///     go.
+    ///   - logger: Where `wifi unavailable`, `wifi available`, `wifi scan refused`, `wifi read failed` and `wifi
+    ///     interface repeated` go.
     public convenience init(interfaces: [String], scanInterval: Duration?, clock: ScanClock, logger: Logger) {
         self.init(
             kernel: SystemWirelessKernel(),
@@ -80,14 +84,33 @@ public final class WirelessDiscoverySource: DiscoverySource {
         (events, continuation) = AsyncStream.makeStream()
     }
 
-    /// Follows nl80211 until cancelled. Without nl80211 logs `wifi unavailable` and idles.
+    /// How long the source waits before following nl80211 again after it failed: the first delay, doubled after
+    /// each failure up to the last (the first again once nl80211 answered).
+    static let retryDelays: (first: Duration, last: Duration) = (.seconds(5), .seconds(60))
+
+    /// Follows nl80211 until cancelled. Without nl80211 logs `wifi unavailable` and tries again (``retryDelays``).
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { [self] in
-                do {
-                    try await kernel.run()
-                } catch {
-                    logUnavailable("\(error)")
+                var delay = Self.retryDelays.first
+                while !Task.isCancelled {
+                    do {
+                        try await kernel.run()
+                    } catch {
+                        guard !Task.isCancelled else { return }
+                        let answered = state.withLockedValue { state in
+                            defer { (state.available, state.failed) = (false, true) }
+                            return state.available
+                        }
+                        if answered { delay = Self.retryDelays.first }
+                        logUnavailable("\(error)")
+                    }
+                    do {
+                        try await clock.sleep(for: delay)
+                    } catch {
+                        return  // cancelled
+                    }
+                    delay = min(delay * 2, Self.retryDelays.last)
                 }
             }
             group.addTask { [self] in
@@ -123,7 +146,12 @@ public final class WirelessDiscoverySource: DiscoverySource {
     func handle(_ event: Nl80211Event) {
         switch event {
         case .subscribed:
-            state.withLockedValue { $0.available = true }
+            let returned = state.withLockedValue { state in
+                defer { (state.available, state.failed) = (true, false) }
+                if state.failed { state.unavailableLogged = false }  // a later loss is logged again
+                return state.failed
+            }
+            if returned { logger.log(.wifiAvailable) }
             refresh(reportingScansOf: nil)
         case .scanFinished(let index):
             guard isStation(index) else { return }
