@@ -20,7 +20,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi
+.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood
 
 all: build
 
@@ -122,6 +122,12 @@ bench-mqtt: deps
 	PEERSCAN_BENCH=.build/release/peerscan-bench $(PYTHON) -m benchmarks.mqtt --devices 10000 --changes 1000 --rate 100
 	PEERSCAN_BENCH=.build/release/peerscan-bench $(PYTHON) -m benchmarks.mqtt --devices 10000 --changes 1000 --rate 100 \
 		--broker-option 'max_inflight_messages 1000'
+
+# A Bluetooth address flood against quiet air (no network, no radio: the store on a simulated clock, the real
+# registry in memory and the real MQTT mirror): 1,000 new addresses a minute for 10 minutes, 25 minutes simulated.
+bench-radio-flood: deps
+	$(SWIFT) build -c release --product peerscan-bench
+	.build/release/peerscan-bench radio-flood
 
 # The main job: a test LAN in network namespaces with peers that come, change and go, watched by peerscand.
 demo: build

@@ -189,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "WirelessSourceTests",
             dependencies: [
-                "Discovery", "Nl80211", "PeerScanModel", "WirelessSource",
+                "Discovery", "Nl80211", "PeerScanModel", "TestSupport", "WirelessSource",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

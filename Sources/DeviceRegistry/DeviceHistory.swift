@@ -112,14 +112,22 @@ public struct DeviceHistory: Sendable, Hashable {
     mutating func note(_ transition: PresenceTransition) -> Bool {
         guard transitions.last?.online != transition.online else { return false }
         transitions.append(transition)
-        let horizon = transition.at - PresenceTransition.retention.age
-        let expired = transitions.prefix { $0.at < horizon }.count
-        let excess = max(transitions.count - expired - PresenceTransition.retention.count, 0)
-        if expired + excess > 0 { transitions.removeFirst(expired + excess) }
+        dropTransitionsPastRetention()
         return true
     }
 
-    /// Takes in another device's history (the two turned out to be one).
+    /// Drops the transitions older than ``PresenceTransition/retention`` before the latest one, and the oldest
+    /// beyond its count.
+    private mutating func dropTransitionsPastRetention() {
+        guard let latest = transitions.last else { return }
+        let horizon = latest.at - PresenceTransition.retention.age
+        let expired = transitions.prefix { $0.at < horizon }.count
+        let excess = max(transitions.count - expired - PresenceTransition.retention.count, 0)
+        if expired + excess > 0 { transitions.removeFirst(expired + excess) }
+    }
+
+    /// Takes in another device's history (the two turned out to be one): its transitions join these, within the
+    /// one ``PresenceTransition/retention`` every device has.
     mutating func absorb(_ other: DeviceHistory) {
         seen = seen.union(other.seen)
         if name == nil { name = other.name }
@@ -128,6 +136,7 @@ public struct DeviceHistory: Sendable, Hashable {
         boundKeys.formUnion(other.boundKeys)
         addresses.merge(other.addresses) { $0.union($1) }
         transitions = (transitions + other.transitions).sorted { $0.at < $1.at }
+        dropTransitionsPastRetention()
         apartKeys = apartKeys.union(other.apartKeys).subtracting(boundKeys)
     }
 }

@@ -23,6 +23,8 @@ public final class DeviceRegistry: Sendable {
         /// The devices in the snapshot now, and whether each is online.
         var present: [DeviceID: Device] = [:]
         var dirty: Set<DeviceID> = []
+        /// The dirty devices that took in another's history: their transitions are written again whole.
+        var transitionsMerged: Set<DeviceID> = []
         var deleted: Set<DeviceID> = []
         var lastRefresh: Date
         var isFailing = false
@@ -147,8 +149,10 @@ public final class DeviceRegistry: Sendable {
                     state.histories[survivor, default: DeviceHistory(id: survivor, seen: merged.seen)].absorb(merged)
                     state.present[id] = nil
                     state.dirty.remove(id)
+                    state.transitionsMerged.remove(id)
                     state.deleted.insert(id)
                     state.dirty.insert(survivor)
+                    state.transitionsMerged.insert(survivor)
                 case .forgotten(let id):
                     state.histories[id] = nil
                     state.dirty.remove(id)
@@ -269,7 +273,7 @@ public final class DeviceRegistry: Sendable {
     public func flush(now: Date = Date(), refreshingAll: Bool = false) async -> Bool {
         let irksWritten = await flushIRKs()
         let networksWritten = await flushNetworks() && irksWritten
-        let (histories, deleted) = state.withLockedValue { state in
+        let (histories, deleted, transitionsMerged) = state.withLockedValue { state in
             if refreshingAll || now.timeIntervalSince(state.lastRefresh) >= Self.lastSeenPrecisionSeconds {
                 state.lastRefresh = now
                 for (id, device) in state.present where device.online {
@@ -279,13 +283,15 @@ public final class DeviceRegistry: Sendable {
             }
             let histories = state.dirty.compactMap { state.histories[$0] }
             let deleted = Array(state.deleted)
+            let transitionsMerged = state.transitionsMerged
             state.dirty = []
             state.deleted = []
-            return (histories, deleted)
+            state.transitionsMerged = []
+            return (histories, deleted, transitionsMerged)
         }
         guard let database, !histories.isEmpty || !deleted.isEmpty else { return networksWritten }
         do {
-            try await database.write(histories, deleting: deleted)
+            try await database.write(histories, deleting: deleted, rewritingTransitions: transitionsMerged)
             let recovered = state.withLockedValue { state in
                 state.batchesWritten += 1
                 defer { state.isFailing = false }
@@ -297,6 +303,7 @@ public final class DeviceRegistry: Sendable {
             let shouldLog = state.withLockedValue { state in
                 // Put back what was not written, unless it changed meanwhile (then it is dirty again already).
                 for history in histories where state.histories[history.id] != nil { state.dirty.insert(history.id) }
+                state.transitionsMerged.formUnion(transitionsMerged.filter { state.histories[$0] != nil })
                 for id in deleted where state.histories[id] == nil { state.deleted.insert(id) }
                 state.isFailing = true
                 guard state.lastFailureLogged.map({ now.timeIntervalSince($0) >= 60 }) ?? true else { return false }

@@ -238,10 +238,17 @@ struct RegistryDatabase: Sendable {
         }
     }
 
-    /// Writes a batch in one transaction: deletes `deleted`, then stores each history in `histories` whole.
+    /// Writes a batch in one transaction: deletes `deleted`, then stores each history in `histories` whole, but its
+    /// transitions are appended (``transitionsWrittenPerBatch``) unless the device is in `rewritingTransitions` (it
+    /// took in another's history: they changed anywhere, not at their ends), whose are all written again.
     ///
-    /// - Complexity: O(k + a) rows for k keys and a addresses of the histories written.
-    func write(_ histories: [DeviceHistory], deleting deleted: [DeviceID]) async throws(RegistryError) {
+    /// - Complexity: O(k + a + t) rows for k keys, a addresses and t transitions of the histories written (t is
+    ///   at most 16 a device, but ``PresenceTransition/retention`` for one in `rewritingTransitions`).
+    func write(
+        _ histories: [DeviceHistory],
+        deleting deleted: [DeviceID],
+        rewritingTransitions: Set<DeviceID> = []
+    ) async throws(RegistryError) {
         do {
             try await queue.write { db in
                 for id in deleted {
@@ -272,13 +279,17 @@ struct RegistryDatabase: Sendable {
                             ]
                         )
                     }
-                    // Transitions change at their ends only (appended, or dropped past their retention).
-                    let kept = history.transitions.first?.at.timeIntervalSince1970 ?? .infinity
+                    // Transitions change at their ends only (appended, or dropped past their retention), unless
+                    // the device took in another's.
+                    let isRewritten = rewritingTransitions.contains(history.id)
+                    let kept =
+                        isRewritten ? .infinity : history.transitions.first?.at.timeIntervalSince1970 ?? .infinity
                     try db.execute(
                         sql: "DELETE FROM device_transition WHERE device_id = ? AND at < ?",
                         arguments: [id, kept]
                     )
-                    for transition in history.transitions.suffix(Self.transitionsWrittenPerBatch) {
+                    let written = isRewritten ? history.transitions.count : Self.transitionsWrittenPerBatch
+                    for transition in history.transitions.suffix(written) {
                         try db.execute(
                             sql: "INSERT OR IGNORE INTO device_transition VALUES (?, ?, ?, ?)",
                             arguments: [
@@ -322,8 +333,9 @@ struct RegistryDatabase: Sendable {
     }
 
     /// How many of a device's latest transitions each write stores again (those since its last write are among
-    /// them: a device's presence changes at most a few times a second, and a batch is written every second).
-    private static let transitionsWrittenPerBatch = 16
+    /// them: a device's presence changes at most a few times a second, and a batch is written every second). A
+    /// merge changes more than the end: ``write(_:deleting:rewritingTransitions:)`` stores the survivor's all.
+    static let transitionsWrittenPerBatch = 16
 
     private static func span(_ row: Row) -> SeenSpan {
         SeenSpan(

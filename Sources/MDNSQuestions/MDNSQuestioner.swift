@@ -23,6 +23,7 @@ struct MDNSQuestioner: Sendable {
     func ask(_ question: HostQuestion) async throws(MDNSQuestionError) -> String? {
         let id = UInt16.random(in: 1...UInt16.max)
         let message = try MDNSQuery.message(id: id, hostName: question.hostName)
+        let name = try MDNSQuery.encodedName(question.hostName)
         let families = Set(question.addresses.map { $0.contains(":") ? AF_INET6 : AF_INET })
         var sockets: [QuerySocket] = []
         defer { for socket in sockets { socket.close() } }
@@ -58,7 +59,7 @@ struct MDNSQuestioner: Sendable {
         var resent = false
         while clock.now - start < timeout {
             for socket in sockets {
-                if let address = socket.receiveAnswer(to: id) { return address }
+                if let address = socket.receiveAnswer(to: id, for: name) { return address }
             }
             if !resent && clock.now - start >= resendAfter {
                 resent = true
@@ -169,9 +170,9 @@ private struct QuerySocket {
         }
     }
 
-    /// The source address of the first queued datagram that answers the query with this ID, reading (and dropping)
-    /// what else is queued; `nil` if none is.
-    func receiveAnswer(to id: UInt16) -> String? {
+    /// The source address of the first queued datagram that answers the query with this ID for `name` (encoded),
+    /// reading (and dropping) what else is queued; `nil` if none is.
+    func receiveAnswer(to id: UInt16, for name: [UInt8]) -> String? {
         var buffer = [UInt8](repeating: 0, count: 9000)
         var source = sockaddr_storage()
         while true {
@@ -182,7 +183,7 @@ private struct QuerySocket {
                 }
             }
             guard count > 0 else { return nil }
-            if MDNSQuery.isAnswer(Array(buffer[..<count]), to: id) { return Self.text(of: source) }
+            if MDNSQuery.isAnswer(Array(buffer[..<count]), to: id, for: name) { return Self.text(of: source) }
         }
     }
 

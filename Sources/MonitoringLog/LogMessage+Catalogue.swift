@@ -165,12 +165,22 @@ extension LogMessage {
     /// The kernel dropped neighbour notifications (ENOBUFS): the table is read again.
     public static let neighbourTableOverrun = LogMessage("neighbour table overrun", .notice, keys: ["error"])
     /// No Wi-Fi: the kernel has no nl80211 (no Wi-Fi stack) or no wireless interface is there (or none of those
-    /// `--interface` names); logged once, the source then idles (a wireless interface that appears is picked up).
+    /// `--interface` names); logged once, the source then idles (a wireless interface that appears is picked up, and
+    /// nl80211 is tried again: ``wifiAvailable``).
     public static let wifiUnavailable = LogMessage("wifi unavailable", .info, keys: ["reason"])
+    /// nl80211 answered after following it had failed (a Wi-Fi driver loaded later): its interfaces are read.
+    public static let wifiAvailable = LogMessage("wifi available", .info)
     /// Triggering a scan was refused (no CAP_NET_ADMIN); logged once, the source then follows others' scans only.
     public static let wifiScanRefused = LogMessage("wifi scan refused", .warning, keys: ["interface", "error"])
     /// The kernel's wireless interfaces or scan results could not be read; tried again at the next event.
     public static let wifiReadFailed = LogMessage("wifi read failed", .warning, keys: ["interface", "error"])
+    /// The kernel's dump of wireless interfaces repeated an interface index: the interface first by name is kept, the
+    /// other skipped; logged once while the dumps repeat it.
+    public static let wifiInterfaceRepeated = LogMessage(
+        "wifi interface repeated",
+        .warning,
+        keys: ["index", "interface", "interface.kept"]
+    )
     /// Probing could not start.
     public static let probingUnavailable = LogMessage("probing unavailable", .error, keys: ["error"])
     /// Probing started.
@@ -314,8 +324,9 @@ extension LogMessage {
         avahiBrowserFailed, avahiBrowserFailedAgain,
         avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,
         avahiServiceResolved, avahiResolveFailed, avahiAddressRecord,
-        neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, wifiUnavailable, wifiScanRefused,
-        wifiReadFailed, bluetoothUnavailable, bluetoothReconnected, bluetoothDiscoveryRefused,
+        neighbourTableUnavailable, neighbourTableReadFailed, neighbourTableOverrun, wifiUnavailable, wifiAvailable,
+        wifiScanRefused, wifiReadFailed, wifiInterfaceRepeated, bluetoothUnavailable, bluetoothReconnected,
+        bluetoothDiscoveryRefused,
         bluetoothSignalUnreadable, bluetoothAddressUnresolved, probingUnavailable, probing,
         neighbourReprobeNotPermitted, probeRound, hostAsked, hostAnswered, hostUnanswered, hostQuestionFailed,
         registryUnusable, registryMovedAside, registryUnavailable, registryWriteFailed, registryWritesResumed,

@@ -83,7 +83,7 @@ public enum ChangeDescription {
                 removed.append(ChangeLine(.removed, WiFiText.line(of: network)))
             }
             if case .wifiInterface(let interface)? = old.item(at: delete.from) {
-                configuration.append(ChangeLine(.configuration, "wifi \(interface.name) gone"))
+                configuration.append(ChangeLine(.configuration, "wifi \(escaped(interface.name)) gone"))
             }
             guard case .device(let device)? = old.item(at: delete.from) else { continue }
             if networksDeleted && delete.from.section == oldNetworks {

@@ -53,6 +53,12 @@ public struct ClientFailure: Error, Hashable, Sendable, CustomStringConvertible 
 
     public var description: String { message }
 
+    /// The lines to write on standard error: `peerscanctl: ` and each line of the message, control characters
+    /// escaped (``TerminalText/escapingControlCharacters(_:)``: a message may quote what peerscand or a device sent).
+    public var errorLines: [String] {
+        message.split(separator: "\n").map { "peerscanctl: " + TerminalText.escapingControlCharacters(String($0)) }
+    }
+
     /// The failure to report for an error met while talking to peerscand at `socketPath`.
     ///
     /// - Parameters:
@@ -110,10 +116,15 @@ public struct ClientFailure: Error, Hashable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// The failure for an error reply. Its parameters are quoted escaped: a reason may name a device by a key a
+    /// device published (`host:NAME`).
     private static func errorReply(_ error: VarlinkError, socketPath: String) -> ClientFailure {
+        func parameter(_ name: String) -> String? {
+            error.parameters[name].map(TerminalText.escapingControlCharacters)
+        }
         switch error.name {
         case PeerScanWire.permissionDeniedError, VarlinkError.permissionDenied.name:
-            let reason = error.parameters["reason"] ?? "peerscand refused"
+            let reason = parameter("reason") ?? "peerscand refused"
             let advice =
                 switch controlGroup(in: reason) {
                 case "root": "Run it as root."
@@ -129,28 +140,31 @@ public struct ClientFailure: Error, Hashable, Sendable, CustomStringConvertible 
         case PeerScanWire.deviceNotFoundError:
             return ClientFailure(
                 .failure,
-                "peerscand knows no device \(error.parameters["id"] ?? "with that id") (list them: peerscanctl known)"
+                "peerscand knows no device \(parameter("id") ?? "with that id") (list them: peerscanctl known)"
             )
         case PeerScanWire.cannotMergeError:
-            return ClientFailure(.failure, "cannot merge: \(error.parameters["reason"] ?? "refused")")
+            return ClientFailure(.failure, "cannot merge: \(parameter("reason") ?? "refused")")
         case PeerScanWire.cannotSplitError:
-            return ClientFailure(.failure, "cannot split: \(error.parameters["reason"] ?? "refused")")
+            return ClientFailure(.failure, "cannot split: \(parameter("reason") ?? "refused")")
         case PeerScanWire.wifiNetworkNotFoundError:
-            let reason = TerminalText.escapingControlCharacters(error.parameters["reason"] ?? "no such Wi-Fi network")
+            let reason = parameter("reason") ?? "no such Wi-Fi network"
             return ClientFailure(.failure, "\(reason) (see: peerscanctl list, peerscanctl wifi known)")
         case PeerScanWire.invalidIRKError:
-            return ClientFailure(.usage, "not an IRK: \(error.parameters["reason"] ?? "32 hex digits expected")")
+            return ClientFailure(.usage, "not an IRK: \(parameter("reason") ?? "32 hex digits expected")")
         case "org.varlink.service.InvalidParameter" where error.parameters["parameter"] == "key":
             return ClientFailure(.usage, "not a MAC address or host name (see: peerscanctl show DEVICE)")
         case "org.varlink.service.InterfaceNotFound":
             return protocolMismatch(
-                "no interface \(error.parameters["interface"] ?? PeerScanWire.interfaceName)",
+                "no interface \(parameter("interface") ?? PeerScanWire.interfaceName)",
                 socketPath: socketPath
             )
         case "org.varlink.service.MethodNotFound", "org.varlink.service.MethodNotImplemented":
-            return protocolMismatch("no method \(error.parameters["method"] ?? "(unnamed)")", socketPath: socketPath)
+            return protocolMismatch("no method \(parameter("method") ?? "(unnamed)")", socketPath: socketPath)
         default:
-            return protocolMismatch("the error reply \(error)", socketPath: socketPath)
+            return protocolMismatch(
+                "the error reply \(TerminalText.escapingControlCharacters("\(error)"))",
+                socketPath: socketPath
+            )
         }
     }
 

@@ -19,6 +19,29 @@ public enum KnownDeviceText {
         }
     }
 
+    /// The id of the one device `query` names among `devices` (see ``matches(_:in:)``).
+    ///
+    /// - Throws: A ``ClientFailure`` when none matches, or several do: it lists them, one a line, their names
+    ///   escaped (a name is what a device published).
+    /// - Complexity: O(n) for n devices.
+    public static func match(_ query: String, in devices: [PeerScanWire.KnownDevice]) throws(ClientFailure) -> DeviceID
+    {
+        let matches = matches(query, in: devices)
+        let shown = SnapshotTable.escaped(query)
+        switch matches.count {
+        case 1:
+            return matches[0].id
+        case 0:
+            throw ClientFailure(
+                .failure,
+                "no device is named \(shown) or has that MAC address (see: peerscanctl known)"
+            )
+        default:
+            let ids = matches.map { "  \($0.id)  \(SnapshotTable.escaped($0.name ?? "-"))" }.joined(separator: "\n")
+            throw ClientFailure(.failure, "\(matches.count) devices match \(shown); give one's id:\n\(ids)")
+        }
+    }
+
     /// The `known` table: one row per device the registry knows, most recently seen first.
     /// - Complexity: O(n) for n devices.
     public static func table(_ devices: [PeerScanWire.KnownDevice]) -> [String] {
@@ -31,7 +54,8 @@ public enum KnownDeviceText {
                     state(device),
                     device.firstSeen,
                     device.online ? "now" : device.lastSeen,
-                    device.macAddresses.isEmpty ? "-" : device.macAddresses.map(\.value).joined(separator: ","),
+                    device.macAddresses.isEmpty
+                        ? "-" : SnapshotTable.escaped(device.macAddresses.map(\.value).joined(separator: ",")),
                     device.vendor.map(SnapshotTable.escaped) ?? "-",
                     device.id.description,
                 ]

@@ -69,9 +69,10 @@ public struct WatchPrinter: Sendable {
         return lines
     }
 
-    /// A note about the session for standard error: `peerscanctl: reconnected`.
+    /// A note about the session for standard error: `peerscanctl: reconnected`; control characters escaped (a
+    /// reason may quote what peerscand sent).
     public func note(_ text: String) -> OutputLine {
-        OutputLine(.standardError, stamped("peerscanctl: \(text)"))
+        OutputLine(.standardError, stamped("peerscanctl: \(TerminalText.escapingControlCharacters(text))"))
     }
 
     func changeLine(_ line: ChangeLine) -> OutputLine {

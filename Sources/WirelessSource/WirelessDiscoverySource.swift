@@ -15,7 +15,10 @@ import Nl80211
 /// Reports ``WirelessObservation/interfaces(_:)`` at start and whenever an interface appears, goes, goes up or down,
 /// connects or disconnects, and ``WirelessObservation/scanResults(interface:accessPoints:)`` at start (the kernel's
 /// cache) and after each scan finished. No nl80211 in the kernel, or no wireless interface: `wifi unavailable` is
-/// logged once and it idles (an interface that appears later is picked up).
+/// logged once and it idles (an interface that appears later is picked up). Without nl80211 (or when following its
+/// events fails) it tries again after ``retryDelays`` (5 s doubling to 60 s, as a Bluetooth source's reconnection
+/// starts): a Wi-Fi driver loaded later is picked up, with `wifi available`. An interface index the kernel's dump
+/// repeats is `wifi interface repeated`, once while it repeats: the interface of that index first by name is kept.
 ///
 /// Threading: the dumps are synchronous netlink requests the kernel answers at once (~1 ms), made on the task that
 /// handles the event or in ``setBrowsing(_:)``. One refresh runs at a time (`refreshing`, held across its dumps, so
@@ -36,6 +39,10 @@ public final class WirelessDiscoverySource: DiscoverySource {
         var browsing = false
         /// Whether nl80211 answered (the monitor subscribed).
         var available = false
+        /// Whether following nl80211 failed since it last answered: its return is logged.
+        var failed = false
+        /// The interface indexes the last dump repeated (each logged once while it repeats).
+        var repeatedIndexes: Set<Int32> = []
         var reportedInterfaces: [WirelessInterface]?
         /// The station interfaces found by the last dump, by index.
         var stations: [Int32: Nl80211Interface] = [:]
@@ -49,7 +56,8 @@ public final class WirelessDiscoverySource: DiscoverySource {
     ///   - interfaces: The wireless interfaces to follow by name (`--interface`); empty for all.
     ///   - scanInterval: How often to trigger a scan (`--wifi-scan-interval`); `nil` never: follow others' scans.
     ///   - clock: The daemon's clock: an access point's `lastSeen` is on it.
-    ///   - logger: Where `wifi unavailable`, `wifi scan refused` and `wifi read failed` go.
+    ///   - logger: Where `wifi unavailable`, `wifi available`, `wifi scan refused`, `wifi read failed` and `wifi
+    ///     interface repeated` go.
     public convenience init(interfaces: [String], scanInterval: Duration?, clock: ScanClock, logger: Logger) {
         self.init(
             kernel: SystemWirelessKernel(),
@@ -76,14 +84,33 @@ public final class WirelessDiscoverySource: DiscoverySource {
         (events, continuation) = AsyncStream.makeStream()
     }
 
-    /// Follows nl80211 until cancelled. Without nl80211 logs `wifi unavailable` and idles.
+    /// How long the source waits before following nl80211 again after it failed: the first delay, doubled after
+    /// each failure up to the last (the first again once nl80211 answered).
+    static let retryDelays: (first: Duration, last: Duration) = (.seconds(5), .seconds(60))
+
+    /// Follows nl80211 until cancelled. Without nl80211 logs `wifi unavailable` and tries again (``retryDelays``).
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { [self] in
-                do {
-                    try await kernel.run()
-                } catch {
-                    logUnavailable("\(error)")
+                var delay = Self.retryDelays.first
+                while !Task.isCancelled {
+                    do {
+                        try await kernel.run()
+                    } catch {
+                        guard !Task.isCancelled else { return }
+                        let answered = state.withLockedValue { state in
+                            defer { (state.available, state.failed) = (false, true) }
+                            return state.available
+                        }
+                        if answered { delay = Self.retryDelays.first }
+                        logUnavailable("\(error)")
+                    }
+                    do {
+                        try await clock.sleep(for: delay)
+                    } catch {
+                        return  // cancelled
+                    }
+                    delay = min(delay * 2, Self.retryDelays.last)
                 }
             }
             group.addTask { [self] in
@@ -119,7 +146,12 @@ public final class WirelessDiscoverySource: DiscoverySource {
     func handle(_ event: Nl80211Event) {
         switch event {
         case .subscribed:
-            state.withLockedValue { $0.available = true }
+            let returned = state.withLockedValue { state in
+                defer { (state.available, state.failed) = (true, false) }
+                if state.failed { state.unavailableLogged = false }  // a later loss is logged again
+                return state.failed
+            }
+            if returned { logger.log(.wifiAvailable) }
             refresh(reportingScansOf: nil)
         case .scanFinished(let index):
             guard isStation(index) else { return }
@@ -153,10 +185,21 @@ public final class WirelessDiscoverySource: DiscoverySource {
             logger.log(.wifiReadFailed, ["error": "\(error)"])
             return
         }
-        let stations = all.filter {
+        var stations: [Nl80211Interface] = []
+        var kept: [Int32: String] = [:]
+        var repeated: [(station: Nl80211Interface, kept: String)] = []
+        let followed = all.filter {
             $0.type == .station && (interfaceNames.isEmpty || interfaceNames.contains($0.name))
         }
-        .sorted { $0.name < $1.name }
+        for station in followed.sorted(by: { $0.name < $1.name }) {
+            if let first = kept[station.index] {
+                repeated.append((station, first))
+            } else {
+                kept[station.index] = station.name
+                stations.append(station)
+            }
+        }
+        logRepeated(repeated)
         var results: [Int32: [Nl80211BSS]] = [:]
         for station in stations {
             do {
@@ -171,7 +214,7 @@ public final class WirelessDiscoverySource: DiscoverySource {
         let interfaces = stations.map { WirelessConversion.interface($0, results: results[$0.index] ?? []) }
         let now = clock.now()
         let unavailable: Bool = state.withLockedValue { state in
-            state.stations = Dictionary(uniqueKeysWithValues: stations.map { ($0.index, $0) })
+            state.stations = Dictionary(uniqueKeysWithValues: stations.map { ($0.index, $0) })  // indexes unique
             guard state.browsing else { return false }
             if state.reportedInterfaces != interfaces {
                 state.reportedInterfaces = interfaces
@@ -207,6 +250,22 @@ public final class WirelessDiscoverySource: DiscoverySource {
             } catch {
                 logger.log(.wifiReadFailed, ["interface": "\(station.name)", "error": "\(error)"])
             }
+        }
+    }
+
+    /// Logs each repeated interface index once while the kernel's dumps repeat it.
+    private func logRepeated(_ repeated: [(station: Nl80211Interface, kept: String)]) {
+        let new = state.withLockedValue { state in
+            let indexes = Set(repeated.map(\.station.index))
+            defer { state.repeatedIndexes = indexes }
+            return repeated.filter { !state.repeatedIndexes.contains($0.station.index) }
+        }
+        var logged: Set<Int32> = []
+        for (station, kept) in new where logged.insert(station.index).inserted {
+            logger.log(
+                .wifiInterfaceRepeated,
+                ["index": "\(station.index)", "interface": "\(station.name)", "interface.kept": "\(kept)"]
+            )
         }
     }
 

@@ -30,9 +30,7 @@ func reportingFailures(socketPath: String, _ body: () async throws -> Void) asyn
         throw ExitCode.success
     } catch {
         let failure = ClientFailure(error, socketPath: socketPath)
-        for line in failure.message.split(separator: "\n") {
-            try? StandardStreams().write(OutputLine(.standardError, "peerscanctl: \(line)"))
-        }
+        for line in failure.errorLines { try? StandardStreams().write(OutputLine(.standardError, line)) }
         throw ExitCode(failure.status.rawValue)
     }
 }

@@ -120,18 +120,9 @@ struct ForgetCommand: AsyncParsableCommand {
     }
 }
 
-/// The id of the device `query` names (see ``KnownDeviceText/matches(_:in:)``); an id is taken as it is.
+/// The id of the device `query` names (see ``KnownDeviceText/match(_:in:)``); an id is taken as it is.
 /// - Throws: `ClientFailure` when nothing, or more than one device, matches.
 func resolve(_ query: String, on connection: PeerScanConnection) async throws -> DeviceID {
     if let id = DeviceID(text: query) { return id }
-    let matches = KnownDeviceText.matches(query, in: try await connection.knownDevices().reply.devices)
-    switch matches.count {
-    case 1:
-        return matches[0].id
-    case 0:
-        throw ClientFailure(.failure, "no device is named \(query) or has that MAC address (see: peerscanctl known)")
-    default:
-        let ids = matches.map { "  \($0.id)  \($0.name ?? "-")" }.joined(separator: "\n")
-        throw ClientFailure(.failure, "\(matches.count) devices match \(query); give one's id:\n\(ids)")
-    }
+    return try KnownDeviceText.match(query, in: try await connection.knownDevices().reply.devices)
 }

@@ -17,7 +17,9 @@ struct SetCommand: AsyncParsableCommand {
             Key with SetDeviceIRK, in the forms Home Assistant's private_ble_device takes: 32 hex digits, most \
             significant octet first, or the iOS keychain's base64 (ending in '='), either with an 'irk:' prefix \
             (BlueZ's storage and btmgmt write keys least significant octet first: reverse their octets); --irk \
-            none removes it. Every \
+            none removes it. A key on the command line can be read by every user of the host (in /proc/PID/cmdline) \
+            and stays in the shell's history: --irk - reads it from the first line of standard input instead, and \
+            --irk-file PATH from a file (or a pipe: --irk-file <(pass show phone-irk)), in the same forms. Every \
             resolvable private address it resolves is that device, across rotations and restarts; the key is never \
             printed. Needs root or membership of peerscand's control group (peerscan by default); others get exit \
             status 77.
@@ -36,35 +38,51 @@ struct SetCommand: AsyncParsableCommand {
     var important: Bool?
 
     @Option(
-        help: ArgumentHelp("The device's Bluetooth IRK: 32 hex digits or base64 ('none' removes it).", valueName: "irk")
+        help: ArgumentHelp(
+            "The device's Bluetooth IRK: 32 hex digits or base64 ('none' removes it; '-' reads standard input).",
+            valueName: "irk"
+        )
     )
     var irk: String?
+
+    @Option(
+        help: ArgumentHelp("Read the IRK from a file, in the forms --irk takes.", valueName: "path"),
+        completion: .file()
+    )
+    var irkFile: String?
 
     @Argument(help: ArgumentHelp("The device: an id, a name or a MAC address.", valueName: "device"))
     var device: String
 
     var edit: DeviceLabelEdit { DeviceLabelEdit(name: name, note: note, isImportant: important) }
 
-    /// `--irk`: a key, `.some(nil)` for `none`, `nil` when not given.
-    var key: IdentityResolvingKey?? {
+    /// Where the key comes from, `nil` when neither --irk nor --irk-file is given.
+    var irkInput: IRKInput? {
+        if let irkFile { return .file(irkFile) }
         guard let irk else { return nil }
-        return irk.lowercased() == "none" ? .some(nil) : IdentityResolvingKey(copied: irk).map { .some($0) }
+        return irk == "-" ? .standardInput : .argument(irk)
+    }
+
+    /// `--irk KEY`: a key, `.some(nil)` for `none`, `nil` when not given or not on the command line.
+    var key: IdentityResolvingKey?? {
+        guard case .argument(let text)? = irkInput else { return nil }
+        return IRKInput.parse(text)
     }
 
     func validate() throws {
-        guard !edit.isEmpty || irk != nil else {
-            throw ValidationError("Give --name, --note, --important, --no-important or --irk.")
+        guard !edit.isEmpty || irkInput != nil else {
+            throw ValidationError("Give --name, --note, --important, --no-important, --irk or --irk-file.")
         }
-        if irk != nil, key == nil {
-            throw ValidationError("--irk: expected 32 hex digits, the iOS keychain's base64, or none.")
-        }
+        if irk != nil, irkFile != nil { throw ValidationError("Give --irk or --irk-file, not both.") }
+        if case .argument = irkInput, key == nil { throw ValidationError("--irk: expected \(IRKInput.expected).") }
     }
 
     func run() async throws {
         let path = connection.socketPath()
         let edit = edit
-        let key = key
+        let input = irkInput
         try await reportingFailures(socketPath: path) {
+            let key: IdentityResolvingKey?? = try input.map { try $0.key() }  // read before connecting
             let (id, reply) = try await PeerScanConnection.withConnection(to: path) { connection in
                 let id = try await resolve(device, on: connection)
                 if let key { try await connection.setIRK(key, of: id) }

@@ -73,7 +73,8 @@ struct SplitCommand: AsyncParsableCommand {
                 let id = try await resolve(device, on: connection)
                 return (id, try await connection.split(key, from: id))
             }
-            try StandardStreams().write(OutputLine(.standardOutput, "split \(key) off \(id): now \(newID)"))
+            let line = "split \(TerminalText.escapingControlCharacters(key)) off \(id): now \(newID)"
+            try StandardStreams().write(OutputLine(.standardOutput, line))
         }
     }
 }

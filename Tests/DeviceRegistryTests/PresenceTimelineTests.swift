@@ -59,6 +59,67 @@ private func plugRecords(online: Bool, reason: PresenceReason) -> DeviceRecords 
         }
     }
 
+    @Test func `a merge keeps every transition of the merged device across a reopen`() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/registry.sqlite"
+            let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400 * 60), now: t0, logger: .silent)
+            let answered = PresenceReason(.answered, ["arp"])
+            let unanswered = PresenceReason(.unanswered, ["arp"])
+            let count = RegistryDatabase.transitionsWrittenPerBatch * 3
+            for index in 0..<count {
+                let online = index % 2 == 0
+                registry.record(
+                    plugRecords(online: online, reason: online ? answered : unanswered),
+                    at: t0 + Double(index)
+                )
+                #expect(await registry.flush(now: t0 + Double(index)))
+            }
+            let printer = DeviceID.make(hostName: "printer.local")
+            registry.record(
+                DeviceRecords(
+                    identityChanges: [.bound(.hostName("printer.local"), printer)],
+                    devices: [
+                        Device(
+                            id: printer,
+                            hostName: "printer.local",
+                            displayName: "printer",
+                            addresses: ["192.0.2.10"],
+                            interfaces: ["eth0"],
+                            services: [],
+                            online: true,
+                            presenceReason: answered
+                        )
+                    ]
+                ),
+                at: t0 + 1000
+            )
+            #expect(await registry.flush(now: t0 + 1000))
+            registry.record(
+                DeviceRecords(identityChanges: [.merged(plug, into: printer)], departed: [plug]),
+                at: t0 + 1001
+            )
+            #expect(await registry.flush(now: t0 + 1001))
+            let merged = try #require(registry.device(printer, now: t0 + 1002)).transitions
+            #expect(merged.count == count + 1)
+
+            let reopened = DeviceRegistry(path: path, forgetAfter: .seconds(86400 * 60), now: t0, logger: .silent)
+            let known = try #require(reopened.device(printer, now: t0 + 1002))
+            #expect(known.transitions == merged)
+        }
+    }
+
+    @Test func `a merge keeps the transitions within the one retention every device has`() {
+        var survivor = DeviceHistory(id: plug, seen: SeenSpan(at: t0))
+        var other = DeviceHistory(id: DeviceID.make(hostName: "printer.local"), seen: SeenSpan(at: t0))
+        for index in 0..<PresenceTransition.retention.count {
+            survivor.note(PresenceTransition(at: t0 + Double(2 * index), online: index % 2 == 0, reason: nil))
+            other.note(PresenceTransition(at: t0 + Double(2 * index + 1), online: index % 2 == 0, reason: nil))
+        }
+        survivor.absorb(other)
+        #expect(survivor.transitions.count == PresenceTransition.retention.count)
+        #expect(survivor.transitions.first?.at == t0 + Double(PresenceTransition.retention.count), "the oldest go")
+    }
+
     @Test func `transitions older than the retention, or beyond its count, are dropped`() {
         var history = DeviceHistory(id: plug, seen: SeenSpan(at: t0))
         for index in 0..<(PresenceTransition.retention.count + 10) {

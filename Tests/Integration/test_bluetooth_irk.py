@@ -1,7 +1,7 @@
 """Bluetooth IRKs on the test LAN (issue 26): `peerscanctl set DEVICE --irk HEX` binds a key to a device (SetDeviceIRK),
-the registry keeps it (table device_irk) and loads it after a restart, `--irk none` removes it; bad keys and unknown
-devices are refused; the key is never in a log line or peerscanctl's output. (Advertisements need the radio guest:
-Tests/Radio.)"""
+the registry keeps it (table device_irk) and loads it after a restart, `--irk none` removes it; `--irk -` and
+`--irk-file` take the key off the command line; bad keys and unknown devices are refused; the key is never in a log
+line or peerscanctl's output. (Advertisements need the radio guest: Tests/Radio.)"""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from test_registry import ctl, registry_rows
 from testclient import varlinkclient
 from testlan.lan import real_oui_mac
 
-from test_scanner import MAC_NAMESPACE, by_mac, log_lines, start_scanner
+from test_scanner import MAC_NAMESPACE, PEERSCANCTL, by_mac, log_lines, start_scanner
 
 IRK = "ec0234a357c8ad05341010a60a397d9b"
 
@@ -28,6 +28,17 @@ def test_an_irk_is_bound_kept_across_a_restart_removed_and_never_shown(lan, star
     printed = ctl(lan, daemon, "set", phone.mac, "--irk", IRK.upper())
     assert printed.stdout.strip() == f"{device_id}: irk set"
     assert any("irk=set" in line for line in log_lines(daemon, "client set device irk", device_id))
+
+    # The key from standard input and from a file (not on the command line: /proc/PID/cmdline, shell history).
+    from_stdin = lan.run_in_scanner([PEERSCANCTL, "set", phone.mac, "--irk", "-", "--socket", str(daemon.socket)],
+                                    input=IRK + "\n")
+    assert from_stdin.stdout.strip() == f"{device_id}: irk set"
+    key_file = tmp_path / "irk"
+    key_file.write_text(f"irk:{IRK}\n")
+    assert ctl(lan, daemon, "set", phone.mac, "--irk-file", str(key_file)).stdout.strip() == f"{device_id}: irk set"
+    key_file.write_text("not a key\n")
+    unreadable = ctl(lan, daemon, "set", phone.mac, "--irk-file", str(key_file), check=False)
+    assert unreadable.returncode != 0 and "not a key" not in unreadable.stderr and "irk" in unreadable.stderr.lower()
 
     refused = ctl(lan, daemon, "set", phone.mac, "--irk", "0123", check=False)
     assert refused.returncode != 0 and "0123" not in refused.stderr

@@ -106,6 +106,18 @@ struct ClientFailureTests {
         #expect(ClientFailure.describe(try #require(badKind)).hasPrefix("snapshot.sections[0].items[0]"))
     }
 
+    @Test("what peerscand sent is quoted escaped; each line on standard error has its prefix, no control character")
+    func errorRepliesAndLinesEscaped() {
+        let reply = VarlinkError(
+            PeerScanWire.cannotSplitError,
+            parameters: ["reason": "key host:evil\u{1b}[2J.local\nis not bound"]
+        )
+        let refused = failure(reply)
+        #expect(refused.message == "cannot split: key host:evil\\e[2J.local\\nis not bound")
+        let lines = ClientFailure(.failure, "first \u{1b}[31mred\nsecond\u{9b}").errorLines
+        #expect(lines == ["peerscanctl: first \\e[31mred", "peerscanctl: second\\u{9b}"])
+    }
+
     @Test("a ClientFailure is kept; anything else is 1")
     func passThrough() {
         let kept = ClientFailure(.protocolMismatch, "x")

@@ -55,6 +55,24 @@ struct KnownDeviceTextTests {
         #expect(KnownDeviceText.matches("nas", in: all + [twin]).count == 2, "an ambiguous name matches both")
     }
 
+    @Test("several devices match: each listed on a line of its own, the names devices published escaped")
+    func ambiguousMatchEscapesNames() throws {
+        let forged = known("nas\npeerscanctl: forgot everything\u{1b}[2J", host: "nas.local", mac: "00:00:0c:00:00:08")
+        let twin = known("nas\u{9b}31m", host: "nas.local", mac: "00:00:0c:00:00:09")  // an older host, say
+        let error = #expect(throws: ClientFailure.self) { try KnownDeviceText.match("nas", in: [forged, twin]) }
+        let message = try #require(error).message
+        #expect(
+            message == """
+                2 devices match nas; give one's id:
+                  \(forged.id)  nas\\npeerscanctl: forgot everything\\e[2J
+                  \(twin.id)  nas\\u{9b}31m
+                """
+        )
+        #expect(try KnownDeviceText.match("00:00:0c:00:00:08", in: [forged, twin]) == forged.id)
+        let none = #expect(throws: ClientFailure.self) { try KnownDeviceText.match("\u{1b}]0;x\u{7}", in: [twin]) }
+        #expect(none?.message == "no device is named \\e]0;x\\u{7} or has that MAC address (see: peerscanctl known)")
+    }
+
     @Test("the known table: state online/offline/absent, last seen now while online, a nameless device by its MAC")
     func table() {
         let lines = KnownDeviceText.table([nas, plug, old])

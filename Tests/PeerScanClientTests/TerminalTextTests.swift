@@ -62,6 +62,15 @@ struct TerminalTextTests {
         )
     }
 
+    @Test("a note quoting what peerscand sent is one line, its control characters escaped")
+    func noteEscaped() {
+        let printer = WatchPrinter(format: .text, usesColour: false, showsTimestamps: false)
+        #expect(
+            printer.note("out of sync (item wifi:evil\u{1b}[2J\nforged)")
+                == OutputLine(.standardError, #"peerscanctl: out of sync (item wifi:evil\e[2J\nforged)"#)
+        )
+    }
+
     @Test("control characters are escaped, other text is kept")
     func escaping() {
         #expect(TerminalText.escapingControlCharacters("Living Room TV — 客厅") == "Living Room TV — 客厅")

@@ -36,17 +36,31 @@ private func advertised(
     )
 }
 
+/// A store on `clock` whose registry records go to `recorded`.
+private func makeStore(
+    clock: ManualClock,
+    recorded: NIOLockedValueBox<[DeviceRecords]>,
+    presence: DeviceTable.Presence = .immediate,
+    bluetooth: BluetoothSettings = BluetoothSettings(away: .seconds(30))
+) -> SnapshotStore {
+    SnapshotStore(
+        isScanning: true,
+        interfaces: [],
+        presence: presence,
+        clock: ScanClock(clock),
+        recordDevices: { records in recorded.withLockedValue { $0.append(records) } },
+        bluetooth: bluetooth
+    )
+}
+
 @Suite struct SnapshotStoreBluetoothTests {
     @Test func anAdvertiserIsADeviceAndGoesOfflineAtTheCheckItAskedFor() async throws {
         let clock = ManualClock()
         let recorded = NIOLockedValueBox<[DeviceRecords]>([])
-        let store = SnapshotStore(
-            isScanning: true,
-            interfaces: [],
-            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600)),
-            clock: ScanClock(clock),
-            recordDevices: { records in recorded.withLockedValue { $0.append(records) } },
-            bluetooth: BluetoothSettings(away: .seconds(30))
+        let store = makeStore(
+            clock: clock,
+            recorded: recorded,
+            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600))
         )
         let inserted = try await applyBatch([advertised("00:1a:7d:da:71:13", .public, at: .zero)], to: store)
         let device = try #require(inserted.changes?.itemInserts.first?.item.device)
@@ -61,13 +75,7 @@ private func advertised(
     @Test func anEphemeralDeviceIsListedButNeverRecorded() async throws {
         let clock = ManualClock()
         let recorded = NIOLockedValueBox<[DeviceRecords]>([])
-        let store = SnapshotStore(
-            isScanning: true,
-            interfaces: [],
-            clock: ScanClock(clock),
-            recordDevices: { records in recorded.withLockedValue { $0.append(records) } },
-            bluetooth: BluetoothSettings(away: .seconds(30))
-        )
+        let store = makeStore(clock: clock, recorded: recorded)
         let inserted = try await applyBatch([advertised("4d:11:22:33:44:55", .resolvablePrivate, at: .zero)], to: store)
         #expect(inserted.changes?.itemInserts.first?.item.device?.bluetooth?.isEphemeral == true)
         clock.advance(by: .seconds(30))
@@ -82,11 +90,9 @@ private func advertised(
     @Test func theCapIsInTheHostItemAndLoggedOnceAndNoAdvertiserNotAdmittedIsRecorded() async throws {
         let clock = ManualClock()
         let recorded = NIOLockedValueBox<[DeviceRecords]>([])
-        let store = SnapshotStore(
-            isScanning: true,
-            interfaces: [],
-            clock: ScanClock(clock),
-            recordDevices: { records in recorded.withLockedValue { $0.append(records) } },
+        let store = makeStore(
+            clock: clock,
+            recorded: recorded,
             bluetooth: BluetoothSettings(away: .seconds(30), maxDevices: 3)
         )
         let addresses = (0..<6).map { String(format: "c4:00:00:00:00:%02x", $0) }

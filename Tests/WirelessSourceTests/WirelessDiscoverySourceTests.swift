@@ -16,15 +16,19 @@ final class FakeKernel: WirelessKernel {
     let results = NIOLockedValueBox<[Int32: [Nl80211BSS]]>([:])
     let triggerError = NIOLockedValueBox<Nl80211Error?>(nil)
     let triggered = NIOLockedValueBox<[String]>([])
-    let runError: Nl80211Error?
+    /// What the next runs throw, one each, in order; once none is left, a run subscribes.
+    let runErrors: NIOLockedValueBox<[Nl80211Error]>
+    /// How many times ``run()`` was called.
+    let runs = NIOLockedValueBox(0)
 
-    init(runError: Nl80211Error? = nil) {
-        self.runError = runError
+    init(runErrors: [Nl80211Error] = []) {
+        self.runErrors = NIOLockedValueBox(runErrors)
         (events, continuation) = AsyncStream.makeStream()
     }
 
     func run() async throws {
-        if let runError { throw runError }
+        runs.withLockedValue { $0 += 1 }
+        if let error = runErrors.withLockedValue({ $0.isEmpty ? nil : $0.removeFirst() }) { throw error }
         continuation.yield(.subscribed)
         try await Task.sleep(for: .seconds(3600))
     }
@@ -68,14 +72,15 @@ struct Harness {
     let source: WirelessDiscoverySource
     let logs = InMemoryLogHandler()
 
-    init(interfaces: [String] = [], kernel: FakeKernel = FakeKernel()) {
+    init(interfaces: [String] = [], kernel: FakeKernel = FakeKernel(), clock: ScanClock = ScanClock(ContinuousClock()))
+    {
         self.kernel = kernel
         let logs = self.logs
         source = WirelessDiscoverySource(
             kernel: kernel,
             interfaces: interfaces,
             scanInterval: nil,
-            clock: ScanClock(ContinuousClock()),
+            clock: clock,
             logger: Logger(label: "test") { _ in logs }
         )
     }
@@ -210,7 +215,7 @@ struct Harness {
 
     @Test func noNl80211IsLoggedAndTheSourceIdles() async throws {
         let missing = Nl80211Error("resolve family", code: .familyMissing, detail: "no nl80211 in this kernel")
-        let harness = Harness(kernel: FakeKernel(runError: missing))
+        let harness = Harness(kernel: FakeKernel(runErrors: [missing]))
         harness.source.setBrowsing(true)
         let running = Task { try await harness.source.run() }
         let logged = await eventually { harness.logs.entries.contains { $0.message == "wifi unavailable" } }
