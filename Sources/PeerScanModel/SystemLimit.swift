@@ -1,9 +1,10 @@
-/// A limit of the system that the network reached — or peerscand's own cap on the Wi-Fi networks listed
-/// (`wifi-networks`), reported the same way: what is beyond it may not be seen.
+/// A limit of the system that the network reached — or one of peerscand's own caps on what radios bring (the Wi-Fi
+/// networks listed, `wifi-networks`; the Bluetooth devices listed, `bluetooth-devices`), reported the same way: what
+/// is beyond it may not be seen.
 ///
 /// JSON form (an element of the `host` item's `limits`): `{"name": String, "value": Int, "setting": String}`.
 public struct SystemLimit: Hashable, Sendable, Codable {
-    /// What is full, e.g. `avahi-cache eth0 ipv4`, `neighbour-table ipv6` or `wifi-networks`.
+    /// What is full, e.g. `avahi-cache eth0 ipv4`, `neighbour-table ipv6`, `wifi-networks` or `bluetooth-devices`.
     public var name: String
     /// How many entries peerscand counts there (for Avahi's cache, an estimate: avahi-daemon does not tell).
     public var value: Int

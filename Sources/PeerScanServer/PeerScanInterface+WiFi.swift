@@ -27,6 +27,8 @@ extension PeerScanInterface {
             edit = .untrust(ssid: try call.parameters(as: PeerScanWire.UntrustWiFiNetworkParameters.self).ssid)
             try authorize("UntrustWiFiNetwork", "changing the Wi-Fi baseline", context: context)
         default:
+            // Where this host has been (home, work), in range or not: not for every local user.
+            try authorize("ListKnownWiFiNetworks", "reading the Wi-Fi baseline", context: context)
             let networks = await store.knownWiFiNetworks.map(PeerScanWire.KnownWiFiNetwork.init)
             try await context.reply(PeerScanWire.KnownWiFiNetworksReply(networks: networks))
             return

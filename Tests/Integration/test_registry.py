@@ -264,3 +264,18 @@ def test_kill_9_during_heavy_writes_leaves_a_consistent_database(lan, start_daem
     assert not any("registry unusable" in line for line in daemon.stderr_lines)
     with varlinkclient.client(daemon.socket).open("io.peerscan") as service:
         assert len(service.ListKnownDevices()["devices"]) == 1000
+
+
+def test_the_wifi_baseline_is_for_root_and_the_control_group_only(lan, start_daemon):
+    """Where this host has been (the networks it connected to, those trusted) is not every local user's to read; an
+    SSID to trust must be listed (there is no Wi-Fi on the test LAN)."""
+    daemon = start_scanner(lan, start_daemon)
+    for method, parameters in (("ListKnownWiFiNetworks", {}), ("TrustWiFiNetwork", {"ssid": "HomeNet"}),
+                               ("UntrustWiFiNetwork", {"ssid": "HomeNet"})):
+        _, replies = varlinkclient.call_as(daemon.socket, [{"method": f"io.peerscan.{method}",
+                                                            "parameters": parameters}])
+        assert replies[0]["error"] == "io.peerscan.PermissionDenied", (method, replies)
+    assert ctl(lan, daemon, "wifi", "known").returncode == 0
+    refused = ctl(lan, daemon, "wifi", "trust", "HomeNet", check=False)
+    assert refused.returncode != 0 and "HomeNet" in refused.stderr, refused.stderr
+

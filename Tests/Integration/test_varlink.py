@@ -226,7 +226,8 @@ def test_the_served_interface_is_the_committed_file_and_python_varlink_parses_it
     assert parsed.name == "io.peerscan"
     methods = {name for name, member in parsed.members.items() if isinstance(member, varlink.scanner._Method)}
     assert methods == {"GetSnapshot", "Monitor", "SetScanning", "GetDevice", "ListKnownDevices", "ForgetDevice",
-                       "SetDeviceLabel", "MergeDevices", "SplitDevice", "SetDeviceIRK"}
+                       "SetDeviceLabel", "MergeDevices", "SplitDevice", "SetDeviceIRK", "ListKnownWiFiNetworks",
+                       "TrustWiFiNetwork", "UntrustWiFiNetwork"}
     assert "PermissionDenied" in parsed.members and "DeviceNotFound" in parsed.members
     assert varlink.Interface(service.GetInterfaceDescription("org.varlink.service")["description"]).name == \
         "org.varlink.service"
