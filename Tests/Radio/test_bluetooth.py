@@ -4,7 +4,8 @@ alone, the Bluetooth source) discovers through BlueZ's D-Bus API on hci0.
 The source's own check (`test_the_source_reports_the_advertiser…`) runs the host-built Swift test binary's
 BluetoothLiveTests. The device-level tests follow issue 26's contract for the snapshot (the `bluetooth` field of a
 `peer` item, `--bluetooth-away`, `peerscanctl set --irk`, `peerscanctl merge`): they need the device table of the
-`ble` branch."""
+`ble` branch. They start peerscand with `--bluetooth-admit-after 0`: hci1's advertiser is kept at once, as before
+issue 35's admission."""
 
 from __future__ import annotations
 
@@ -61,11 +62,12 @@ def bluetooth_id(address: str) -> str:
     return str(uuid.uuid5(NAMESPACE, f"bluetooth:{address}"))
 
 
-def start(start_daemon, *extra: str, user: int | None = None):
+def start(start_daemon, *extra: str, admit_after: int = 0, user: int | None = None):
     # The radio daemon's defaults are the integration tests' mDNS-only ones (--forget-after 0: a device that goes
-    # is removed); a Bluetooth device must stay listed offline here (the last --forget-after given counts).
+    # is removed); a Bluetooth device must stay listed offline here (the last --forget-after given counts). An
+    # advertiser is kept at once (--bluetooth-admit-after 0) unless the test is about admission.
     return start_daemon("--no-wifi", "--bluetooth-adapter", bluetooth.SCANNER, "--bluetooth-away", str(AWAY),
-                        "--forget-after", "3600", *extra, user=user)
+                        "--forget-after", "3600", "--bluetooth-admit-after", str(admit_after), *extra, user=user)
 
 
 def ctl(daemon, *arguments: str) -> subprocess.CompletedProcess:
@@ -194,7 +196,7 @@ def test_a_public_advertiser_merged_with_a_lan_device_is_one_item():
         lan.bus_address = "unix:path=/run/dbus/system_bus_socket"
         host = lan.add_host("phone", mac=real_oui_mac(0x66))
         daemon = Daemon(lan, lan.tmpdir / "state", "--bluetooth-adapter", bluetooth.SCANNER, "--bluetooth-away",
-                        str(AWAY), socket=lan.tmpdir / "io.peerscan", mdns_only=False)
+                        str(AWAY), "--bluetooth-admit-after", "0", socket=lan.tmpdir / "io.peerscan", mdns_only=False)
         try:
             snapshot = daemon.wait_for(
                 lambda s: by_address(s, bluetooth.ADVERTISER_ADDRESS) and any(
