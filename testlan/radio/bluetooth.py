@@ -1,6 +1,7 @@
-"""Bluetooth LE in the radio guest (in the guest only): bluetoothd on a system bus of its own, btvirt's two emulated
-LE controllers — hci0 (SCANNER, peerscand's) and hci1 (ADVERTISER) — and advertising on hci1 through the kernel's
-management API (btmgmt). bluetooth.sh beside this file starts them (`bluetooth_up`)."""
+"""Bluetooth LE in the radio guest (in the guest only): bluetoothd on a system bus of its own, btvirt's three emulated
+LE controllers — hci0 (SCANNER, peerscand's), hci1 (ADVERTISER) and hci2 (FLOODER: flood.py's address flood) — and
+advertising on hci1 through the kernel's management API (btmgmt). bluetooth.sh beside this file starts them
+(`bluetooth_up`)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ SCANNER = "hci0"
 SCANNER_ADDRESS = "00:aa:01:00:00:00"
 ADVERTISER = 1  # hci1's index
 ADVERTISER_ADDRESS = "00:aa:01:01:00:01"
+FLOODER = 2  # hci2's index: the address flood's controller (flood.py)
 NORDIC = 0x0059  # a company identifier: "Nordic Semiconductor ASA" in the SIG's table
 
 
 def up() -> None:
-    """Starts the system bus, btvirt and bluetoothd, and powers both controllers (idempotent per guest boot)."""
+    """Starts the system bus, btvirt and bluetoothd, and powers the scanner and the advertiser (idempotent per guest
+    boot; the flood powers hci2 off and takes it over HCI's user channel itself)."""
     if not Path("/var/log/bluetoothd.log").exists():  # the guest's /var/log is a tmpfs of this boot
         # Up to 4 starts of btvirt (bluetooth.sh) of ~20 s each, and bluetoothd's 20 s.
         subprocess.run(["sh", "-c", f". {HERE / 'bluetooth.sh'}; bluetooth_up"], check=True, timeout=150)
