@@ -56,11 +56,12 @@ extension DeviceTable {
         return max(settings.away, forgetAfter)
     }
 
-    /// Makes room for `identity` if it is new and the table lists ``BluetoothSettings/maxDevices`` identities: those
-    /// nobody touched that have been absent longest go (forgotten, as at `--bluetooth-forget-after`), else, all being
-    /// heard, those heard for the shortest time that are not kept, else the kept ones heard for the shortest time — so
-    /// that a flood of new addresses takes the place of its own newest, not of what has long been there. One pass
-    /// makes room for ``evictionBatch`` at once, so that a flood pays for it once per that many new addresses.
+    /// Makes room for `identity` if it is new and the table lists ``BluetoothSettings/maxDevices`` identities. Those
+    /// not kept go first — the absent longest, then those heard for the shortest time — so that a flood of new
+    /// addresses takes the place of its own newest; only when every device listed is kept do the kept ones nobody
+    /// touched go (forgotten, as at `--bluetooth-forget-after`), the absent longest first, then those heard for the
+    /// shortest time: what has proved to be a device is never pushed out by what has not. One pass makes room for
+    /// ``evictionBatch`` at once, so that a flood pays for it once per that many new addresses.
     ///
     /// - Returns: Whether `identity` may be held (`false`: every device listed is one a person touched).
     /// - Complexity: O(1) if `identity` is held already or the table is not full; O(b log b) otherwise, for b
@@ -90,17 +91,14 @@ extension DeviceTable {
         orders.reserveCapacity(bluetooth.addressesByIdentity.count)
         for identity in bluetooth.addressesByIdentity.keys where !isTouched(identity) {
             guard let last = bluetooth.lastHeard(of: identity, now: now) else { continue }
-            let order: EvictionOrder
-            if now >= last + bluetooth.settings.away {
-                order = EvictionOrder(rank: 0, time: last, name: identity.name)  // absent: the longest absent first
-            } else {
-                let since = bluetooth.heardSince[identity] ?? last
-                order = EvictionOrder(
-                    rank: isAdmitted(identity, now: now) ? 2 : 1,
-                    time: .zero - since,
-                    name: identity.name
-                )
-            }
+            let isAbsent = now >= last + bluetooth.settings.away
+            // Not kept before kept; within each, the absent (the longest absent first) before the heard (the
+            // shortest heard first).
+            let order = EvictionOrder(
+                rank: (isAdmitted(identity, now: now) ? 2 : 0) + (isAbsent ? 0 : 1),
+                time: isAbsent ? last : .zero - (bluetooth.heardSince[identity] ?? last),
+                name: identity.name
+            )
             orders.append((order, identity))
         }
         return orders.sorted { $0.order < $1.order }.prefix(evictionBatch).map(\.identity)
@@ -110,7 +108,7 @@ extension DeviceTable {
     var bluetoothFill: (count: Int, isFull: Bool) { (bluetooth.addressesByIdentity.count, bluetooth.isFull) }
 }
 
-/// Which identity the cap takes first: the least rank (0 absent, 1 heard but not kept, 2 kept), then the least time
+/// Which identity the cap takes first: the least rank (0 absent, 1 heard, not kept; 2 absent, 3 heard, kept), then the least time
 /// (when last heard for the absent; the negated start of the run for the heard, so the shortest heard first), then
 /// the name (so that ties go the same way in every run).
 private struct EvictionOrder: Comparable {

@@ -37,7 +37,8 @@ struct BluetoothOptions: ParsableArguments {
             discussion: """
                 For a device not paired with this host it counts from bluetoothd dropping the device \
                 (TemporaryTimeout, 30 s after its last advertisement). A device known only by a private address no \
-                IRK resolves (ephemeral), or not admitted (--bluetooth-admit-after), leaves the list then; others                 stay offline until --bluetooth-forget-after or --forget-after.
+                IRK resolves (ephemeral), or not admitted (--bluetooth-admit-after), leaves the list then; others \
+                stay offline until --bluetooth-forget-after or --forget-after.
                 """,
             valueName: "seconds"
         )
@@ -49,7 +50,11 @@ struct BluetoothOptions: ParsableArguments {
             "Seconds a Bluetooth identity address must be heard, without a silence of --bluetooth-away, before it is "
                 + "kept; 0: at once.",
             discussion: """
-                Anything in radio range can advertise under any address: until then a device is listed while it                 is heard, like an ephemeral one, and is not written to the registry or MQTT nor logged as new.                 Paired or bonded devices, those an IRK resolves and those a person named, noted, gave an IRK or                 merged are kept at once. The default, 20 minutes, is past the 15-minute rotation of Find My's                 offline-finding addresses and far past a passer-by.
+                Anything in radio range can advertise under any address: until then a device is listed while it \
+                is heard, like an ephemeral one, and is not written to the registry or MQTT nor logged as new. \
+                Paired or bonded devices, those an IRK resolves and those a person named, noted, gave an IRK or \
+                merged are kept at once. The default, 20 minutes, is past the 15-minute rotation of Find My's \
+                offline-finding addresses and far past a passer-by.
                 """,
             valueName: "seconds"
         )
@@ -61,7 +66,8 @@ struct BluetoothOptions: ParsableArguments {
             "Seconds after its last advertisement that a kept Bluetooth device nobody touched is forgotten, if "
                 + "earlier than --forget-after.",
             discussion: """
-                A device a person named, noted, gave an IRK or merged, or one paired or bonded, stays until                 --forget-after.
+                A device a person named, noted, gave an IRK or merged, or one paired or bonded, stays until \
+                --forget-after.
                 """,
             valueName: "seconds"
         )
@@ -72,7 +78,9 @@ struct BluetoothOptions: ParsableArguments {
         help: ArgumentHelp(
             "The most Bluetooth devices listed at once.",
             discussion: """
-                Past it, the device nobody touched that has been absent longest goes (else the one heard for the                 shortest time), and `system limit reached limit=bluetooth-devices` is logged once.
+                Past it, devices not admitted go first (the one heard for the shortest time), then kept ones \
+                nobody touched (the one absent longest), and `system limit reached limit=bluetooth-devices` is \
+                logged once.
                 """,
             valueName: "count"
         )

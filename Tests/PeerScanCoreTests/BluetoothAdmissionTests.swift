@@ -207,6 +207,25 @@ private func isBound(_ changes: [IdentityChange]) -> Bool {
         #expect(table.deviceCount == 3)
     }
 
+    @Test func aKeptDeviceThatWentQuietIsNotPushedOutByAFlood() throws {
+        var table = makeTable(maxDevices: 4)
+        table.observe(bluetooth: heard(stable, at: .zero), now: .zero)
+        _ = table.takeChanges(now: .zero)
+        _ = table.takeChanges(now: .seconds(1200))  // admitted
+        table.observe(bluetooth: dropped(stable), now: .seconds(1200))
+        _ = table.takeChanges(now: .seconds(1200))
+        #expect(table.takeChanges(now: .seconds(1320)).changes.first?.device?.online == false, "quiet: offline")
+        // A flood while it is absent: the flood's own addresses make room for each other.
+        for n in 0..<20 {
+            let now = Duration.seconds(1320 + n)
+            table.observe(bluetooth: heard(floodAddress(n), at: now), now: now)
+            let removed = table.takeChanges(now: now).changes.filter { $0.device == nil }.map(\.id)
+            #expect(!removed.contains(DeviceID.make(bluetoothAddress: stable)))
+        }
+        #expect(table.deviceCount == 4 && table.bluetoothFill.isFull)
+        #expect(!table.takeIdentityChanges().contains(.forgotten(DeviceID.make(bluetoothAddress: stable))))
+    }
+
     @Test func theResolversCacheHoldsOnlyTheAddressesHeld() throws {
         let owner = DeviceID.make(hostName: "phone.local")
         var table = makeTable(maxDevices: 20, keys: [owner: irk])

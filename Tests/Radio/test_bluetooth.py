@@ -368,9 +368,9 @@ def test_an_address_flood_stays_within_the_cap_and_is_never_kept(start_daemon):
     rss_before = peak_rss_kib(daemon)
     watch = Watch(daemon)
     # btvirt reports an advertiser only when it starts advertising and when a scan starts: under the flood hci0's
-    # discovery rounds came far enough apart that bluetoothd dropped hci1's object (2 of 5 runs), hci1 then was absent
-    # --bluetooth-away later and the cap took it out as the device absent longest. A real advertiser is heard every
-    # ~100 ms: hci1 advertises anew every KEEP_HEARD seconds, each time a report to hci0.
+    # discovery rounds came far enough apart that bluetoothd dropped hci1's object (2 of 5 runs): hci1 was absent
+    # --bluetooth-away later, its run of being heard ended, and it was not admitted (or, kept, went offline). A real
+    # advertiser is heard every ~100 ms: hci1 advertises anew every KEEP_HEARD seconds, each time a report to hci0.
     keeping = threading.Event()
 
     def keep_heard() -> None:
