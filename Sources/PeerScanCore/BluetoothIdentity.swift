@@ -132,12 +132,6 @@ public enum BluetoothSignal {
     /// - Returns: 0 to 4.
     public static func bars(rssi: Int?, previous: Int?) -> Int {
         guard let rssi else { return previous ?? 0 }
-        let plain = barThresholds.filter { rssi >= $0 }.count
-        guard let previous else { return plain }
-        let gained = barThresholds.filter { rssi >= $0 + barHysteresis }.count
-        let kept = barThresholds.filter { rssi > $0 - barHysteresis }.count
-        if gained > previous { return gained }
-        if kept < previous { return kept }
-        return previous
+        return SignalBars.bars(signal: rssi, previous: previous, thresholds: barThresholds, hysteresis: barHysteresis)
     }
 }

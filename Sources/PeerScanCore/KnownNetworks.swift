@@ -42,8 +42,18 @@ public struct KnownNetworks: Sendable, Equatable {
         security: WiFiSecurity,
         bssid: String
     ) -> KnownWiFiNetwork? {
-        var network =
-            networks[id]
+        var network = known(id, ssid: ssid, security: security)
+        let before = networks[id]
+        network.isConnected = true
+        network.bssids.insert(bssid.lowercased())
+        guard network != before else { return nil }
+        update(network)
+        return network
+    }
+
+    /// The network `id` as known, or a new entry for it (neither connected nor trusted yet).
+    private func known(_ id: DeviceID, ssid: String, security: WiFiSecurity) -> KnownWiFiNetwork {
+        networks[id]
             ?? KnownWiFiNetwork(
                 id: id,
                 ssid: ssid,
@@ -52,12 +62,6 @@ public struct KnownNetworks: Sendable, Equatable {
                 isConnected: false,
                 isTrusted: false
             )
-        let before = networks[id]
-        network.isConnected = true
-        network.bssids.insert(bssid.lowercased())
-        guard network != before else { return nil }
-        update(network)
-        return network
     }
 
     /// Marks a network known (a person's word), with the access points heard of it now.
@@ -69,16 +73,7 @@ public struct KnownNetworks: Sendable, Equatable {
         security: WiFiSecurity,
         bssids: Set<String>
     ) -> KnownWiFiNetwork {
-        var network =
-            networks[id]
-            ?? KnownWiFiNetwork(
-                id: id,
-                ssid: ssid,
-                security: security,
-                bssids: [],
-                isConnected: false,
-                isTrusted: false
-            )
+        var network = known(id, ssid: ssid, security: security)
         network.isTrusted = true
         network.bssids.formUnion(bssids.map { $0.lowercased() })
         update(network)

@@ -1,4 +1,5 @@
-// A network's bars: its strongest access point's signal on four thresholds, with hysteresis.
+// A network's bars: its strongest access point's signal on four thresholds, with hysteresis (SignalBars, which the
+// Bluetooth devices' bars share).
 
 extension WirelessTable {
     /// The signal thresholds of 1, 2, 3 and 4 bars, in dBm.
@@ -15,10 +16,19 @@ extension WirelessTable {
     ///   - previous: The bars shown before, or `nil`.
     /// - Returns: 0 to 4.
     public static func bars(signal: Int, previous: Int?) -> Int {
-        let plain = barThresholds.filter { signal >= $0 }.count
+        SignalBars.bars(signal: signal, previous: previous, thresholds: barThresholds, hysteresis: barHysteresis)
+    }
+}
+
+/// Bars from a signal on thresholds, with hysteresis: the one rule of the Wi-Fi networks' and the Bluetooth devices'.
+enum SignalBars {
+    /// The plain count of `thresholds` that `signal` reaches at first (no `previous`); after that a bar is gained
+    /// only `hysteresis` dB above its threshold and lost only that far below.
+    static func bars(signal: Int, previous: Int?, thresholds: [Int], hysteresis: Int) -> Int {
+        let plain = thresholds.filter { signal >= $0 }.count
         guard let previous else { return plain }
-        let gained = barThresholds.filter { signal >= $0 + barHysteresis }.count
-        let kept = barThresholds.filter { signal > $0 - barHysteresis }.count
+        let gained = thresholds.filter { signal >= $0 + hysteresis }.count
+        let kept = thresholds.filter { signal > $0 - hysteresis }.count
         if gained > previous { return gained }
         if kept < previous { return kept }
         return previous
