@@ -9,8 +9,8 @@ import PeerScanModel
 /// `--bluetooth-forget-after`, `--bluetooth-max-devices`, the company names, the IRKs from the registry and the key
 /// file).
 public struct BluetoothSettings: Sendable {
-    /// The default of ``admitAfter``: past the 15-minute rotation of Find My's offline-finding addresses, and ten
-    /// times the time a walker stays in a Bluetooth LE radio's range.
+    /// The default of ``admitAfter``: past the 15-minute rotation of Find My's offline-finding addresses, and far
+    /// past the time a walker stays in a Bluetooth LE radio's range (docs/scanning.md, "Admission").
     public static let defaultAdmitAfter = Duration.seconds(20 * 60)
     /// The default of ``forgetAfter``.
     public static let defaultForgetAfter = Duration.seconds(24 * 3600)
@@ -26,8 +26,8 @@ public struct BluetoothSettings: Sendable {
     /// How long after its last advertisement a kept device nobody touched (no name, note, IRK or merge; neither
     /// paired nor bonded) is forgotten, if earlier than the table's `forgetAfter`.
     public var forgetAfter: Duration
-    /// The most Bluetooth devices listed at once: past it the one absent longest (else the one heard for the shortest
-    /// time) that nobody touched goes.
+    /// The most Bluetooth devices listed at once: past it those not kept go first, then kept ones nobody touched
+    /// (``DeviceTable/makeRoom(for:now:)``).
     public var maxDevices: Int
     /// The company of a Bluetooth SIG company identifier, or `nil`.
     public var manufacturerOf: @Sendable (UInt16) -> String?
