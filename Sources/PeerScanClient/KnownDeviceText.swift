@@ -24,8 +24,9 @@ public enum KnownDeviceText {
     /// - Throws: A ``ClientFailure`` when none matches, or several do: it lists them, one a line, their names
     ///   escaped (a name is what a device published).
     /// - Complexity: O(n) for n devices.
-    public static func match(_ query: String, in devices: [PeerScanWire.KnownDevice]) throws(ClientFailure) -> DeviceID
-    {
+    /// (Untyped `throws`: the typed form, inlined into peerscanctl's async commands, crashed Swift 6.3.1's optimizer
+    /// in LLVM's coroutine splitting, `emitSetAndGetSwiftErrorValueAround`, in release builds.)
+    public static func match(_ query: String, in devices: [PeerScanWire.KnownDevice]) throws -> DeviceID {
         let matches = matches(query, in: devices)
         let shown = SnapshotTable.escaped(query)
         switch matches.count {
