@@ -274,7 +274,8 @@ public actor SnapshotStore {
         // After the take: the devices it removed count (the Bluetooth cap empties when they go); likewise the
         // access points expired now.
         wireless.expire(now: time)
-        limits.noteWiFiNetworks(wireless.fill)
+        limits.note(devices.bluetoothCap, in: \.bluetoothDevices)
+        limits.note(wireless.fill, in: \.wifiNetworks)
         limits.refresh(&host, table: table, devices: devices, logs: &effects.logs)
         let wifi = wireless.takeChanges(now: time)
         if let recordNetworks, !wifi.records.isEmpty { recordNetworks(wifi.records) }

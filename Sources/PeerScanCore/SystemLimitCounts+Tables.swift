@@ -38,9 +38,9 @@ extension DeviceTable {
 
     /// The Bluetooth devices listed against `--bluetooth-max-devices`.
     /// - Complexity: O(1)
-    func bluetoothCounts(into counts: inout SystemLimitCounts) {
+    var bluetoothCap: SystemLimitCounts.Cap {
         let fill = bluetoothFill
-        counts.bluetoothDevices = .init(count: fill.count, maximum: bluetooth.settings.maxDevices, isFull: fill.isFull)
+        return .init(count: fill.count, maximum: bluetooth.settings.maxDevices, isFull: fill.isFull)
     }
 }
 
@@ -53,20 +53,21 @@ struct SystemLimitTracker: Sendable {
     var countsChanged = false
     /// The datagrams of the last probe round the kernel had no room for (``StoreInput/probeNoRoom(_:)``).
     var neighbourNoRoom: [IPProtocol: Int] = [:]
-    /// Whether the Bluetooth cap was full at the last refresh (the device table says when that changes).
-    private var reportedBluetoothFull = false
-    /// The Wi-Fi networks listed against their cap (``noteWiFiNetworks(_:)``).
-    private(set) var wifiNetworks: SystemLimitCounts.Cap?
+    /// peerscand's own caps as last noted (``note(_:in:)``).
+    var bluetoothDevices: SystemLimitCounts.Cap?
+    var wifiNetworks: SystemLimitCounts.Cap?
     private var logged: Set<String> = []
 
     init(settings: SystemLimitSettings) {
         check = SystemLimitCheck(settings: settings)
     }
 
-    /// Notes how full the Wi-Fi networks' cap is (the counts changed if that did).
-    mutating func noteWiFiNetworks(_ cap: SystemLimitCounts.Cap) {
-        guard cap != wifiNetworks else { return }
-        wifiNetworks = cap
+    /// Notes how full one of peerscand's own caps is: the counts changed if what the report shows did — whether it
+    /// is full, and while it is, its count (a count under the cap shows nowhere, so its changes cost no refresh).
+    mutating func note(_ cap: SystemLimitCounts.Cap, in noted: WritableKeyPath<Self, SystemLimitCounts.Cap?>) {
+        let shown = cap.isFull ? cap : SystemLimitCounts.Cap(count: 0, maximum: cap.maximum, isFull: false)
+        guard self[keyPath: noted] != shown else { return }
+        self[keyPath: noted] = shown
         countsChanged = true
     }
 
@@ -88,23 +89,21 @@ struct SystemLimitTracker: Sendable {
 
     /// If the counts may have changed: sets the `host` item's limits to those reached by what the tables follow now,
     /// and appends the log lines of those reached for the first time.
-    /// - Complexity: O(r + a + n) when the counts changed or the Bluetooth cap filled or emptied (the tables'
-    ///   instances, address records and neighbour entries); O(1) otherwise.
+    /// - Complexity: O(r + a + n) when the counts changed (the tables' instances, address records and neighbour
+    ///   entries); O(1) otherwise.
     mutating func refresh(
         _ host: inout HostStatus,
         table: MDNSHostTable,
         devices: DeviceTable,
         logs: inout [LogEntry]
     ) {
-        let isBluetoothFull = devices.bluetoothFill.isFull
-        guard countsChanged || isBluetoothFull != reportedBluetoothFull else { return }
+        guard countsChanged else { return }
         countsChanged = false
-        reportedBluetoothFull = isBluetoothFull
         var counts = SystemLimitCounts()
         table.cacheCounts(into: &counts)
         devices.neighbourCounts(into: &counts)
-        devices.bluetoothCounts(into: &counts)
         counts.neighbourNoRoom = neighbourNoRoom
+        counts.bluetoothDevices = bluetoothDevices
         counts.wifiNetworks = wifiNetworks
         let (reached, newLogs) = update(counts)
         host.limits = reached

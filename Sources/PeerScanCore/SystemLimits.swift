@@ -178,23 +178,12 @@ public struct SystemLimitCheck: Sendable, Equatable {
                 )
             )
         }
-        if let cap = counts.bluetoothDevices, cap.isFull {
-            limits.append(
-                SystemLimit(
-                    name: "bluetooth-devices",
-                    value: cap.count,
-                    setting: "--bluetooth-max-devices=\(cap.maximum)"
-                )
-            )
-        }
-        if let cap = counts.wifiNetworks, cap.isFull {
-            limits.append(
-                SystemLimit(
-                    name: Self.wifiNetworksName,
-                    value: cap.count,
-                    setting: "--wifi-networks-max=\(cap.maximum)"
-                )
-            )
+        let caps = [
+            ("bluetooth-devices", "--bluetooth-max-devices", counts.bluetoothDevices),
+            (Self.wifiNetworksName, "--wifi-networks-max", counts.wifiNetworks),
+        ]
+        for case (let name, let option, let cap?) in caps where cap.isFull {
+            limits.append(SystemLimit(name: name, value: cap.count, setting: "\(option)=\(cap.maximum)"))
         }
         return limits
     }
