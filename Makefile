@@ -50,7 +50,7 @@ test: lint build
 	scripts/check-imports
 	scripts/check-units
 	scripts/check-install
-	$(PYTHON) -m pytest -v Tests/Integration
+	$(PYTHON) -m pytest -v --durations=15 Tests/Integration
 	$(MAKE) fuzz FUZZ_SECONDS=60
 	$(MAKE) stress-ci
 	$(MAKE) radio-test RADIO_TESTS="$(RADIO_CI_TESTS)"
@@ -73,7 +73,7 @@ unit-test: deps
 	$(SWIFT) test --no-parallel
 
 integration-test: build
-	$(PYTHON) -m pytest -v Tests/Integration
+	$(PYTHON) -m pytest -v --durations=15 Tests/Integration
 
 # A real Home Assistant Core as the judge of peerscand's MQTT discovery (root; Tests/HomeAssistant): it runs on the
 # test LAN beside mosquitto and peerscand, and its own registries, states and log are checked through presence changes,
@@ -274,7 +274,7 @@ RADIO_CI_TESTS = Tests/Radio
 RADIO_TIMEOUT ?= 1800
 radio-test: build
 	$(SWIFT) build --build-tests  # test_bluetooth runs the Swift BluetoothLiveTests inside the guest
-	scripts/radio-guest --timeout $(RADIO_TIMEOUT) -- $(PYTHON) -m pytest -v -p no:cacheprovider $(RADIO_TESTS)
+	scripts/radio-guest --timeout $(RADIO_TIMEOUT) -- $(PYTHON) -m pytest -v --durations=15 -p no:cacheprovider $(RADIO_TESTS)
 
 # The Wi-Fi demo in the radio guest: peerscanctl watch over a ~1.5-minute scene (testlan/radio/demo.py).
 demo-wifi: build
