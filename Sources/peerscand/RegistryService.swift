@@ -18,7 +18,8 @@ struct RegistryService: Service {
     let logger: Logger
 
     func run() async throws {
-        var tick = 0
+        let clock = ContinuousClock()
+        var nextForgetting = clock.now + .seconds(60)  // by the clock: a slow flush does not stretch the minute
         while !Task.isShuttingDownGracefully {
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
@@ -26,8 +27,8 @@ struct RegistryService: Service {
                 break
             }
             await registry.flush()
-            tick += 1
-            if tick % 60 == 0 {
+            if clock.now >= nextForgetting {
+                nextForgetting = clock.now + .seconds(60)
                 let expired = registry.expiredDevices(
                     forgetAfter: forgetAfter,
                     bluetoothForgetAfter: bluetoothForgetAfter

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+import threading
 import uuid
 from pathlib import Path
 
@@ -139,3 +140,45 @@ def start_daemon():
     yield start
     for daemon in daemons:
         daemon.stop()
+
+
+class SnapshotWatch:
+    """Hands `count` every snapshot the daemon publishes from the watch's start (its --dump stream: each changeset's
+    result, in the `Daemon`'s `history`, which the watch empties as it goes so that a long flood does not hold them
+    all), on a thread of its own until `stop`."""
+
+    def __init__(self, daemon) -> None:
+        self.daemon = daemon
+        self.snapshots = 0
+        with daemon.condition:
+            daemon.history = []  # those before the start
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def count(self, snapshot: dict) -> None:
+        raise NotImplementedError
+
+    def _take(self) -> None:
+        with self.daemon.condition:
+            history, self.daemon.history = self.daemon.history, []
+        for _, _, snapshot in history:
+            self.snapshots += 1
+            self.count(snapshot)
+
+    def _run(self) -> None:
+        while not self.stopping.is_set():
+            with self.daemon.condition:
+                self.daemon.condition.wait(timeout=0.5)
+            self._take()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=10)
+        self._take()
+
+
+def host_limits(snapshot: dict) -> list[str]:
+    """The names of the limits the host item shows."""
+    return [limit["name"] for section in snapshot["sections"] if section["id"] == "config"
+            for item in section["items"] if item.get("kind") == "host" for limit in item.get("limits") or []]

@@ -3,10 +3,10 @@ boots it; these tools must never touch the host's radios, and the host has none)
 
 Radio N of mac80211_hwsim is wlanN with the address 02:00:00:00:0N:00. wlan0–wlan5 are the access points air.sh starts
 (hostapd/*.conf), wlan6 is the scanner (peerscand's interface), wlan7 a station (wpa_supplicant), wlan8 the evil twin
-(the WPA2 SSID, open, started by `twin()`), wlan9 the benchmark's 26 extra BSSes (`bench_access_points()`).
-Without a medium the signal every radio hears is the sender's tx power − 50 dB (-30 dBm at 2.4 GHz's default 20 dBm,
--27 dBm at 5 GHz's 23 dBm); mac80211 takes 0 dBm at least, so the weakest signal is -50 dBm. medium.py's `Medium`
-sets any signal per transmitter.
+(the WPA2 SSID, open, started by `twin()`), wlan9 the benchmark's 26 extra BSSes (`bench_access_points()`) or a beacon
+flood's waves (`flood_wave()`). Without a medium the signal every radio hears is the sender's tx power − 50 dB (-30 dBm
+at 2.4 GHz's default 20 dBm, -27 dBm at 5 GHz's 23 dBm); mac80211 takes 0 dBm at least, so the weakest signal is
+-50 dBm. medium.py's `Medium` sets any signal per transmitter.
 """
 
 from __future__ import annotations
@@ -244,6 +244,14 @@ def scan_until_seen(expected: set[str], interface: str = SCANNER, flush: bool = 
     return result
 
 
+def _running(pid: int) -> bool:
+    """Whether the process runs (a zombie does not: the guest's init may be slow to reap)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
 @contextlib.contextmanager
 def _hostapd(config: Path, name: str, interfaces: list[str]) -> Iterator[None]:
     """A hostapd of its own on `config` while in the block, once its radio is enabled (hostapd logs AP-ENABLED once
@@ -258,7 +266,12 @@ def _hostapd(config: Path, name: str, interfaces: list[str]) -> Iterator[None]:
         yield
     finally:
         with contextlib.suppress(FileNotFoundError, ProcessLookupError):
-            os.kill(int(pidfile.read_text()), 15)
+            pid = int(pidfile.read_text())
+            os.kill(pid, 15)
+            # Gone, and its BSSes' interfaces with it: the next hostapd on this radio makes its own.
+            wait_until(lambda: not _running(pid)
+                       and not any(Path(f"/sys/class/net/{interface}").exists() for interface in interfaces[1:]),
+                       15, interval=0.1, what=f"{name}'s hostapd gone")
 
 
 @contextlib.contextmanager
@@ -277,6 +290,26 @@ def bench_access_points() -> Iterator[int]:
     bsses = [BENCH_INTERFACE] + [f"{BENCH_INTERFACE}-{n}" for n in range(1, BENCH_COUNT)]
     with _hostapd(HERE / "later" / "bench.conf", "bench", bsses):
         yield BENCH_COUNT
+
+
+FLOOD_WAVE_SIZE = 20
+
+
+@contextlib.contextmanager
+def flood_wave(wave: int, size: int = FLOOD_WAVE_SIZE) -> Iterator[list[str]]:
+    """A wave of a beacon flood while in the block: `size` open BSSes on wlan9 (the benchmark's radio, free outside
+    `bench_access_points()`), SSIDs radio-wave{wave}-00… (yielded) with BSSIDs of their own in each wave but the
+    first (the radio's address), as a beacon flooder's fake access points come and go."""
+    ssids = [f"radio-wave{wave}-{n:02}" for n in range(size)]
+    interfaces = [BENCH_INTERFACE] + [f"{BENCH_INTERFACE}-{n}" for n in range(1, size)]
+    header = (f"ctrl_interface={HOSTAPD_CONTROL}\ndriver=nl80211\ncountry_code=CN\nbeacon_int=100\n"
+              f"interface={BENCH_INTERFACE}\nssid={ssids[0]}\nhw_mode=g\nchannel=11\n")
+    sections = [f"\nbss={interfaces[n]}\nctrl_interface={HOSTAPD_CONTROL}\nssid={ssids[n]}\n"
+                f"bssid=02:00:00:00:09:{wave * 32 + n:02x}\n" for n in range(1, size)]
+    config = Path(f"/run/hostapd-wave{wave}.conf")
+    config.write_text(header + "".join(sections))
+    with _hostapd(config, f"wave{wave}", interfaces):
+        yield ssids
 
 
 @contextlib.contextmanager
