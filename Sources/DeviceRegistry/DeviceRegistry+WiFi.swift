@@ -38,27 +38,54 @@ extension DeviceRegistry {
         }
     }
 
-    /// Forgets the Wi-Fi networks and access points not heard for `forgetAfter`, except the baseline's: the networks
-    /// this host connected to or a person marked known, and their access points vouched for. With `forgetAfter` zero,
-    /// every other one goes.
+    /// Forgets the Wi-Fi networks and access points not heard for `forgetAfter`, then those beyond `limit`'s heard
+    /// most recently (``NetworkRowLimit``), except the baseline's: the networks this host connected to or a person
+    /// marked known, and their access points vouched for. With `forgetAfter` zero, every other one goes.
     ///
-    /// - Returns: How many networks and access points were forgotten (0 in memory only, or when the delete failed:
-    ///   logged, and tried again next time).
+    /// - Parameters:
+    ///   - forgetAfter: How long a network or access point not heard is remembered (`--forget-after`).
+    ///   - limit: The most networks and access points kept besides the baseline; `nil`: no limit.
+    ///   - now: The current time.
+    /// - Returns: How many networks and access points (of networks that stay) were forgotten, by either rule (0 in
+    ///   memory only, or when the delete failed: logged, and tried again next time).
     @discardableResult
-    public func forgetNetworks(forgetAfter: Duration, now: Date = Date()) async -> (networks: Int, bssids: Int) {
+    public func forgetNetworks(
+        forgetAfter: Duration,
+        limit: NetworkRowLimit? = NetworkRowLimit(),
+        now: Date = Date()
+    ) async -> (networks: Int, bssids: Int) {
         guard let database else { return (0, 0) }
         do {
-            let forgotten = try await database.deleteNetworks(
+            let expired = try await database.deleteNetworks(
                 seenBefore: Self.horizon(forgetAfter: forgetAfter, now: now)
             )
+            var trimmed = (networks: 0, bssids: 0)
+            if let limit { trimmed = try await database.trimNetworks(to: limit) }
+            let forgotten = (networks: expired.networks + trimmed.networks, bssids: expired.bssids + trimmed.bssids)
             if forgotten != (0, 0) {
-                logger.log(.registryForgettingNetworks, ["networks": "\(forgotten.0)", "bssids": "\(forgotten.1)"])
+                logger.log(
+                    .registryForgettingNetworks,
+                    [
+                        "networks": "\(forgotten.networks)", "bssids": "\(forgotten.bssids)",
+                        "networks.trimmed": "\(trimmed.networks)", "bssids.trimmed": "\(trimmed.bssids)",
+                    ]
+                )
             }
             return forgotten
         } catch {
             logger.log(.registryWriteFailed, ["error": "\(error)", "devices.pending": "0"])
             return (0, 0)
         }
+    }
+
+    /// How many Wi-Fi networks and access points the registry's tables hold, the baseline's included (0 in memory
+    /// only).
+    ///
+    /// - Throws: ``RegistryError/unreadable(path:reason:)`` if the tables cannot be read.
+    /// - Complexity: O(r) for the r rows.
+    public func networkRowCounts() async throws(RegistryError) -> (networks: Int, accessPoints: Int) {
+        guard let database else { return (0, 0) }
+        return try await database.countNetworkRows()
     }
 
     /// Writes the Wi-Fi sightings and baseline changes taken in since the last flush; on failure, keeps them for the

@@ -165,4 +165,52 @@ extension RegistryDatabase {
             throw .writeFailed(path: path, reason: "\(error)")
         }
     }
+
+    /// Deletes the networks beyond the `limit.networks` heard most recently, then the access points beyond the
+    /// `limit.accessPoints` heard most recently, except the baseline's (which do not count either); the access points
+    /// of a network deleted go with it (`ON DELETE CASCADE`).
+    ///
+    /// - Returns: How many networks and access points (of networks that stay) were deleted.
+    /// - Complexity: O(r log r) for the r rows outside the baseline (a walk of the `last_seen` indexes, newest first).
+    func trimNetworks(to limit: NetworkRowLimit) async throws(RegistryError) -> (networks: Int, bssids: Int) {
+        do {
+            return try await queue.write { db in
+                try db.execute(
+                    sql: """
+                        DELETE FROM wifi_network WHERE id IN (
+                            SELECT id FROM wifi_network WHERE NOT connected AND NOT trusted
+                            ORDER BY last_seen DESC LIMIT -1 OFFSET ?)
+                        """,
+                    arguments: [limit.networks]
+                )
+                let networks = db.changesCount
+                try db.execute(
+                    sql: """
+                        DELETE FROM wifi_access_point WHERE (network_id, bssid) IN (
+                            SELECT network_id, bssid FROM wifi_access_point WHERE NOT vouched
+                            ORDER BY last_seen DESC LIMIT -1 OFFSET ?)
+                        """,
+                    arguments: [limit.accessPoints]
+                )
+                return (networks, db.changesCount)
+            }
+        } catch {
+            throw .writeFailed(path: path, reason: "\(error)")
+        }
+    }
+
+    /// How many networks and access points the tables hold, the baseline's included.
+    ///
+    /// - Complexity: O(r) for the r rows.
+    func countNetworkRows() async throws(RegistryError) -> (networks: Int, accessPoints: Int) {
+        do {
+            return try await queue.read { db in
+                let networks = try Int.fetchOne(db, sql: "SELECT count(*) FROM wifi_network") ?? 0
+                let accessPoints = try Int.fetchOne(db, sql: "SELECT count(*) FROM wifi_access_point") ?? 0
+                return (networks, accessPoints)
+            }
+        } catch {
+            throw .unreadable(path: path, reason: "\(error)")
+        }
+    }
 }

@@ -24,11 +24,13 @@ extension LogMessage {
         .warning,
         keys: ["ssid", "security", "security.known", "bssid", "vendor", "vendors.known", "reason"]
     )
-    /// The registry forgot Wi-Fi networks and access points not heard for `--forget-after` (the baseline's stay).
+    /// The registry forgot Wi-Fi networks and access points not heard for `--forget-after`, or beyond the most it
+    /// keeps (`networks.trimmed`, `bssids.trimmed`: of the counts, those trimmed as the oldest heard beyond the limit
+    /// `--wifi-networks-max` sets); the baseline's stay.
     public static let registryForgettingNetworks = LogMessage(
         "registry forgetting wifi",
         .info,
-        keys: ["networks", "bssids"]
+        keys: ["networks", "bssids", "networks.trimmed", "bssids.trimmed"]
     )
     /// A client marked the networks of an SSID known (TrustWiFiNetwork): `networks` counts its known networks now.
     public static let clientTrustedWiFiNetwork = LogMessage(

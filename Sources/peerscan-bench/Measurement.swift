@@ -23,6 +23,13 @@ enum Measurement {
         return Double(seconds) * 1e3 + Double(attoseconds) / 1e15
     }
 
+    /// The process's CPU time in seconds.
+    static func processCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     /// Bytes currently allocated through malloc (glibc's `mallinfo2().uordblks` plus mmapped blocks).
     static func allocatedBytes() -> Int {
         let info = mallinfo2()

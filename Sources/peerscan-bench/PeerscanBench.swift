@@ -10,7 +10,8 @@ struct PeerscanBench: AsyncParsableCommand {
               swift run -c release peerscan-bench diff --count 100000 --sections 10
             """,
         subcommands: [
-            DiffBenchmark.self, EncodingBenchmark.self, FanoutBenchmark.self, FanoutClients.self, MQTTBenchmark.self,
+            BeaconFloodBenchmark.self, DiffBenchmark.self, EncodingBenchmark.self, FanoutBenchmark.self,
+            FanoutClients.self, MQTTBenchmark.self,
             RadioFloodBenchmark.self,
             RegistryChurnBenchmark.self, RegistryFill.self,
         ]

@@ -2,7 +2,6 @@ import ArgumentParser
 import DeviceRegistry
 import Discovery
 import Foundation
-import Glibc
 import Logging
 import MQTTClient
 import NIOConcurrencyHelpers
@@ -32,22 +31,16 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Simulated minutes per run: the flood lasts 10 of them; past 20 the stable advertisers are admitted.")
-    var minutes = 25
-
-    @Option(help: "Minutes the flood lasts (from the start).")
-    var floodMinutes = 10
-
-    @Option(help: "New flood addresses a minute.")
-    var rate = 1000
+    /// The run's length and the flood's (past 20 minutes the stable advertisers are admitted).
+    @OptionGroup var schedule: FloodOptions
 
     @Option(help: "Stable advertisers (heard throughout).")
     var stable = 50
 
     func run() async throws {
         print(
-            "radio-flood: \(minutes) min simulated, \(stable) stable advertisers, flood \(rate) addresses/min for "
-                + "\(floodMinutes) min"
+            "radio-flood: \(schedule.minutes) min simulated, \(stable) stable advertisers, flood \(schedule.rate) "
+                + "addresses/min for \(schedule.floodMinutes) min"
         )
         let quiet = await measure(name: "quiet air", flood: false, settings: BluetoothSettings(away: .seconds(120)))
         let bounded = await measure(
@@ -62,26 +55,14 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
         )
         for result in [quiet, bounded, unbounded] { print(result.line) }
         print(
-            String(
-                format: "radio-flood: flood/quiet: peak RSS %.2fx (unbounded %.2fx), peak heap +%.1f MiB (unbounded "
-                    + "+%.1f MiB), CPU per batch p50 %.2fx (unbounded %.2fx)",
-                bounded.peakRSS / quiet.peakRSS,
-                unbounded.peakRSS / quiet.peakRSS,
-                bounded.peakHeap - quiet.peakHeap,
-                unbounded.peakHeap - quiet.peakHeap,
-                bounded.cpuMedian / max(quiet.cpuMedian, 1e-9),
-                unbounded.cpuMedian / max(quiet.cpuMedian, 1e-9)
-            )
+            "radio-flood: flood/quiet: "
+                + FloodCost.ratios(quiet: quiet.cost, bounded: bounded.cost, unbounded: unbounded.cost, per: "batch")
         )
     }
 
     struct Result {
         var name: String
-        var heap: Double
-        var peakHeap: Double
-        var peakRSS: Double
-        var cpuMedian: Double
-        var cpuP99: Double
+        var cost: FloodCost
         var maxListed: Int
         var stableRows: Int
         var floodRows: Int
@@ -91,14 +72,11 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
 
         var line: String {
             String(
-                format: "radio-flood: %@: heap %.1f MiB (peak %.1f), peak RSS %.1f MiB, CPU/batch p50 %.3f ms p99 "
-                    + "%.3f ms, listed ≤ %d, registry rows %d stable + %d flood, MQTT retained %d (≤ %d), new device lines %d",
+                format:
+                    "radio-flood: %@: %@, listed ≤ %d, registry rows %d stable + %d flood, MQTT retained %d (≤ %d), "
+                    + "new device lines %d",
                 name,
-                heap,
-                peakHeap,
-                peakRSS,
-                cpuMedian,
-                cpuP99,
+                cost.text(per: "batch"),
                 maxListed,
                 stableRows,
                 floodRows,
@@ -110,8 +88,7 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
     }
 
     private func measure(name: String, flood: Bool, settings: BluetoothSettings) async -> Result {
-        Measurement.resetPeakResidentBytes()
-        let baseHeap = Measurement.allocatedBytes()
+        var meter = FloodMeter()
         let clock = SimulatedClock()
         let updates = NIOLockedValueBox<[StoreUpdate]>([])
         let registry = DeviceRegistry(
@@ -138,20 +115,16 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
         mirror.connected()
         var broker: [String: Int] = [:]
         var maxTopics = 0
-        var peakHeap = 0
         var maxListed = 0
         var newDeviceLines = 0
-        var cpu: [Double] = []
         var dropsDue: [(at: Int, address: String)] = []
         var floodIndex = 0
-        let seconds = minutes * 60
-        for second in 0..<seconds {
+        for second in 0..<(schedule.minutes * 60) {
             clock.set(.seconds(second))
             let now = Duration.seconds(second)
             var inputs: [StoreInput] = (0..<stable).map { heard(address(stable: $0), at: now) }
-            if flood, second < floodMinutes * 60 {
-                let due = (second + 1) * rate / 60 - second * rate / 60
-                for _ in 0..<due {
+            if flood {
+                for _ in 0..<schedule.newcomers(at: second) {
                     let address = address(flood: floodIndex)
                     floodIndex += 1
                     inputs.append(heard(address, at: now))
@@ -165,7 +138,7 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
                 }
             }
             inputs.append(.presenceCheck)
-            let cpuStart = Self.processCPUTime()
+            let cpuStart = meter.batchStarts()
             let effects = await store.apply(inputs)
             for update in updates.withLockedValue({ updates in
                 defer { updates = [] }
@@ -182,22 +155,16 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
                     mirror.acknowledged(messageID: Int32(offset + 1))
                 }
             }
-            if second < floodMinutes * 60 { cpu.append((Self.processCPUTime() - cpuStart) * 1e3) }
+            meter.batchEnded(startedAt: cpuStart, counts: schedule.isFlooding(at: second))
             newDeviceLines += effects.logs.filter { $0.message == .newDevice }.count
             maxListed = max(maxListed, await store.deviceCount)
             maxTopics = max(maxTopics, broker.count)
-            peakHeap = max(peakHeap, Measurement.allocatedBytes() - baseHeap)
+            meter.noteHeap()
         }
-        cpu.sort()
         let stableRows = (0..<stable).count { registry.remembers(DeviceID.make(bluetoothAddress: address(stable: $0))) }
-        let mebibyte = 1024.0 * 1024.0
         let result = Result(
             name: name,
-            heap: Double(Measurement.allocatedBytes() - baseHeap) / mebibyte,
-            peakHeap: Double(peakHeap) / mebibyte,
-            peakRSS: Double(Measurement.residentBytes().peak) / mebibyte,
-            cpuMedian: cpu[cpu.count / 2],
-            cpuP99: cpu[cpu.count * 99 / 100],
+            cost: meter.cost(),
             maxListed: maxListed,
             stableRows: stableRows,
             floodRows: registry.count - stableRows,
@@ -206,13 +173,6 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
             newDeviceLines: newDeviceLines
         )
         return result
-    }
-
-    /// The process's CPU time in seconds.
-    private static func processCPUTime() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private func heard(_ address: String, at time: Duration) -> StoreInput {
@@ -244,20 +204,4 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
     private static func format(_ octets: [Int]) -> String {
         octets.map { String(format: "%02x", $0 & 0xFF) }.joined(separator: ":")
     }
-}
-
-/// A clock the benchmark sets: the store's now. Nothing sleeps on it.
-private final class SimulatedClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private let current = NIOLockedValueBox(Duration.zero)
-    var now: Instant { Instant(offset: current.withLockedValue { $0 }) }
-    var minimumResolution: Duration { .zero }
-    func set(_ time: Duration) { current.withLockedValue { $0 = time } }
-    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws { throw CancellationError() }
 }

@@ -328,6 +328,7 @@ struct Peerscand: AsyncParsableCommand {
                 scanner: scanner,
                 forgetAfter: forgetDuration,
                 bluetoothForgetAfter: bluetoothSettings.forgetAfter,
+                networkLimit: wifi.networkRowLimit,
                 logger: logger
             ),
             scanner, server,

@@ -7,14 +7,16 @@ import ServiceLifecycle
 
 /// Writes the registry's changes to disk every second, off the changeset path, and forgets the devices not seen for
 /// --forget-after, and the Bluetooth devices nobody touched not seen for --bluetooth-forget-after (through the store,
-/// so that their keys go too), and the Wi-Fi networks and access points not heard for --forget-after (but the
-/// evil-twin baseline's), every minute. Writes everything once more at shutdown, after the scanner stopped (it is
-/// started before it, so stopped after it).
+/// so that their keys go too), and the Wi-Fi networks and access points not heard for --forget-after or beyond the
+/// `networkLimit` heard most recently (but the evil-twin baseline's), every minute. Writes everything once more at
+/// shutdown, after the scanner stopped (it is started before it, so stopped after it).
 struct RegistryService: Service {
     let registry: DeviceRegistry
     let scanner: ScanService
     let forgetAfter: Duration
     let bluetoothForgetAfter: Duration
+    /// The most Wi-Fi rows kept besides the baseline (from --wifi-networks-max).
+    let networkLimit: NetworkRowLimit
     let logger: Logger
 
     func run() async throws {
@@ -38,7 +40,7 @@ struct RegistryService: Service {
                     _ = await scanner.forget(expired)
                     registry.remove(expired)  // any the store did not know
                 }
-                await registry.forgetNetworks(forgetAfter: forgetAfter)
+                await registry.forgetNetworks(forgetAfter: forgetAfter, limit: networkLimit)
             }
         }
         await registry.flush(refreshingAll: true)

@@ -105,8 +105,9 @@ struct ScanningOptions: ParsableArguments {
             discussion: """
                 A forgotten device leaves the list and the registry, with its history: if it comes back, it is a \
                 new device. 0 forgets a device as soon as it stops answering (nothing is remembered). Wi-Fi networks \
-                and access points not heard for this long leave the registry too, except the networks this host \
-                connected to and those trusted (peerscanctl wifi trust); with 0 no network heard is written.
+                and access points not heard for this long leave the registry too (sooner past the most it keeps: see \
+                --wifi-networks-max), except the networks this host connected to and those trusted (peerscanctl \
+                wifi trust); with 0 no network heard is written.
                 """
         )
     )

@@ -2,6 +2,7 @@
 // stays after it was last heard, and how many are listed at most.
 
 import ArgumentParser
+import DeviceRegistry
 import PeerScanCore
 
 /// What the Wi-Fi source needs from the command line, for the composition root to hand to
@@ -60,7 +61,9 @@ struct WiFiOptions: ParsableArguments {
                 at least 3 dB weaker; the networks this host is connected to and the known ones (peerscanctl wifi \
                 trust) are always listed. Reaching it is logged once (`system limit reached limit=wifi-networks`) \
                 and shown in the host item's limits. The default holds a busy city street's networks (see \
-                docs/scanning.md).
+                docs/scanning.md). The registry keeps at most \(NetworkRowLimit.networksPerListed) times as many \
+                networks heard, and \(NetworkRowLimit.accessPointsPerNetwork) times that many access points, besides \
+                the connected and known ones: past that, the oldest heard are forgotten before --forget-after.
                 """
         )
     )
@@ -94,6 +97,9 @@ struct WiFiOptions: ParsableArguments {
             vendorOf: vendorOf
         )
     }
+
+    /// The most Wi-Fi rows the registry keeps besides the baseline, from the cap.
+    var networkRowLimit: NetworkRowLimit { NetworkRowLimit(listing: wifiNetworksMax) }
 
     /// The Wi-Fi source's settings, or `nil` with `--no-wifi`.
     ///

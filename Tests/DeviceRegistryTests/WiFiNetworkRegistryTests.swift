@@ -40,6 +40,12 @@ private final class Reply<Value: Sendable>: Sendable {
     var value: Value? { storage.withLock { $0 } }
 }
 
+/// Records each sighting at its own time, then writes them all.
+private func record(_ heard: [(WirelessRecords.Sighting, Date)], in registry: DeviceRegistry) async -> Bool {
+    for (sighting, date) in heard { registry.record(WirelessRecords(sightings: [sighting]), at: date) }
+    return await registry.flush(now: heard.map(\.1).max() ?? t0)
+}
+
 /// The rows of a table, as `ssid` (networks) or `bssid` (access points), sorted.
 private func column(_ path: String, _ sql: String) async throws -> [String] {
     try await DatabaseQueue(path: path).read { try String.fetchAll($0, sql: sql) }.sorted()
@@ -176,5 +182,78 @@ private func column(_ path: String, _ sql: String) async throws -> [String] {
             #expect(known.map(\.ssid) == ["home"] && known.first?.bssids == ["02:00:00:00:01:00"])
             #expect(known.first?.isTrusted == true && known.first?.isConnected == false)
         }
+    }
+
+    @Test func networksBeyondTheLimitAreTrimmedOldestHeardFirstWithTheirAccessPoints() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/registry.sqlite"
+            let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0, logger: .silent)
+            let heard = [3, 0, 4, 1, 2].map { n in  // heard at t0 + n, out of order
+                (sighting("flood\(n)", .open, "02:00:00:00:0\(n):00"), t0 + TimeInterval(n))
+            }
+            #expect(await record(heard, in: registry))
+            let limit = NetworkRowLimit(networks: 3, accessPoints: 100)
+            let forgotten = await registry.forgetNetworks(forgetAfter: .seconds(86400), limit: limit, now: t0 + 10)
+            #expect(forgotten == (2, 0), "the access points of the networks trimmed go with them, uncounted")
+            #expect(try await column(path, "SELECT ssid FROM wifi_network") == ["flood2", "flood3", "flood4"])
+            let bssids = try await column(path, "SELECT bssid FROM wifi_access_point")
+            #expect(bssids == ["02:00:00:00:02:00", "02:00:00:00:03:00", "02:00:00:00:04:00"], "no orphan")
+            #expect(try await registry.networkRowCounts() == (3, 3))
+            let again = await registry.forgetNetworks(forgetAfter: .seconds(86400), limit: limit, now: t0 + 70)
+            #expect(again == (0, 0), "within the limit, nothing more goes")
+        }
+    }
+
+    @Test func theBaselineIsNeverTrimmedAndDoesNotCount() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/registry.sqlite"
+            // The baseline's rows are written at the wall clock's now: a year later, they are the oldest heard.
+            let later = Date() + 365 * day
+            let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: later, logger: .silent)
+            let home = connected("home", ["02:00:00:00:01:00"])
+            var office = connected("office", ["02:00:00:00:02:00"])
+            office.isConnected = false
+            office.isTrusted = true
+            registry.record(WirelessRecords(known: [home.id: home, office.id: office]), at: later)
+            #expect(await registry.flush(now: later))
+            let heard = (1...4).map { n in
+                (sighting("street\(n)", .open, "02:00:00:01:0\(n):00"), later + TimeInterval(n))
+            }
+            #expect(await record(heard, in: registry))
+            let limit = NetworkRowLimit(networks: 2, accessPoints: 2)
+            let forgotten = await registry.forgetNetworks(forgetAfter: .seconds(86400), limit: limit, now: later + 10)
+            #expect(forgotten == (2, 0))
+            let ssids = try await column(path, "SELECT ssid FROM wifi_network")
+            #expect(ssids == ["home", "office", "street3", "street4"])
+            let bssids = try await column(path, "SELECT bssid FROM wifi_access_point")
+            #expect(bssids == ["02:00:00:00:01:00", "02:00:00:00:02:00", "02:00:00:01:03:00", "02:00:00:01:04:00"])
+            let reopened = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: later + 60, logger: .silent)
+            #expect(reopened.knownNetworks == KnownNetworks([home, office]))
+        }
+    }
+
+    @Test func accessPointsBeyondTheLimitAreTrimmedOldestHeardFirst() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/registry.sqlite"
+            let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0, logger: .silent)
+            let home = connected("home", ["02:00:00:00:01:00"])
+            registry.record(WirelessRecords(known: [home.id: home]), at: t0)
+            #expect(await registry.flush(now: t0))
+            let rotating = (1...6).map { n in  // one SSID, its BSSID rotating: one network, six access points
+                (sighting("rotating", .wpa2Personal, "02:00:00:02:0\(n):00"), t0 + TimeInterval(n))
+            }
+            #expect(await record(rotating + [(sighting("home", .wpa2Personal, "02:00:00:03:00:00"), t0)], in: registry))
+            let limit = NetworkRowLimit(networks: 10, accessPoints: 3)
+            let forgotten = await registry.forgetNetworks(forgetAfter: .seconds(86400), limit: limit, now: t0 + 10)
+            #expect(forgotten == (0, 4), "three of the rotating network's, and home's only heard")
+            let bssids = try await column(path, "SELECT bssid FROM wifi_access_point")
+            #expect(bssids == ["02:00:00:00:01:00", "02:00:00:02:04:00", "02:00:00:02:05:00", "02:00:00:02:06:00"])
+            #expect(try await registry.networkRowCounts() == (2, 4))
+        }
+    }
+
+    @Test func theLimitFollowsTheListsCap() {
+        #expect(NetworkRowLimit() == NetworkRowLimit(networks: 4096, accessPoints: 16384))
+        #expect(NetworkRowLimit(listing: 10) == NetworkRowLimit(networks: 160, accessPoints: 640))
     }
 }
