@@ -4,10 +4,11 @@ import PeerScanModel
 /// while the list is full. A pure decision over summaries the wireless table hands it.
 ///
 /// The networks this host is connected to and the known ones (``KnownNetworks``) are always listed and never
-/// evicted. Among the others, the one absent longest goes first (not heard for ``absentAfter``: the kernel keeps an
-/// access point that long in its scan results, so a network still in the air is in the next one), then the weakest;
-/// a newcomer displaces a listed network heard as recently only if it is ``hysteresis`` dB stronger, so that networks
-/// of about the same signal at the cap's edge do not take turns in the list at every scan.
+/// evicted. A listed network stays while it is heard: newcomers, the strongest first, take only the room that absent
+/// networks leave (not heard for ``absentAfter``: the kernel keeps an access point that long in its scan results, so
+/// a network still in the air is in the next one), the one absent longest first. So a beacon flood, however strong
+/// its beacons, cannot push a network in the air out of the list, and networks at the cap's edge do not take turns
+/// in it at every scan.
 ///
 /// ## Performance
 /// ``admit(_:held:now:)`` is O(n log n + c log c) for n networks held and c newcomers, and is only called when the
@@ -17,8 +18,6 @@ public struct NetworkCapacity: Sendable, Equatable {
     public static let defaultMaximum = 256
     /// How long a network may go unheard before it counts as absent.
     public static let absentAfter: Duration = .seconds(30)
-    /// By how many dB a newcomer must beat a listed network heard as recently to displace it.
-    public static let hysteresis = 3
 
     /// A network as the decision sees it.
     public struct Candidate: Sendable, Equatable {
@@ -64,17 +63,11 @@ public struct NetworkCapacity: Sendable, Equatable {
         let strongestFirst = newcomers.sorted { Self.rank($0, now: now) > Self.rank($1, now: now) }
         var admitted = Array(strongestFirst.prefix(max(room, 0)).map(\.id))
         var evicted: [DeviceID] = []
-        let worstFirst = held.sorted { Self.rank($0, now: now) < Self.rank($1, now: now) }
-        var next = 0
-        for newcomer in strongestFirst.dropFirst(max(room, 0)) {
-            guard next < worstFirst.count else { break }
-            let worst = worstFirst[next]
-            let isAbsent = now - worst.lastSeen >= Self.absentAfter
-            let beats = (newcomer.signal ?? Int.min) >= (worst.signal ?? Int.min / 2) + Self.hysteresis
-            guard isAbsent || beats else { break }  // the newcomers after it are weaker still
-            evicted.append(worst.id)
+        let absentLongestFirst = held.filter { now - $0.lastSeen >= Self.absentAfter }
+            .sorted { ($0.lastSeen, $0.id) < ($1.lastSeen, $1.id) }
+        for (newcomer, absent) in zip(strongestFirst.dropFirst(max(room, 0)), absentLongestFirst) {
+            evicted.append(absent.id)
             admitted.append(newcomer.id)
-            next += 1
         }
         return (admitted, evicted)
     }

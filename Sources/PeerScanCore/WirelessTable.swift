@@ -113,19 +113,25 @@ public struct WirelessTable: Sendable {
             learnConnections(after)
         case .scanResults(_, let accessPoints):
             expire(now: now)  // an access point back after it expired is heard anew
-            var newcomers: [DeviceID: [AccessPoint]] = [:]
+            var newcomers: [DeviceID: [AccessPoint]] = [:]  // the networks not listed, with their access points
+            var arrivals: [(DeviceID, AccessPoint)] = []  // the same in the scan's order
             for accessPoint in accessPoints.sorted(by: { $0.bssid < $1.bssid }) {
                 guard now - accessPoint.lastSeen < expiry else { continue }  // an old cache entry
                 let network = DeviceID.make(
                     networkOf: (ssid: accessPoint.ssid, security: accessPoint.security, bssid: accessPoint.bssid)
                 )
-                if members[network] == nil, members.count >= capacity.maximum, !isProtected(network, accessPoint) {
+                if members[network] == nil, !isProtected(network, accessPoint) {
                     newcomers[network, default: []].append(accessPoint)
+                    arrivals.append((network, accessPoint))
                 } else {
                     take(accessPoint, network: network)
                 }
             }
-            if !newcomers.isEmpty { admit(newcomers, now: now) }
+            if newcomers.count <= capacity.maximum - members.count {
+                for (network, accessPoint) in arrivals { take(accessPoint, network: network) }
+            } else {
+                admit(newcomers, now: now)  // the strongest first, in the room there is and absent networks leave
+            }
             refreshEarliestLastSeen()
             if interfaces.isEmpty {
                 learnConnections(Set(accessPoints.filter(\.isConnected).map { $0.bssid.lowercased() }))

@@ -57,8 +57,8 @@ struct WiFiOptions: ParsableArguments {
         help: ArgumentHelp(
             "The most Wi-Fi networks listed (\(NetworkCapacity.defaultMaximum) by default).",
             discussion: """
-                Past it, a network newly heard is listed only in place of one absent for 30 s or more, or of one \
-                at least 3 dB weaker; the networks this host is connected to and the known ones (peerscanctl wifi \
+                Past it, a network newly heard is listed only in place of one absent for 30 s or more (a network \
+                heard stays listed); the networks this host is connected to and the known ones (peerscanctl wifi \
                 trust) are always listed. Reaching it is logged once (`system limit reached limit=wifi-networks`) \
                 and shown in the host item's limits. The default holds a busy city street's networks (see \
                 docs/scanning.md). The registry keeps at most \(NetworkRowLimit.networksPerListed) times as many \
