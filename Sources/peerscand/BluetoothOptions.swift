@@ -128,7 +128,7 @@ struct BluetoothOptions: ParsableArguments {
     }
 
     /// How long after its last advertisement a Bluetooth device turns offline.
-    var away: Duration { .milliseconds(Int64(bluetoothAway * 1000)) }
+    var away: Duration { .seconds(bluetoothAway) }
 
     /// The Bluetooth source's settings, or `nil` with `--no-bluetooth`.
     func sourceSettings() -> BluetoothSourceSettings? {

@@ -4,10 +4,6 @@ extension Peerscand {
     /// The checks of option values ArgumentParser runs before ``run()``: a value out of range is a clear error, not a
     /// daemon that starts and misbehaves.
     func validate() throws {
-        guard let mode = UInt32(socketMode, radix: 8), mode <= 0o777 else {
-            throw ValidationError("--socket-mode \(socketMode): expected octal permissions like 0666.")
-        }
-        _ = mode
         guard clientQueue >= 1 else { throw ValidationError("--client-queue must be at least 1.") }
         guard maxMessageSize >= 1024 else { throw ValidationError("--max-message-size must be at least 1024.") }
         guard maxConnectionsPerUser >= 1, (maxConnections ?? 1) >= 1 else {

@@ -1,27 +1,12 @@
 import ArgumentParser
-import AvahiBrowser
-import AvahiSource
-import BluetoothCompanies
-import BluetoothSource
 import DaemonSupport
-import DeviceRegistry
 import Discovery
 import Foundation
 import Logging
 import MACVendors
-import MDNSQuestions
-import MQTTClient
-import MonitoringLog
-import NeighbourSource
-import NeighbourTable
 import PeerScanCore
-import PeerScanMQTT
 import PeerScanModel
 import PeerScanServer
-import Probing
-import ServiceLifecycle
-import VarlinkServer
-import WirelessSource
 
 @main
 struct Peerscand: AsyncParsableCommand {
@@ -97,7 +82,7 @@ struct Peerscand: AsyncParsableCommand {
     @Option(
         help: "The socket's permissions, in octal: who may connect (reading is open to all local users by default)."
     )
-    var socketMode = "0666"
+    var socketMode = SocketPermissions.default
 
     @Option(
         help:
@@ -153,205 +138,57 @@ struct Peerscand: AsyncParsableCommand {
         let level = logLevel
         LoggingSystem.bootstrap { _ in LogfmtLogHandler(level: level) }
         let logger = Logger(label: "peerscand")
+        let mqttSettings = try makeMQTTSettings(logger: logger)
 
-        let mqttSettings: (MQTTConfiguration, MQTTMirror.Settings)?
-        do {
-            mqttSettings = try mqtt.settings(hostName: ProcessInfo.processInfo.hostName)
-        } catch {
-            logger.log(.mqttUnusable, ["error": "\(error)"])
-            throw ExitCode.failure
-        }
+        // The state: the scanning switch, the registry, the store.
         let stateFile = ScanningStateFile(directory: stateDirectory)
-        var isScanning = true
-        do {
-            isScanning = try stateFile.load() ?? true
-        } catch {
-            logger.log(.stateLoadFailed, ["error": "\(error)", "scanning": "on"])
-        }
-        let browser = AvahiBrowser(
-            configuration: .init(interfaces: interfaces, serviceTypes: serviceTypes, domain: domain),
-            logger: logger
-        )
-        let source = AvahiDiscoverySource(browser: browser, interfaces: interfaces)
-        let (vendors, vendorProblems) = MACVendorDatabase.load(directory: vendorDirectory)
-        for problem in vendorProblems { logger.log(.vendorDatabaseUnusable, ["error": "\(problem)"]) }
-        let neighbours = scanning.neighbourTable ? NeighbourMonitor(logger: logger) : nil
-        let forgetDuration = Duration.milliseconds(Int64(scanning.forgetAfter * 1000))
-        let controlGroupName = controlGroup.isEmpty ? nil : controlGroup
-        let registry = DeviceRegistry(
-            path: registryFile.isEmpty ? nil : registryFile,
-            forgetAfter: forgetDuration,
-            logger: logger
-        )
-        let bluetoothSettings = try bluetooth.makeSettings(
-            registryKeys: registry.irks,
-            manufacturerOf: { BluetoothCompanies.name(for: $0) },
-            logger: logger
-        )
-        let limits = SystemLimitSettings.read()
-        for problem in limits.problems { logger.log(.systemLimitUnknown, ["error": "\(problem)"]) }
+        let isScanning = loadScanningSwitch(from: stateFile, logger: logger)
+        let registry = makeRegistry(logger: logger)
+        let bluetoothSettings = try makeBluetoothSettings(registry: registry, logger: logger)
         let clock = ScanClock.continuous
-        let epoch = UUID().uuidString.lowercased()
-        let history = ChangeHistory(epoch: epoch)
-        let store = SnapshotStore(
+        let history = ChangeHistory(epoch: UUID().uuidString.lowercased())
+        let mdns = makeMDNSSource(logger: logger)
+        let store = makeStore(
             isScanning: isScanning,
-            interfaces: source.interfaces,
-            settles: scanning.settleWindow > 0,
-            waitsForInitialBrowse: scanning.startupSettle > 0,
-            initialBrowseQuietPeriod: .seconds(1),
-            presence: DeviceTable.Presence(
-                offlineAfter: .milliseconds(Int64(scanning.offlineAfter * 1000)),
-                forgetAfter: forgetDuration,
-                staleGrace: scanning.staleGrace
-            ),
-            vendorOf: { vendors.vendor(for: $0) },
-            identities: registry.identities,
-            labels: registry.labels,
-            alertsNewDevices: alertNewDevices,
-            clock: clock,
-            recordDevices: { registry.record($0) },
-            wireless: wifi.makeTable(known: registry.knownNetworks, vendorOf: { vendors.vendor(for: $0) }),
+            interfaces: mdns.interfaces,
+            registry: registry,
             bluetooth: bluetoothSettings,
-            recordNetworks: { registry.record($0) },
-            recordUpdate: { history.record($0) },
-            systemLimits: limits.settings
-        )
-        // The sources: one line each.
-        var sources: [any DiscoverySource] = [source]
-        if let neighbours {
-            sources.append(NeighbourDiscoverySource(monitor: neighbours, clock: clock, logger: logger))
-            sources.append(MDNSQuestionSource(logger: logger))
-        }
-        if let wifi = wifi.sourceSettings(interfaces: interfaces) {
-            sources.append(
-                WirelessDiscoverySource(
-                    interfaces: wifi.interfaces,
-                    scanInterval: wifi.scanInterval,
-                    clock: clock,
-                    logger: logger
-                )
-            )
-        }
-        if let bluetooth = bluetooth.sourceSettings() {
-            sources.append(BluetoothDiscoverySource(adapters: bluetooth.adapters, clock: clock, logger: logger))
-        }
-        let scanner = ScanService(
-            sources: sources,
-            store: store,
-            stateFile: stateFile,
-            resyncGracePeriod: .milliseconds(Int(scanning.resyncGrace * 1000)),
-            settleWindow: .milliseconds(Int(scanning.settleWindow * 1000)),
-            initialBrowseLimit: scanning.startupSettle > 0 ? .milliseconds(Int(scanning.startupSettle * 1000)) : nil,
-            presenceInterval: .seconds(1),
-            logger: logger
-        )
-        let probe = scanning.makeProbeService(store: store, scanner: scanner, logger: logger)
-        // Switching scanning on asks for a probe round (the floor bounds how often clients can make one start).
-        let setScanning: @Sendable (Bool) async -> UInt64 = { [probe] enabled in
-            let sequence = await scanner.setScanning(enabled)
-            if enabled { probe?.askForRound() }
-            return sequence
-        }
-        let interface = PeerScanInterface(
-            store: store,
-            epoch: epoch,
             history: history,
-            controlGroup: controlGroupName,
-            clientQueueLimit: clientQueue,
-            memory: DeviceMemory(
-                knownDevices: { registry.knownDevices() },
-                device: { registry.device($0) },
-                forget: { await scanner.forget([$0])?.first ?? false },
-                setLabel: { await scanner.setLabel($1, of: $0) },
-                merge: { await scanner.merge($1, into: $0) },
-                split: { await scanner.split($1, from: $0) },
-                setIRK: { await scanner.setIRK($1, for: $0) },
-                editWiFiTrust: { await scanner.editWiFiTrust($0) }
-            ),
-            setScanning: setScanning
-        )
-        // Socket activation: adopt the listening socket systemd passed (peerscand.socket), else bind --socket.
-        let activated = SocketActivation.listeningDescriptors().first(where: SocketActivation.isListeningUnixStream)
-        let listener: VarlinkServer.Listener =
-            activated.map { .fileDescriptor($0) } ?? .path(socket, permissions: mode_t(UInt32(socketMode, radix: 8)!))
-        let (socketServed, socketServedContinuation) = AsyncStream<Void>.makeStream()
-        let server = VarlinkServer(
-            listener: listener,
-            interfaces: [interface],
-            info: .init(
-                vendor: "peerscan",
-                product: "peerscand",
-                version: PeerScanVersion.current,
-                url: "man:peerscand(8)"
-            ),
-            maximumMessageSize: maxMessageSize,
-            limits: ConnectionLimits(
-                maximumConnections: maxConnections ?? ConnectionLimits.connectionsForFileLimit(),
-                maximumConnectionsPerUser: maxConnectionsPerUser,
-                // Four messages of the largest size: room for a burst of pipelined calls, not for a flood.
-                maximumQueuedBytes: 4 * maxMessageSize,
-                privilegedGroup: controlGroupName
-            ),
-            logger: logger,
-            ready: {
-                socketServedContinuation.yield()
-                socketServedContinuation.finish()
-            }
-        )
-        let systemd = SystemdIntegration(
-            notifier: SystemdNotifier(),
-            store: store,
-            socketServed: socketServed,
-            watchdogTimeout: SystemdWatchdog.timeout(),
+            clock: clock,
             logger: logger
         )
-        // Started in this order, shut down in the reverse one: the server stops taking calls first, then the scanner
-        // applies what is pending and ends the subscriptions, then --dump writes its final line.
-        var services: [any Service] = [
-            systemd, DaemonSignals(signals: await DaemonSignals.trap(), setScanning: setScanning, logger: logger),
-        ]
-        if dump { services.append(DumpService(store: store)) }
-        if let (configuration, settings) = mqttSettings {
-            services.append(
-                MQTTService(
-                    store: store,
-                    configuration: configuration,
-                    settings: settings,
-                    isRemembered: { registry.remembers($0) },
-                    logger: logger
-                )
-            )
-        }
-        services += [
-            RegistryService(
+
+        // The sources, and the scanner that runs them into the store.
+        let sources = makeSources(mdns: mdns, clock: clock, logger: logger)
+        let scanner = makeScanner(sources: sources, store: store, stateFile: stateFile, logger: logger)
+        let probe = scanning.makeProbeService(store: store, scanner: scanner, logger: logger)
+        let setScanning = makeScanningSwitch(scanner: scanner, probe: probe)
+
+        // The server, then every service, run until SIGTERM or SIGINT.
+        let (server, socketServed, socket) = makeServer(
+            store: store,
+            history: history,
+            registry: registry,
+            scanner: scanner,
+            setScanning: setScanning,
+            logger: logger
+        )
+        try await runServices(
+            DaemonServices(
+                store: store,
                 registry: registry,
                 scanner: scanner,
-                forgetAfter: forgetDuration,
+                server: server,
+                socketServed: socketServed,
+                socket: socket,
+                probe: probe,
+                setScanning: setScanning,
                 bluetoothForgetAfter: bluetoothSettings.forgetAfter,
-                networkLimit: wifi.networkRowLimit,
-                logger: logger
+                isScanning: isScanning
             ),
-            scanner, server,
-        ]
-        if let probe { services.append(probe) }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.map { .init(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
+            mqtt: mqttSettings,
+            logger: logger
         )
-        logger.log(
-            .starting,
-            [
-                "version": "\(PeerScanVersion.current)",
-                "scanning": "\(isScanning)",
-                "interfaces": "\(interfaces.joined(separator: ","))",
-                "socket": "\(activated.map { "fd \($0) (socket activation)" } ?? socket)",
-            ]
-        )
-        try await group.run()
-        logger.log(.stopped)
     }
 }
 

@@ -12,7 +12,7 @@ extension ScanningOptions {
         guard neighbourTable, probeInterval > 0 else { return nil }
         do {
             return try ProbeService(
-                interval: .milliseconds(Int64(probeInterval * 1000)),
+                interval: .seconds(probeInterval),
                 rate: probeRate,
                 scope: { await store.scanning ? await store.hostStatus.interfaces : nil },
                 noRoom: { counts in scanner.submit(.probeNoRoom(counts)) },

@@ -124,6 +124,6 @@ struct ScanningOptions: ParsableArguments {
     /// without probing (nothing would verify it).
     var staleGrace: Duration {
         guard neighbourTable, probeInterval > 0 else { return .zero }
-        return .milliseconds(Int64(probeInterval * 1000)) + .seconds(9)
+        return .seconds(probeInterval) + .seconds(9)
     }
 }

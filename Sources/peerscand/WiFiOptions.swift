@@ -86,7 +86,7 @@ struct WiFiOptions: ParsableArguments {
     }
 
     /// How long a network stays after it was last heard.
-    var expiry: Duration { .milliseconds(Int64(wifiExpire * 1000)) }
+    var expiry: Duration { .seconds(wifiExpire) }
 
     /// The store's wireless table, with this expiry and cap.
     func makeTable(known: KnownNetworks, vendorOf: @escaping @Sendable (String) -> String?) -> WirelessTable {
@@ -108,7 +108,7 @@ struct WiFiOptions: ParsableArguments {
         guard wifi else { return nil }
         return WiFiSourceSettings(
             interfaces: interfaces,
-            scanInterval: wifiScanInterval > 0 ? .milliseconds(Int64(wifiScanInterval * 1000)) : nil
+            scanInterval: wifiScanInterval > 0 ? .seconds(wifiScanInterval) : nil
         )
     }
 }

@@ -1,0 +1,99 @@
+import DaemonSupport
+import DeviceRegistry
+import Logging
+import PeerScanCore
+import PeerScanModel
+import PeerScanServer
+import VarlinkServer
+
+/// The making of the Varlink server: io.peerscan's handler over the store, the registry and the scanner, on the socket
+/// systemd passed or on --socket, within the connection limits.
+extension Peerscand {
+    /// The control group's name; `nil` (root only) for an empty --control-group.
+    var controlGroupName: String? { controlGroup.isEmpty ? nil : controlGroup }
+
+    /// The listening socket: the one systemd passed (peerscand.socket, socket activation), else --socket bound with
+    /// --socket-mode; and how to name it in the log.
+    func makeListener() -> (listener: VarlinkServer.Listener, description: String) {
+        if let activated = SocketActivation.listeningDescriptors().first(where: SocketActivation.isListeningUnixStream)
+        {
+            return (.fileDescriptor(activated), "fd \(activated) (socket activation)")
+        }
+        return (.path(socket, permissions: socketMode.mode), socket)
+    }
+
+    /// io.peerscan: the snapshot and its changesets from `store`, the registry's devices, edits through `scanner`.
+    func makeInterface(
+        store: SnapshotStore,
+        epoch: String,
+        history: ChangeHistory,
+        registry: DeviceRegistry,
+        scanner: ScanService,
+        setScanning: @escaping @Sendable (Bool) async -> UInt64
+    ) -> PeerScanInterface {
+        PeerScanInterface(
+            store: store,
+            epoch: epoch,
+            history: history,
+            controlGroup: controlGroupName,
+            clientQueueLimit: clientQueue,
+            memory: DeviceMemory(
+                knownDevices: { registry.knownDevices() },
+                device: { registry.device($0) },
+                forget: { await scanner.forget([$0])?.first ?? false },
+                setLabel: { await scanner.setLabel($1, of: $0) },
+                merge: { await scanner.merge($1, into: $0) },
+                split: { await scanner.split($1, from: $0) },
+                setIRK: { await scanner.setIRK($1, for: $0) },
+                editWiFiTrust: { await scanner.editWiFiTrust($0) }
+            ),
+            setScanning: setScanning
+        )
+    }
+
+    /// The Varlink server of io.peerscan (``makeInterface(store:epoch:history:registry:scanner:setScanning:)``) on
+    /// ``makeListener()``'s socket; `served` ends once it accepts connections (for READY=1).
+    func makeServer(
+        store: SnapshotStore,
+        history: ChangeHistory,
+        registry: DeviceRegistry,
+        scanner: ScanService,
+        setScanning: @escaping @Sendable (Bool) async -> UInt64,
+        logger: Logger
+    ) -> (server: VarlinkServer, served: AsyncStream<Void>, socket: String) {
+        let interface = makeInterface(
+            store: store,
+            epoch: history.epoch,
+            history: history,
+            registry: registry,
+            scanner: scanner,
+            setScanning: setScanning
+        )
+        let (listener, socketDescription) = makeListener()
+        let (served, continuation) = AsyncStream<Void>.makeStream()
+        let server = VarlinkServer(
+            listener: listener,
+            interfaces: [interface],
+            info: .init(
+                vendor: "peerscan",
+                product: "peerscand",
+                version: PeerScanVersion.current,
+                url: "man:peerscand(8)"
+            ),
+            maximumMessageSize: maxMessageSize,
+            limits: ConnectionLimits(
+                maximumConnections: maxConnections ?? ConnectionLimits.connectionsForFileLimit(),
+                maximumConnectionsPerUser: maxConnectionsPerUser,
+                // Four messages of the largest size: room for a burst of pipelined calls, not for a flood.
+                maximumQueuedBytes: 4 * maxMessageSize,
+                privilegedGroup: controlGroupName
+            ),
+            logger: logger,
+            ready: {
+                continuation.yield()
+                continuation.finish()
+            }
+        )
+        return (server, served, socketDescription)
+    }
+}
