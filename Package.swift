@@ -38,7 +38,7 @@
 //   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up
 //   PeerScanMQTT      the snapshot mirrored on an MQTT broker: topics, payloads, Home Assistant discovery, the service
 //   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
-//   peerscand         the daemon: composes AvahiBrowser, PeerScanCore, PeerScanServer and DaemonSupport
+//   peerscand         the daemon, the composition root: makes the store, the sources, the server and the services
 //   PeerScanClient    peerscanctl's logic: connection, monitor session, tables and change lines
 //   peerscanctl       the command-line client, a thin executable over PeerScanClient
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
@@ -472,7 +472,14 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-
+        .testTarget(
+            name: "PeerscandTests",
+            dependencies: [
+                "PeerScanModel",
+                "peerscand",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
 
         // MARK: peerscanctl — the command-line client: its logic in PeerScanClient, a thin executable on top.
         // Neither links the daemon's modules (PeerScanCore, SystemCrypto, ServiceLifecycle).

@@ -1,5 +1,6 @@
-/// A source of discovery events: Avahi, the kernel's neighbour table — each a module of its own that depends on this
-/// seam, never on the store; the composition root (peerscand) hands them to the scan service.
+/// A source of discovery events: mDNS through Avahi, the kernel's neighbour table (and the mDNS questions it asks),
+/// Wi-Fi through nl80211, Bluetooth LE through BlueZ — each a module of its own that depends on this seam, never on
+/// the store; the composition root (peerscand) hands them to the scan service.
 ///
 /// A source must deliver its events in order through ``events``; ``run()`` does its work until the task is
 /// cancelled. ``setBrowsing(_:)`` starts and stops browsing while the source stays connected (so that its state is

@@ -12,27 +12,31 @@ import PeerScanServer
 struct Peerscand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peerscand",
-        abstract: "Find the devices on the local networks (mDNS and the kernel's neighbour table) and keep a snapshot.",
+        abstract:
+            "Find the devices on the local networks (mDNS, the kernel's neighbour table, Wi-Fi, Bluetooth LE) and keep a snapshot.",
         discussion: """
-            peerscand browses every service type (or the given ones) through avahi-daemon and follows the kernel's \
-            neighbour table (ARP and NDP), which it keeps filled by probing the directly connected subnets. It \
-            merges what it finds into devices — one per physical host: an mDNS host name with the MAC addresses its \
-            addresses resolve to, or a MAC address that no mDNS host claims — each identified by a UUID it keeps \
-            across sources and restarts, with its vendor (from the IEEE's assignments) and whether it is online. A \
-            registry in the state directory (SQLite) remembers every device seen: its first and last seen, every host \
-            name, MAC address and address. It keeps a \
-            snapshot of two sections: "config" (the scanning switch and this host) and "networks" (the devices, \
-            absent while scanning is off). Each change of the snapshot is a changeset of inserts, deletes, moves \
-            and updates.
+            peerscand has four sources: mDNS through Avahi (every service type, or the given ones), the kernel's \
+            neighbour table (ARP and NDP), which it keeps filled by probing the directly connected subnets, Wi-Fi \
+            through nl80211 (the networks and access points in range, heard in the kernel's scan results), and \
+            Bluetooth LE through BlueZ (the devices advertising nearby). It merges what it finds into devices — one \
+            per physical host: an mDNS host name with the MAC addresses its addresses resolve to, a MAC address that \
+            no mDNS host claims, or a Bluetooth LE advertiser — each identified by a UUID it keeps across sources and \
+            restarts, with its vendor (from the IEEE's assignments) and whether it is online. A registry in the state \
+            directory (SQLite) remembers every device seen: its first and last seen, every host name, MAC address \
+            and address, and the Wi-Fi networks heard. It keeps a snapshot of two sections: "config" (the scanning \
+            switch, this host and its Wi-Fi interfaces) and "networks" (the Wi-Fi networks in range, then the \
+            devices; absent while scanning is off). Each change of the snapshot is a changeset of inserts, deletes, \
+            moves and updates.
 
             The snapshot and its changesets are served over Varlink (interface io.peerscan) on --socket: \
-            GetSnapshot, Monitor (the snapshot, then every changeset), SetScanning, and GetDevice, ListKnownDevices, \
-            SetDeviceLabel and ForgetDevice (the registry), TrustWiFiNetwork and UntrustWiFiNetwork (the Wi-Fi \
-            networks the evil-twin checks compare with). peerscanctl is its client; \
-            varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, every changeset and the final \
-            snapshot are also written to standard output as JSON lines. SIGUSR1 switches scanning off, SIGUSR2 on; \
-            the switch is kept in the state directory. SIGTERM or SIGINT stop the daemon; SIGHUP is logged and \
-            ignored (nothing to reload).
+            GetSnapshot, Monitor (the snapshot, then every changeset) and SetScanning; GetDevice, ListKnownDevices, \
+            ForgetDevice, SetDeviceLabel, MergeDevices, SplitDevice and SetDeviceIRK (the registry's devices, their \
+            labels, and the Bluetooth identity keys that resolve private addresses); ListKnownWiFiNetworks, \
+            TrustWiFiNetwork and UntrustWiFiNetwork (the Wi-Fi networks the evil-twin checks compare with). \
+            peerscanctl is its client; varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, \
+            every changeset and the final snapshot are also written to standard output as JSON lines. SIGUSR1 \
+            switches scanning off, SIGUSR2 on; the switch is kept in the state directory. SIGTERM or SIGINT stop the \
+            daemon; SIGHUP is logged and ignored (nothing to reload).
             """,
         version: PeerScanVersion.current
     )
