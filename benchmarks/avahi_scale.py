@@ -34,18 +34,16 @@ import json
 import os
 import re
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 from testclient import applier
 from testlan.lan import TestLAN
+from Tests.Stress.conftest import AVAHI_RECEIVE_BUFFER, enlarge_receive_buffers  # the stress suite's helpers
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "release" / "peerscand"))
-sys.path.insert(0, str(ROOT / "Tests" / "Stress"))
-from conftest import AVAHI_RECEIVE_BUFFER, enlarge_receive_buffers  # noqa: E402  (the stress suite's helper)
 
 TYPES = ("_scale0._tcp", "_scale1._tcp", "_scale2._tcp", "_scale3._tcp")
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -7,21 +7,6 @@ import Testing
 private let macA = "00:00:0c:11:22:33"
 private let macB = "3c:22:fb:44:55:66"
 
-private func neighbour(_ address: String, _ mac: String, _ state: Neighbour.State = .reachable) -> Neighbour {
-    Neighbour(address: address, interface: "lan0", macAddress: mac, state: state, lastConfirmed: nil)
-}
-
-private func mdnsDevice(_ hostName: String, addresses: [String]) -> Device {
-    Device(
-        id: DeviceID.make(hostName: hostName),
-        hostName: hostName,
-        displayName: hostName,
-        addresses: addresses,
-        interfaces: ["lan0"],
-        services: [DeviceService(name: hostName, type: "_http._tcp", domain: "local", port: 80, txt: [])]
-    )
-}
-
 private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600))
 
 /// Sticky identifiers: the rules of ``DeviceIdentities`` as the device table applies them.
@@ -29,11 +14,11 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     @Test func identifiersSurviveARestartWhicheverSourceSeesTheDeviceFirst() throws {
         // First run: a MAC-only device that later announces mDNS.
         var first = DeviceTable(presence: presence)
-        first.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        first.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         let id = try #require(first.takeChanges(now: .zero).changes.first?.id)
         first.updateMDNSDevice(
             hostName: "nas.local",
-            device: mdnsDevice("nas.local", addresses: ["10.0.0.5"]),
+            device: makeMDNSDevice("nas.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         _ = first.takeChanges(now: .zero)
@@ -45,7 +30,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         var second = DeviceTable(presence: presence, identities: DeviceIdentities(bindings: bindings))
         second.updateMDNSDevice(
             hostName: "nas.local",
-            device: mdnsDevice("nas.local", addresses: ["10.0.0.5"]),
+            device: makeMDNSDevice("nas.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         let (changes, events) = second.takeChanges(now: .zero)
@@ -53,17 +38,25 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         #expect(events == [.returned(try #require(changes.first?.device))], "known: not a new device")
         // Third run, only its MAC address answers: still the same.
         var third = DeviceTable(presence: presence, identities: DeviceIdentities(bindings: bindings))
-        third.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        third.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         #expect(third.takeChanges(now: .zero).changes.map(\.id) == [id])
     }
 
     @Test func oneMACAddressSharedByTwoHostNamesStaysWithTheFirst() throws {
         var table = DeviceTable(presence: presence)
-        table.updateNeighbour(neighbour("10.0.0.7", macB), now: .zero)
-        table.updateMDNSDevice(hostName: "a.local", device: mdnsDevice("a.local", addresses: ["10.0.0.7"]), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
+        table.updateMDNSDevice(
+            hostName: "a.local",
+            device: makeMDNSDevice("a.local", addresses: ["10.0.0.7"]),
+            now: .zero
+        )
         let a = try #require(table.takeChanges(now: .zero).changes.first { $0.device?.hostName == "a.local" }?.id)
         // A second name on the same host (a sleep proxy, a bridge): a device of its own.
-        table.updateMDNSDevice(hostName: "b.local", device: mdnsDevice("b.local", addresses: ["10.0.0.7"]), now: .zero)
+        table.updateMDNSDevice(
+            hostName: "b.local",
+            device: makeMDNSDevice("b.local", addresses: ["10.0.0.7"]),
+            now: .zero
+        )
         let b = try #require(table.takeChanges(now: .zero).changes.first { $0.device?.hostName == "b.local" }?.id)
         #expect(a != b)
         #expect(b == DeviceID.make(hostName: "b.local"))
@@ -72,9 +65,9 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
 
     @Test func forgettingASilentDeviceRemovesItAndItIsNewWhenItComesBack() throws {
         var table = DeviceTable(presence: presence)
-        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         let id = try #require(table.takeChanges(now: .zero).changes.first?.id)
-        table.updateNeighbour(neighbour("10.0.0.5", macA, .failed), now: .seconds(1))
+        table.updateNeighbour(makeNeighbour("10.0.0.5", macA, .failed), now: .seconds(1))
         _ = table.takeChanges(now: .seconds(1))
         let known = table.forget(id, now: .seconds(2))
         #expect(known)
@@ -84,7 +77,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         let identityChanges = table.takeIdentityChanges()
         #expect(identityChanges.contains(.forgotten(id)))
         #expect(table.identities.id(for: .macAddress(macA)) == nil)
-        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .seconds(3))
+        table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .seconds(3))
         let back = table.takeChanges(now: .seconds(3))
         #expect(back.changes.map(\.id) == [id])  // the name-based identifier of its MAC address again
         #expect(back.events.count == 1)
@@ -95,7 +88,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
 
     @Test func forgettingADeviceThatAnswersKeepsItListedWithItsHistoryStartedOver() throws {
         var table = DeviceTable(presence: presence)
-        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         let id = try #require(table.takeChanges(now: .zero).changes.first?.id)
         _ = table.takeIdentityChanges()
         let known = table.forget(id, now: .seconds(1))
@@ -110,7 +103,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     @Test func aHostNameKeyIsCanonical() {
         var identities = DeviceIdentities()
         var table = DeviceTable(identities: identities)
-        table.updateMDNSDevice(hostName: "NAS.local.", device: mdnsDevice("NAS.local.", addresses: []), now: .zero)
+        table.updateMDNSDevice(hostName: "NAS.local.", device: makeMDNSDevice("NAS.local.", addresses: []), now: .zero)
         _ = table.takeChanges(now: .zero)
         identities = table.identities
         #expect(identities.id(for: .hostName("nas.local")) == DeviceID.make(hostName: "NAS.local."))
@@ -128,15 +121,15 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         let id = DeviceID.make(macAddress: macA)
         let identities = DeviceIdentities(bindings: [.macAddress(macA): id, .hostName("nas.local"): id])
         var table = DeviceTable(presence: presence, identities: identities)
-        let nas = mdnsDevice("nas.local", addresses: ["fd00::99"])  // not in the neighbour table
+        let nas = makeMDNSDevice("nas.local", addresses: ["fd00::99"])  // not in the neighbour table
         if macFirst {
-            table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+            table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
             #expect(table.takeChanges(now: .zero).changes.map(\.id) == [id])
             table.updateMDNSDevice(hostName: "nas.local", device: nas, now: .zero)
         } else {
             table.updateMDNSDevice(hostName: "nas.local", device: nas, now: .zero)
             #expect(table.takeChanges(now: .zero).changes.map(\.id) == [id])
-            table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+            table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         }
         let (changes, events) = table.takeChanges(now: .zero)
         #expect(changes.map(\.id) == [id], "one item, updated")

@@ -10,19 +10,9 @@ import Testing
 private let macA = "00:00:0c:11:22:33"
 private let macB = "3c:22:fb:44:55:66"
 
-private func neighbour(_ address: String, _ mac: String, _ state: Neighbour.State = .reachable) -> Neighbour {
-    Neighbour(address: address, interface: "lan0", macAddress: mac, state: state, lastConfirmed: nil)
-}
-
-private func mdnsDevice(_ hostName: String, addresses: [String]) -> Device {
-    Device(
-        id: DeviceID.make(hostName: hostName),
-        hostName: hostName,
-        displayName: "Found \(hostName)",
-        addresses: addresses,
-        interfaces: ["lan0"],
-        services: [DeviceService(name: hostName, type: "_http._tcp", domain: "local", port: 80, txt: [])]
-    )
+/// A device announced over mDNS whose found name is not its host name, so that a label's name and the found one differ.
+private func foundDevice(_ hostName: String, addresses: [String]) -> Device {
+    makeMDNSDevice(hostName, addresses: addresses, displayName: "Found \(hostName)")
 }
 
 private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600))
@@ -33,7 +23,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         var table = DeviceTable(presence: presence)
         table.updateMDNSDevice(
             hostName: "nas.local",
-            device: mdnsDevice("nas.local", addresses: ["10.0.0.5"]),
+            device: foundDevice("nas.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         let id = try #require(table.takeChanges(now: .zero).changes.first?.id)
@@ -60,14 +50,14 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
 
     @Test func aMACOnlyDeviceThatStartsAnnouncingMDNSKeepsItsLabel() throws {
         var table = DeviceTable(presence: presence)
-        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         let id = try #require(table.takeChanges(now: .zero).changes.first?.id)
         _ = table.setLabel(DeviceLabelEdit(name: "Kitchen plug", isImportant: true), of: id)
         _ = table.takeChanges(now: .zero)
 
         table.updateMDNSDevice(
             hostName: "plug.local",
-            device: mdnsDevice("plug.local", addresses: ["10.0.0.5"]),
+            device: foundDevice("plug.local", addresses: ["10.0.0.5"]),
             now: .seconds(1)
         )
         let changes = table.takeChanges(now: .seconds(1)).changes
@@ -78,7 +68,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
 
     @Test func aLabelSurvivesARestartThroughTheRegistrysLabels() throws {
         var first = DeviceTable(presence: presence)
-        first.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        first.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         let id = try #require(first.takeChanges(now: .zero).changes.first?.id)
         _ = first.setLabel(DeviceLabelEdit(name: "Printer"), of: id)
         var bindings: [IdentityKey: DeviceID] = [:]
@@ -89,7 +79,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
             identities: DeviceIdentities(bindings: bindings),
             labels: DeviceLabels(first.takeLabelChanges())
         )
-        second.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        second.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         let (changes, events) = second.takeChanges(now: .zero)
         let device = try #require(changes.first?.device)
         #expect(device.id == id && device.displayName == "Printer")
@@ -119,10 +109,10 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         var table = DeviceTable(presence: presence)
         table.updateMDNSDevice(
             hostName: "tv.local",
-            device: mdnsDevice("tv.local", addresses: ["10.0.0.9"]),
+            device: foundDevice("tv.local", addresses: ["10.0.0.9"]),
             now: .zero
         )
-        table.updateNeighbour(neighbour("10.0.0.7", macB), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
         let changes = table.takeChanges(now: .zero).changes
         let tv = try #require(changes.first { $0.device?.hostName == "tv.local" }?.id)
         let mac = try #require(changes.first { $0.device?.hostName == nil }?.id)
@@ -132,7 +122,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         // The TV announces the MAC-only device's address: the two are one, and the merged device was important.
         table.updateMDNSDevice(
             hostName: "tv.local",
-            device: mdnsDevice("tv.local", addresses: ["10.0.0.7", "10.0.0.9"]),
+            device: foundDevice("tv.local", addresses: ["10.0.0.7", "10.0.0.9"]),
             now: .seconds(1)
         )
         let (merged, events) = table.takeChanges(now: .seconds(1))
@@ -141,7 +131,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     }
 
     @Test func anImportantDevicesPresenceLinesAreAtWarning() throws {
-        var device = mdnsDevice("nas.local", addresses: ["10.0.0.5"])
+        var device = foundDevice("nas.local", addresses: ["10.0.0.5"])
         device.presenceReason = PresenceReason(.unanswered, ["arp"])
         let quiet = DeviceTable.Event.offline(device).logEntry()
         #expect(quiet.message == .deviceOffline && quiet.message.level == .info && quiet.metadata["important"] == nil)
@@ -173,7 +163,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     }
 
     @Test func everyNewDeviceIsAtWarningWithAlertNewDevices() {
-        let device = mdnsDevice("nas.local", addresses: ["10.0.0.5"])
+        let device = foundDevice("nas.local", addresses: ["10.0.0.5"])
         let entry = DeviceTable.Event.appeared(device).logEntry(alertsNewDevices: true)
         #expect(entry.message == .newDeviceAlert && entry.message.level == .warning)
         #expect(entry.metadata["important"] == nil, "alerted, not important")

@@ -9,28 +9,13 @@ private let macA = "00:00:0c:11:22:33"
 private let macB = "3c:22:fb:44:55:66"
 private let macC = "00:00:0c:77:88:99"
 
-private func neighbour(_ address: String, _ mac: String, _ state: Neighbour.State = .reachable) -> Neighbour {
-    Neighbour(address: address, interface: "lan0", macAddress: mac, state: state, lastConfirmed: nil)
-}
-
-private func mdnsDevice(_ hostName: String, addresses: [String]) -> Device {
-    Device(
-        id: DeviceID.make(hostName: hostName),
-        hostName: hostName,
-        displayName: hostName,
-        addresses: addresses,
-        interfaces: ["lan0"],
-        services: [DeviceService(name: hostName, type: "_http._tcp", domain: "local", port: 80, txt: [])]
-    )
-}
-
 private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600))
 
 /// Two MAC-only devices, published.
 private func twoPhones() throws -> (DeviceTable, DeviceID, DeviceID) {
     var table = DeviceTable(presence: presence)
-    table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
-    table.updateNeighbour(neighbour("10.0.0.6", macB), now: .zero)
+    table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
+    table.updateNeighbour(makeNeighbour("10.0.0.6", macB), now: .zero)
     #expect(table.takeChanges(now: .zero).changes.count == 2)
     _ = table.takeIdentityChanges()
     return (table, DeviceID.make(macAddress: macA), DeviceID.make(macAddress: macB))
@@ -77,7 +62,7 @@ private func stored(
         #expect(table.identities.id(for: .macAddress(macB)) == a)
         #expect(table.takeIdentityChanges() == [.merged(b, into: a)])
         // Nothing flickers afterwards.
-        table.updateNeighbour(neighbour("10.0.0.6", macB), now: .seconds(2))
+        table.updateNeighbour(makeNeighbour("10.0.0.6", macB), now: .seconds(2))
         #expect(table.takeChanges(now: .seconds(2)).changes.isEmpty)
     }
 
@@ -93,10 +78,10 @@ private func stored(
                 presence: presence,
                 identities: DeviceIdentities(bindings: bindings, apart: apart)
             )
-            restarted.updateNeighbour(neighbour(first == macA ? "10.0.0.5" : "10.0.0.6", first), now: .zero)
+            restarted.updateNeighbour(makeNeighbour(first == macA ? "10.0.0.5" : "10.0.0.6", first), now: .zero)
             _ = restarted.takeChanges(now: .zero)
-            restarted.updateNeighbour(neighbour("10.0.0.5", macA), now: .seconds(1))
-            restarted.updateNeighbour(neighbour("10.0.0.6", macB), now: .seconds(1))
+            restarted.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .seconds(1))
+            restarted.updateNeighbour(makeNeighbour("10.0.0.6", macB), now: .seconds(1))
             _ = restarted.takeChanges(now: .seconds(1))
             #expect(restarted.deviceCount == 1)
             #expect(restarted.published[a]?.device?.macAddresses == [macA, macB], "\(first) first")
@@ -125,10 +110,10 @@ private func stored(
 
     @Test func anMDNSHostNeverClaimsAMACAddressAPersonSplitOffIt() throws {
         var table = DeviceTable(presence: presence)
-        table.updateNeighbour(neighbour("10.0.0.7", macB), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
         table.updateMDNSDevice(
             hostName: "tv.local",
-            device: mdnsDevice("tv.local", addresses: ["10.0.0.7"]),
+            device: makeMDNSDevice("tv.local", addresses: ["10.0.0.7"]),
             now: .zero
         )
         let tv = try #require(table.takeChanges(now: .zero).changes.first?.id)
@@ -141,10 +126,10 @@ private func stored(
         // The host announces the address again, the neighbour entry is confirmed again: still two devices.
         table.updateMDNSDevice(
             hostName: "tv.local",
-            device: mdnsDevice("tv.local", addresses: ["10.0.0.7"]),
+            device: makeMDNSDevice("tv.local", addresses: ["10.0.0.7"]),
             now: .seconds(2)
         )
-        table.updateNeighbour(neighbour("10.0.0.7", macB), now: .seconds(2))
+        table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .seconds(2))
         _ = table.takeChanges(now: .seconds(2))
         #expect(table.deviceCount == 2 && table.identities.id(for: .macAddress(macB)) == macID)
 
@@ -156,10 +141,10 @@ private func stored(
         var restarted = DeviceTable(presence: presence, identities: DeviceIdentities(bindings: bindings, apart: apart))
         restarted.updateMDNSDevice(
             hostName: "tv.local",
-            device: mdnsDevice("tv.local", addresses: ["10.0.0.7"]),
+            device: makeMDNSDevice("tv.local", addresses: ["10.0.0.7"]),
             now: .zero
         )
-        restarted.updateNeighbour(neighbour("10.0.0.7", macB), now: .zero)
+        restarted.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
         let again = restarted.takeChanges(now: .zero).changes
         #expect(Set(again.map(\.id)) == [tv, macID])
         // A person's merge joins them again.
@@ -171,11 +156,11 @@ private func stored(
 
     @Test func aHostNameSplitOffItsMACAddressesDeviceKeepsItsOwnID() throws {
         var table = DeviceTable(presence: presence)
-        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         let id = try #require(table.takeChanges(now: .zero).changes.first?.id)
         table.updateMDNSDevice(
             hostName: "nas.local",
-            device: mdnsDevice("nas.local", addresses: ["10.0.0.5"]),
+            device: makeMDNSDevice("nas.local", addresses: ["10.0.0.5"]),
             now: .seconds(1)
         )
         _ = table.takeChanges(now: .seconds(1))
@@ -192,8 +177,16 @@ private func stored(
 
     @Test func mergesAreRefusedWithTheReason() throws {
         var table = DeviceTable(presence: presence)
-        table.updateMDNSDevice(hostName: "a.local", device: mdnsDevice("a.local", addresses: ["10.0.0.1"]), now: .zero)
-        table.updateMDNSDevice(hostName: "b.local", device: mdnsDevice("b.local", addresses: ["10.0.0.2"]), now: .zero)
+        table.updateMDNSDevice(
+            hostName: "a.local",
+            device: makeMDNSDevice("a.local", addresses: ["10.0.0.1"]),
+            now: .zero
+        )
+        table.updateMDNSDevice(
+            hostName: "b.local",
+            device: makeMDNSDevice("b.local", addresses: ["10.0.0.2"]),
+            now: .zero
+        )
         _ = table.takeChanges(now: .zero)
         let a = DeviceID.make(hostName: "a.local")
         let b = DeviceID.make(hostName: "b.local")
@@ -208,10 +201,10 @@ private func stored(
         var table = DeviceTable(presence: presence)
         table.updateMDNSDevice(
             hostName: "laptop.local",
-            device: mdnsDevice("laptop.local", addresses: ["10.0.0.9"]),
+            device: makeMDNSDevice("laptop.local", addresses: ["10.0.0.9"]),
             now: .zero
         )
-        table.updateNeighbour(neighbour("10.0.0.8", macC), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.8", macC), now: .zero)
         _ = table.takeChanges(now: .zero)
         let laptop = DeviceID.make(hostName: "laptop.local")
         let dock = DeviceID.make(macAddress: macC)
@@ -251,11 +244,11 @@ private func stored(
 
     @Test func anMDNSHostMergedIntoAMACOnlyDeviceTakesItsID() throws {
         var table = DeviceTable(presence: presence)
-        table.updateNeighbour(neighbour("10.0.0.5", macA), now: .zero)
-        table.updateNeighbour(neighbour("10.0.0.7", macB), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
+        table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
         table.updateMDNSDevice(
             hostName: "tv.local",
-            device: mdnsDevice("tv.local", addresses: ["10.0.0.7"]),
+            device: makeMDNSDevice("tv.local", addresses: ["10.0.0.7"]),
             now: .zero
         )
         _ = table.takeChanges(now: .zero)

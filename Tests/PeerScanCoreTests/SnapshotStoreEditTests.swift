@@ -10,16 +10,6 @@ import Testing
 private let macA = "00:00:0c:11:22:33"
 private let macB = "00:00:0c:44:55:66"
 
-private func neighbour(_ address: String, _ mac: String) -> StoreInput {
-    .discovery(
-        .observed(
-            .neighbourUpdated(
-                Neighbour(address: address, interface: "eth0", macAddress: mac, state: .reachable, lastConfirmed: nil)
-            )
-        )
-    )
-}
-
 /// A person's commands through the store: each is one changeset, its reply comes once it is in the snapshot, and the
 /// registry gets what changed.
 @Suite struct SnapshotStoreEditTests {
@@ -37,7 +27,7 @@ private func neighbour(_ address: String, _ mac: String) -> StoreInput {
 
     @Test func aLabelAMergeAndASplitAreOneChangesetEachWithTheirReplies() async throws {
         let store = makeStore()
-        await store.apply([neighbour("10.0.0.5", macA), neighbour("10.0.0.6", macB)])
+        await store.apply([makeNeighbourInput("10.0.0.5", macA), makeNeighbourInput("10.0.0.6", macB)])
         let a = DeviceID.make(macAddress: macA)
         let b = DeviceID.make(macAddress: macB)
 
@@ -86,7 +76,7 @@ private func neighbour(_ address: String, _ mac: String) -> StoreInput {
     }
 
     @Test func everyNewDeviceIsAtWarningWithAlertNewDevices() async {
-        let effects = await makeStore(alertsNewDevices: true).apply([neighbour("10.0.0.5", macA)])
+        let effects = await makeStore(alertsNewDevices: true).apply([makeNeighbourInput("10.0.0.5", macA)])
         let line = effects.logs.first { $0.message.text == "new device" }
         #expect(line?.message.level == .warning)
     }

@@ -18,28 +18,6 @@ final class TestTime: Sendable {
     var scanClock: ScanClock { ScanClock(clock) }
 }
 
-private func neighbourInput(
-    _ address: String,
-    _ mac: String?,
-    _ state: Neighbour.State = .reachable,
-    confirmed: Duration?,
-    interface: String = "eth0"
-) -> StoreInput {
-    .discovery(
-        .observed(
-            .neighbourUpdated(
-                Neighbour(
-                    address: address,
-                    interface: interface,
-                    macAddress: mac,
-                    state: state,
-                    lastConfirmed: confirmed
-                )
-            )
-        )
-    )
-}
-
 @Suite struct SnapshotStoreNeighbourTests {
     let time = TestTime()
 
@@ -56,8 +34,8 @@ private func neighbourInput(
     @Test func aNeighbourOnAScannedInterfaceIsADeviceAndOneOnAnotherIsNot() async throws {
         let store = makeStore()
         await store.apply([
-            neighbourInput("10.0.0.5", "00:00:0c:11:22:33", confirmed: .zero),
-            neighbourInput("192.168.9.9", "00:00:0c:99:99:99", confirmed: .zero, interface: "docker0"),
+            makeNeighbourInput("10.0.0.5", "00:00:0c:11:22:33", confirmed: .zero),
+            makeNeighbourInput("192.168.9.9", "00:00:0c:99:99:99", confirmed: .zero, interface: "docker0"),
         ])
         let peers = await store.snapshot.items(inSection: .networks)?.compactMap(\.device) ?? []
         #expect(peers.count == 1)
@@ -68,9 +46,9 @@ private func neighbourInput(
 
     @Test func aSilentNeighbourGoesOfflineInOneChangesetOnAPresenceCheck() async throws {
         let store = makeStore()
-        await store.apply([neighbourInput("10.0.0.5", "00:00:0c:11:22:33", confirmed: .zero)])
+        await store.apply([makeNeighbourInput("10.0.0.5", "00:00:0c:11:22:33", confirmed: .zero)])
         time.now = .seconds(30)
-        await store.apply([neighbourInput("10.0.0.5", nil, .failed, confirmed: .zero)])
+        await store.apply([makeNeighbourInput("10.0.0.5", nil, .failed, confirmed: .zero)])
         #expect(await store.sequence == 1, "failed, but within --offline-after: nothing changes")
         time.now = .seconds(59)
         await store.apply([.presenceCheck])
@@ -89,7 +67,7 @@ private func neighbourInput(
         let store = makeStore()
         await store.apply([
             .resolved(makeInstance("TV", host: "tv.local", addresses: ["10.0.0.7"])),
-            neighbourInput("10.0.0.7", "00:00:0c:77:77:77", confirmed: .zero),
+            makeNeighbourInput("10.0.0.7", "00:00:0c:77:77:77", confirmed: .zero),
         ])
         let peers = await store.snapshot.items(inSection: .networks)?.compactMap(\.device) ?? []
         #expect(peers.count == 1)
@@ -99,7 +77,7 @@ private func neighbourInput(
 
     @Test func aPresenceCheckWithNothingDuePublishesNothing() async {
         let store = makeStore()
-        await store.apply([neighbourInput("10.0.0.5", "00:00:0c:11:22:33", confirmed: .zero)])
+        await store.apply([makeNeighbourInput("10.0.0.5", "00:00:0c:11:22:33", confirmed: .zero)])
         for second in 1...5 {
             time.now = .seconds(second)
             await store.apply([.presenceCheck])

@@ -14,10 +14,6 @@ private func cache(_ interface: String, _ ipProtocol: IPProtocol = .ipv4) -> Sys
     SystemLimitCounts.CacheKey(interface: interface, ipProtocol: ipProtocol)
 }
 
-private func neighbour(_ address: String, _ mac: String) -> Neighbour {
-    Neighbour(address: address, interface: "lan0", macAddress: mac, state: .reachable, lastConfirmed: nil)
-}
-
 private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: [.ipv4: 3, .ipv6: 2])
 
 @Suite struct SystemLimitCheckTests {
@@ -137,7 +133,7 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
             .discovery(
                 .observed(
                     .neighbourTable([
-                        neighbour("10.0.0.1", "02:00:00:00:00:01"), neighbour("10.0.0.2", "02:00:00:00:00:02"),
+                        makeNeighbour("10.0.0.1", "02:00:00:00:00:01"), makeNeighbour("10.0.0.2", "02:00:00:00:00:02"),
                     ])
                 )
             )
@@ -146,7 +142,7 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
         #expect(!two.logs.contains { $0.message == .systemLimitReached })
 
         let three = await store.apply([
-            .discovery(.observed(.neighbourUpdated(neighbour("10.0.0.3", "02:00:00:00:00:03"))))
+            .discovery(.observed(.neighbourUpdated(makeNeighbour("10.0.0.3", "02:00:00:00:00:03"))))
         ])
         let reached = SystemLimit(
             name: "neighbour-table ipv4",
@@ -165,7 +161,7 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
         )
 
         let four = await store.apply([
-            .discovery(.observed(.neighbourUpdated(neighbour("10.0.0.4", "02:00:00:00:00:04"))))
+            .discovery(.observed(.neighbourUpdated(makeNeighbour("10.0.0.4", "02:00:00:00:00:04"))))
         ])
         #expect(await store.hostStatus.limits.map(\.value) == [4])
         #expect(!four.logs.contains { $0.message == .systemLimitReached })  // once per limit

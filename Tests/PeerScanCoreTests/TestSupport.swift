@@ -1,5 +1,6 @@
-// Shared by the test files: a silent logger, builders of service instances and store inputs, a fake discovery source,
-// a bounded wait, stream collection, a store replayer for subscribers, a temporary directory and a seeded generator.
+// Shared by the test files: a silent logger, builders of service instances, neighbours, mDNS devices and store inputs,
+// a fake discovery source, a bounded wait, stream collection, a store replayer for subscribers, a temporary directory
+// and a seeded generator.
 
 import AsyncPrimitives
 import Diffable
@@ -45,6 +46,50 @@ func makeInstance(
         addresses: addresses,
         port: port,
         txt: txt
+    )
+}
+
+/// A neighbour-table entry: `address` at `mac` on `interface`, in `state`, last confirmed at `confirmed`.
+func makeNeighbour(
+    _ address: String,
+    _ mac: String?,
+    _ state: Neighbour.State = .reachable,
+    confirmed: Duration? = nil,
+    interface: String = "lan0"
+) -> Neighbour {
+    Neighbour(address: address, interface: interface, macAddress: mac, state: state, lastConfirmed: confirmed)
+}
+
+/// The discovery event that the neighbour table has this entry (by default on `eth0`, the stores' interface).
+func makeNeighbourInput(
+    _ address: String,
+    _ mac: String?,
+    _ state: Neighbour.State = .reachable,
+    confirmed: Duration? = nil,
+    interface: String = "eth0"
+) -> StoreInput {
+    .discovery(
+        .observed(.neighbourUpdated(makeNeighbour(address, mac, state, confirmed: confirmed, interface: interface)))
+    )
+}
+
+/// A device announced over mDNS by `hostName` on `lan0`, with one service: by default an `_http._tcp` service on port
+/// 80 named after the host. Its display name is the host name unless `displayName` says otherwise.
+func makeMDNSDevice(
+    _ hostName: String,
+    addresses: [String],
+    displayName: String? = nil,
+    service: DeviceService? = nil
+) -> Device {
+    Device(
+        id: DeviceID.make(hostName: hostName),
+        hostName: hostName,
+        displayName: displayName ?? hostName,
+        addresses: addresses,
+        interfaces: ["lan0"],
+        services: [
+            service ?? DeviceService(name: hostName, type: "_http._tcp", domain: "local", port: 80, txt: [])
+        ]
     )
 }
 

@@ -1,3 +1,6 @@
+// Shared by the test files: a socket bound as systemd would, a pipe, unique abstract socket names, and a reader of a
+// descriptor on a thread of its own.
+
 import Foundation
 import Glibc
 import TestSupport

@@ -1,4 +1,4 @@
-// Wire values for the tests: fully populated samples, and random snapshots (with awkward strings: quotes,
+// Shared by the test files: wire values, fully populated samples, and random snapshots (with awkward strings: quotes,
 // backslashes, control characters, slashes, non-ASCII) and the changesets between them, from a seed.
 
 import Diffable
