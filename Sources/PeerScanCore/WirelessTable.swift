@@ -115,12 +115,18 @@ public struct WirelessTable: Sendable {
             expire(now: now)  // an access point back after it expired is heard anew
             var newcomers: [DeviceID: [AccessPoint]] = [:]  // the networks not listed, with their access points
             var arrivals: [(DeviceID, AccessPoint)] = []  // the same in the scan's order
-            for accessPoint in accessPoints.sorted(by: { $0.bssid < $1.bssid }) {
-                guard now - accessPoint.lastSeen < expiry else { continue }  // an old cache entry
-                let network = DeviceID.make(
-                    networkOf: (ssid: accessPoint.ssid, security: accessPoint.security, bssid: accessPoint.bssid)
-                )
-                if members[network] == nil, !isProtected(network, accessPoint) {
+            let scanned = accessPoints.sorted(by: { $0.bssid < $1.bssid }).compactMap { accessPoint in
+                now - accessPoint.lastSeen < expiry  // else an old cache entry
+                    ? (
+                        DeviceID.make(networkOf: (accessPoint.ssid, accessPoint.security, accessPoint.bssid)),
+                        accessPoint
+                    )
+                    : nil
+            }
+            // A network one of whose access points is protected (connected) is, with all its access points.
+            let protected = Set(scanned.filter { isProtected($0.0, $0.1) }.map(\.0))
+            for (network, accessPoint) in scanned {
+                if members[network] == nil, !protected.contains(network) {
                     newcomers[network, default: []].append(accessPoint)
                     arrivals.append((network, accessPoint))
                 } else {

@@ -72,6 +72,16 @@ private func scan(_ table: inout WirelessTable, _ points: [AccessPoint], now: Du
         #expect(listed(&table, now: .zero) == [id(1), id(2)], "nothing may be evicted for it")
     }
 
+    @Test func everyAccessPointOfTheConnectedNetworkIsListedPastTheCap() {
+        var table = WirelessTable(expiry: .seconds(150), capacity: NetworkCapacity(maximum: 1))
+        scan(&table, [ap(1, signal: -40)], now: .zero)
+        var other = ap(2, signal: -60)  // a second access point of network 2, before the connected one in BSSID order
+        other.bssid = "02:00:00:00:01:ff"
+        scan(&table, [ap(1, signal: -40), other, ap(2, signal: -90, connected: true)], now: .zero)
+        #expect(listed(&table, now: .zero) == [id(1), id(2)])
+        #expect(table.members[id(2)]?.count == 2, "both access points of the network this host is connected to")
+    }
+
     @Test func aBeaconFloodHoldsNoMoreThanTheCap() {
         var table = WirelessTable(expiry: .seconds(150), capacity: NetworkCapacity(maximum: 256))
         for wave in 0..<20 {
