@@ -9,9 +9,9 @@ peerscand with `--bluetooth-admit-after 0`, so that hci1's advertiser is kept at
 Issue 35's admission and cap in the real stack: with `--bluetooth-admit-after 20` hci1 is listed as not kept
 (`ephemeral`, no `new device` line) until heard for 20 s, then kept under the same id (one `new device` line, its
 registry row); and an address flood from hci2 (testlan/radio/flood.py: a new random static address 20 times a second
-for a minute) beside hci1 stays within `--bluetooth-max-devices` in every snapshot, logs the limit once, leaves no
+for 2 minutes) beside hci1 stays within `--bluetooth-max-devices` in every snapshot, logs the limit once, leaves no
 `new device` line and no registry row for any flood address, and hci1 is still listed and kept. The flood test adds
-~1.5 minutes, the admission test ~40 s."""
+~2.5 minutes (in CI beside the builds: the radio guest runs in the background), the admission test ~40 s."""
 
 from __future__ import annotations
 
@@ -290,11 +290,12 @@ def test_an_advertiser_is_kept_only_once_heard_for_the_admission_time(start_daem
 # The address flood: hci2 advertises under a new random static address again and again (testlan/radio/flood.py)
 # beside hci1's steady advertisement. Each flood address is listed from its advertisement until bluetoothd drops it
 # (TemporaryTimeout, 30 s) plus --bluetooth-away: far more than FLOOD_CAP at once at any rate above a few a second.
-FLOOD_SECONDS = 60
+FLOOD_SECONDS = 120  # the issue's two minutes
 FLOOD_CAP = 40  # --bluetooth-max-devices
 FLOOD_AWAY = 30  # --bluetooth-away
-# --bluetooth-admit-after: hci1 is kept 30 s after the flood. At 50, 37 of the flood's first addresses were kept (one
-# run): counted as heard for 50 s, their removals by bluetoothd (due 30 s after each) had not reached peerscand.
+# --bluetooth-admit-after: hci1 is kept during the flood, no flood address lives that long. At 50, 37 of the flood's
+# first addresses were kept (one run): counted as heard for 50 s, their removals by bluetoothd (due 30 s after each)
+# had not reached peerscand.
 FLOOD_ADMIT_AFTER = 90
 FLOOD_PREFIX = "c7:0f"  # the flood's addresses: c7:0f:00:00:00:01 on
 # The least seconds between two flood addresses: 20 a second, 1,200 a minute (the issue's benchmark floods 1,000 a
