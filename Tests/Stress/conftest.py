@@ -41,12 +41,13 @@ from typing import Any
 import pytest
 
 from testclient import applier
-from testclient.varlinkclient import MonitorFollower, RawConnection, answers, canonical, normalise
+from testclient.varlinkclient import MonitorFollower, canonical, normalise
+from testkit import proc
+from testkit.peerscand import PEERSCAND, ROOT, Peerscand, command
+from testkit.waiting import wait_until
+from testkit.wire import RawConnection
 from testlan.lan import Peer, TestLAN
-from testlan.waiting import wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
-PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "peerscan.io")
 TYPES = tuple(f"_stress{k}._tcp" for k in range(8))
 # avahi-daemon's mDNS receive buffer (bytes; 0: the kernel's default, 208 KiB). STRESS_AVAHI_RCVBUF overrides.
@@ -93,18 +94,15 @@ def profile() -> Profile:
 
 
 def proc_stats(pid: int | None) -> dict[str, float]:
-    """CPU seconds (user + system), peak and current RSS (MiB) of a process, from /proc; zeros if it is gone."""
-    if pid is None:
-        return {"cpu_s": 0.0, "peak_rss_mib": 0.0, "rss_mib": 0.0}
+    """CPU seconds (user + system), peak and current RSS (MiB) of a process, as the report has them; zeros if it is
+    gone."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        status = Path(f"/proc/{pid}/status").read_text()
+        now = proc.usage(pid) if pid is not None else None
     except OSError:
+        now = None
+    if now is None:
         return {"cpu_s": 0.0, "peak_rss_mib": 0.0, "rss_mib": 0.0}
-    fields = {line.split(":")[0]: line.split()[1] for line in status.splitlines() if line.startswith("Vm")}
-    ticks = os.sysconf("SC_CLK_TCK")
-    return {"cpu_s": (int(stat[11]) + int(stat[12])) / ticks, "peak_rss_mib": int(fields.get("VmHWM", 0)) / 1024,
-            "rss_mib": int(fields.get("VmRSS", 0)) / 1024}
+    return {"cpu_s": now.cpu_seconds, "peak_rss_mib": now.peak_rss_mib, "rss_mib": now.rss_mib}
 
 
 def enlarge_receive_buffers(pid: int, size: int) -> list[int]:
@@ -362,57 +360,32 @@ def diff(expected: dict[str, dict], seen: dict[str, dict]) -> dict:
 # peerscand
 
 
-class StressDaemon:
-    """peerscand in the scanner namespace as an mDNS browser, its log kept in memory and in the evidence folder."""
+class StressDaemon(Peerscand):
+    """peerscand in the scanner namespace as an mDNS browser, its log kept in memory and in the evidence folder; its
+    CPU time and peak memory summed over its restarts."""
 
     def __init__(self, lan: TestLAN, state_directory: Path, socket_path: Path, log: Path) -> None:
+        super().__init__(command("--state-directory", str(state_directory), "--socket", str(socket_path),
+                                 "--log-level", "info", "--no-neighbour-table", "--offline-after", "0",
+                                 "--forget-after", "0", "--probe-interval", "0"),
+                         socket_path, popen=lan.popen_in_scanner, log=log)
         self.lan = lan
-        self.socket = socket_path
-        self.argv = [str(PEERSCAND), "--state-directory", str(state_directory), "--socket", str(socket_path),
-                     "--log-level", "info", "--no-neighbour-table", "--offline-after", "0", "--forget-after", "0",
-                     "--probe-interval", "0"]
-        self.log_path = log
-        self.lines: list[str] = []
-        self.process: subprocess.Popen | None = None
         self.cpu_before = 0.0  # CPU of earlier processes (restarts)
         self.peak_rss_mib = 0.0
 
     def start(self) -> None:
-        self.process = self.lan.popen_in_scanner(self.argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                                 text=True)
-        threading.Thread(target=self._read, args=(self.process,), daemon=True).start()
-        process = self.process
-        wait_until(lambda: answers(self.socket), 30, "peerscand to answer", interval=0.05,
-                   give_up=lambda: None if process.poll() is None else "peerscand exited", details=self.tail)
-
-    def _read(self, process: subprocess.Popen) -> None:
-        with open(self.log_path, "a") as log:
-            for line in process.stderr:
-                self.lines.append(line.rstrip("\n"))
-                log.write(line)
-                log.flush()
+        """Starts peerscand and waits until its socket answers."""
+        super().start()
+        self.wait_serving(30)
 
     def stats(self) -> dict[str, float]:
         now = proc_stats(self.process.pid if self.process else None)
         self.peak_rss_mib = max(self.peak_rss_mib, now["peak_rss_mib"])
         return {"cpu_s": self.cpu_before + now["cpu_s"], "peak_rss_mib": self.peak_rss_mib, "rss_mib": now["rss_mib"]}
 
-    def stop(self) -> int:
-        assert self.process is not None
+    def stop(self, timeout: float = 20) -> int:
         self.cpu_before = self.stats()["cpu_s"]
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise AssertionError(f"peerscand did not stop within 20 s of SIGTERM: {self.tail()}") from None
-
-    def tail(self, count: int = 30) -> str:
-        return "\n".join(self.lines[-count:])
-
-    def count(self, text: str) -> int:
-        return sum(1 for line in list(self.lines) if text in line)
+        return super().stop(timeout)
 
     def get_snapshot(self) -> dict:
         """GetSnapshot on a raw connection: the wire's parameters (epoch, sequence, snapshot)."""

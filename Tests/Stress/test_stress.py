@@ -28,8 +28,8 @@ import subprocess
 import threading
 import time
 
+from testkit.waiting import wait_until
 from testlan.lan import fill_file_system
-from testlan.waiting import wait_until
 
 from conftest import Fleet, MonitorFollower, Stress, applier
 
@@ -227,7 +227,7 @@ def test_scanner_veth_down_and_up(stress: Stress) -> None:
     settle = stress.settle(timeout=60, what="veth")
     touched = stress.changesets_touching_devices(since)
     stress.save("veth-churn.json", touched)
-    line = [x for x in stress.daemon.lines if "interface resync finished" in x][-1]
+    line = [x for x in stress.daemon.stderr_lines if "interface resync finished" in x][-1]
     clients = stress.check_clients("veth")
     result = {"settle_s": round(settle, 2), "finished_after_link_up_s": round(finished, 2), "log": line,
               "device_changesets": len(touched), "devices_touched": len({i for _, ids in touched for i in ids}),
