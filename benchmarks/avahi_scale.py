@@ -40,8 +40,8 @@ from pathlib import Path
 from testclient import applier
 from testkit import proc
 from testkit.peerscand import Peerscand, command
+from testlan.daemons import AVAHI_RECEIVE_BUFFER, enlarge_receive_buffers
 from testlan.lan import TestLAN
-from Tests.Stress.conftest import AVAHI_RECEIVE_BUFFER, enlarge_receive_buffers  # the stress suite's helpers
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "release" / "peerscand"))
