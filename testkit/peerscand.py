@@ -93,7 +93,10 @@ class Peerscand:
         return None if code is None else f"peerscand exited ({code})"
 
     def log_tail(self, count: int = 30) -> str:
-        """peerscand's last `count` lines of standard error."""
+        """peerscand's last `count` lines of standard error (once it exited, up to its last: the reader is given up to
+        5 s to reach the end of the pipe)."""
+        if self._reader is not None and self.process is not None and self.process.poll() is not None:
+            self._reader.join(timeout=5)
         return "\n".join(self.stderr_lines[-count:])
 
     def count(self, text: str) -> int:
