@@ -2,8 +2,8 @@
 SWIFT ?= swift
 # A virtual environment on Debian's interpreter (which has python3-zeroconf and python3-pytest from
 # scripts/install-deps) with the PyPI varlink client the integration tests talk to peerscand with, and ruff (Debian 12
-# has no package of it). The Python packages (testlan, testclient, benchmarks) are not installed: they import from the
-# repository's root (pyproject.toml puts it on pytest's path; scripts run as `python3 -m` from the root).
+# has no package of it). The Python packages (testkit, testlan, testclient, benchmarks) are not installed: they import
+# from the repository's root (pyproject.toml puts it on pytest's path; scripts run as `python3 -m` from the root).
 VENV ?= .venv
 PYTHON = $(VENV)/bin/python
 RUFF_VERSION = 0.17.6

@@ -32,31 +32,29 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import threading
 import time
 from pathlib import Path
 
 from testclient import applier
+from testkit import proc
+from testkit.peerscand import Peerscand, command
+from testlan.daemons import AVAHI_RECEIVE_BUFFER, enlarge_receive_buffers
 from testlan.lan import TestLAN
-from Tests.Stress.conftest import AVAHI_RECEIVE_BUFFER, enlarge_receive_buffers  # the stress suite's helpers
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "release" / "peerscand"))
 
 TYPES = ("_scale0._tcp", "_scale1._tcp", "_scale2._tcp", "_scale3._tcp")
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    return proc.usage(pid).cpu_seconds
 
 
 def rss_mib(pid: int) -> float:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024
+    return proc.usage(pid).rss_mib
 
 
 class BusCounter:
@@ -122,14 +120,14 @@ def run(hosts: int, idle_seconds: float, one_client: bool) -> dict:
         time.sleep(1)
         state = lan.tmpdir / "state"
         socket = lan.tmpdir / "io.peerscan"
-        lines: list[str] = []
         before = {"avahi": cpu_seconds(avahi_pid), "dbus": cpu_seconds(bus_pid)}
         started = time.monotonic()
-        daemon = lan.popen_in_scanner([str(PEERSCAND), "--state-directory", str(state), "--socket", str(socket),
-                                       "--no-neighbour-table", "--probe-interval", "0", "--dump"],
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        peerscand = Peerscand(command("--state-directory", str(state), "--socket", str(socket), "--no-neighbour-table",
+                                      "--probe-interval", "0", "--dump", binary=PEERSCAND),
+                              socket, popen=lan.popen_in_scanner, stdout=subprocess.PIPE)
+        daemon = peerscand.start()
+        lines = peerscand.stderr_lines
         browse = lan.popen_in_scanner(["avahi-browse", "-a", "-r", "-p", "-t"], stdout=subprocess.PIPE, text=True)
-        threading.Thread(target=lambda: lines.extend(daemon.stderr), daemon=True).start()
         replay: dict = {"snapshot": None}
         complete_s = None
 
@@ -172,8 +170,7 @@ def run(hosts: int, idle_seconds: float, one_client: bool) -> dict:
                                                          2), "rss_mib": round(rss_mib(pid), 1)}
                           for name, pid in pids.items()}
         report["idle_bus_messages_per_hour"] = round((bus.count - messages_before) * 3600 / idle_seconds)
-        daemon.terminate()
-        daemon.wait(timeout=20)
+        peerscand.stop(20)
     return report
 
 

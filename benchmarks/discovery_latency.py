@@ -54,10 +54,10 @@ from pathlib import Path
 from typing import Any
 
 from testclient import applier
+from testkit.peerscand import PEERSCAND, Peerscand, command
 from testlan.lan import TestLAN, parse_browse_output
 
 ROOT = Path(__file__).resolve().parents[1]
-PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 TYPE = "_bench._tcp"
 ACTIONS = ("appear", "txt", "port", "gone")
 SETTLE = 1.5
@@ -234,11 +234,11 @@ def start_observers(lan: TestLAN, parse_dump: Callable[[str], list[Any]]) -> tup
     scanner namespace; peerscand's state, socket and log stay in the LAN's temp dir (nothing lands in /run).
     peerscand runs as an mDNS browser, as avahi-browse is one: no neighbour table, a device goes with its last
     service."""
-    dump = Stream(lan.popen_in_scanner(
-        [str(PEERSCAND), "--dump", "--state-directory", str(lan.tmpdir / "state"),
-         "--socket", str(lan.tmpdir / "io.peerscan"),
-         "--no-neighbour-table", "--offline-after", "0", "--forget-after", "0"], text=True,
-        stdout=subprocess.PIPE, stderr=open(lan.tmpdir / "peerscand.log", "w")), parse_dump)
+    socket = lan.tmpdir / "io.peerscan"
+    dump = Stream(Peerscand(command("--dump", "--state-directory", str(lan.tmpdir / "state"), "--socket", str(socket),
+                                    "--no-neighbour-table", "--offline-after", "0", "--forget-after", "0"),
+                            socket, popen=lan.popen_in_scanner, log=lan.tmpdir / "peerscand.log",
+                            stdout=subprocess.PIPE).start(), parse_dump)
     browse = Stream(lan.popen_in_scanner(
         ["avahi-browse", "-a", "-r", "-p", "-k"], text=True, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL), parse_browse_output)

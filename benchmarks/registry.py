@@ -23,25 +23,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
 import time
 from pathlib import Path
 
-from testclient import varlinkclient
+from testkit import wire
+from testkit.peerscand import PEERSCAND, Peerscand, command
 from testlan.lan import TestLAN
-from testlan.waiting import wait_until
 
-ROOT = Path(__file__).resolve().parents[1]
-PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
 BENCH = PEERSCAND.with_name("peerscan-bench")
-
-
-def rss_kib(pid: int) -> int:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
 
 
 def start_once(lan: TestLAN, registry: Path) -> dict:
@@ -49,25 +41,23 @@ def start_once(lan: TestLAN, registry: Path) -> dict:
     shutil.rmtree(state, ignore_errors=True)
     state.mkdir()
     socket = lan.tmpdir / "io.peerscan"
-    argv = [str(PEERSCAND), "--state-directory", str(state), "--registry", str(registry), "--socket", str(socket),
-            "--no-neighbour-table"]
+    daemon = Peerscand(command("--state-directory", str(state), "--registry", str(registry), "--socket", str(socket),
+                               "--no-neighbour-table"), socket, popen=lan.popen_in_scanner)
     started = time.monotonic()
-    process = lan.popen_in_scanner(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    daemon.start()
     try:
-        wait_until(lambda: varlinkclient.answers(socket), 60, "peerscand to serve", interval=0.01,
-                   give_up=lambda: None if process.poll() is None else "peerscand exited")
+        daemon.wait_serving(60, interval=0.01)
         serving = time.monotonic() - started
-        with varlinkclient.RawConnection(socket, timeout=30) as connection:
+        with wire.RawConnection(socket, timeout=30) as connection:
             reply = connection.call("io.peerscan.GetSnapshot")
         assert "parameters" in reply, reply
         first_snapshot = time.monotonic() - started
-        rss = rss_kib(process.pid) / 1024
-        with varlinkclient.RawConnection(socket, timeout=30) as connection:
+        rss = daemon.usage().rss_mib
+        with wire.RawConnection(socket, timeout=30) as connection:
             known = len(connection.call("io.peerscan.ListKnownDevices")["parameters"]["devices"])
         return {"serving": serving, "first_snapshot": first_snapshot, "rss_mib": rss, "known": known}
     finally:
-        process.terminate()
-        process.wait(timeout=15)
+        daemon.stop()
 
 
 def startup(devices: int, rounds: int) -> dict:

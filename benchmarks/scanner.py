@@ -38,31 +38,29 @@ from datetime import datetime
 from pathlib import Path
 
 from testclient import applier
+from testkit.peerscand import PEERSCAND, Peerscand, command
+from testkit.waiting import wait_notified
 from testlan.lan import TestLAN, random_mac, real_oui_mac
 from testlan.silent import add_silent_block
-from testlan.waiting import wait_notified
 
 ROOT = Path(__file__).resolve().parents[1]
-PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-class Daemon:
-    """peerscand --dump in the scanner namespace: the current snapshot and the time of every change."""
+class Daemon(Peerscand):
+    """peerscand --dump in the scanner namespace: the current snapshot and the time of every change; its log in the
+    LAN's temp dir."""
 
     def __init__(self, lan: TestLAN, *extra: str, user: int | None = None) -> None:
         state = lan.tmpdir / "state"
         state.mkdir(exist_ok=True)
-        argv = [str(PEERSCAND), "--dump", "--state-directory", str(state), "--socket", str(lan.tmpdir / "io.peerscan"),
-                *extra]
+        socket = lan.tmpdir / "io.peerscan"
         if user is not None:  # no capabilities at all, as the default unit runs it
             os.chown(state, user, user)
             os.chmod(lan.tmpdir, 0o777)
-            argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all",
-                    "--bounding-set=-all", *argv]
+        super().__init__(command("--dump", "--state-directory", str(state), "--socket", str(socket), *extra, user=user),
+                         socket, popen=lan.popen_in_scanner, log=lan.tmpdir / "peerscand.log", stdout=subprocess.PIPE)
         self.started = time.monotonic()
-        self.process = lan.popen_in_scanner(argv, stdout=subprocess.PIPE,
-                                            stderr=open(lan.tmpdir / "peerscand.log", "w"), text=True)
+        self.start()
         self.snapshot: dict | None = None
         self.changes: list[tuple[float, dict]] = []  # (time its line arrived, snapshot after)
         self.arrived = 0.0  # when the line of the newest message applied arrived
@@ -98,17 +96,6 @@ class Daemon:
                           "peerscand to get there")
             return self.arrived
 
-    def usage(self) -> tuple[float, int]:
-        """CPU seconds (user + system) and RSS in KiB of peerscand (its pid: setpriv and ip netns exec exec it)."""
-        stat = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        cpu = (int(stat[11]) + int(stat[12])) / CLOCK_TICKS
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        rss = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
-        return cpu, rss
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=15)
 
 
 def macs(snapshot: dict) -> set[str]:
@@ -132,14 +119,14 @@ def sweep(hosts: int, prefix: int) -> dict:
         daemon = Daemon(lan)
         try:
             done = daemon.wait_for(lambda s: expected <= macs(s), timeout=120)
-            cpu, rss = daemon.usage()
+            used = daemon.usage()
         finally:
             daemon.stop()
         found_by_arp_scan, arp_scan_seconds = lan.arp_scan()
         return {
             "hosts": hosts, "setup_seconds": round(made, 1),
             "peerscand_seconds_to_last_host": round(done - daemon.started, 2),
-            "peerscand_cpu_seconds": round(cpu, 2), "peerscand_rss_mib": round(rss / 1024, 1),
+            "peerscand_cpu_seconds": round(used.cpu_seconds, 2), "peerscand_rss_mib": round(used.rss_mib, 1),
             "arp_scan_seconds": round(arp_scan_seconds, 2),
             "arp_scan_found": len(expected & set(found_by_arp_scan.values())),
         }
@@ -161,7 +148,7 @@ def sweep_block(hosts: int, prefix: int) -> dict:
         daemon = Daemon(lan, "--log-level", "debug")
         try:
             done = daemon.wait_for(lambda s: expected <= macs(s), timeout=120)
-            cpu, rss = daemon.usage()
+            used = daemon.usage()
             limits = applier.config_item(daemon.snapshot, "host").get("limits", [])
         finally:
             daemon.stop()
@@ -175,7 +162,7 @@ def sweep_block(hosts: int, prefix: int) -> dict:
             "hosts": hosts, "prefix": prefix, "setup_seconds": round(made, 1),
             "peerscand_found": found, "peerscand_seconds_to_last_host": round(done - daemon.started, 2),
             "peerscand_logged_seconds_to_last_host": logged,
-            "peerscand_cpu_seconds": round(cpu, 2), "peerscand_rss_mib": round(rss / 1024, 1),
+            "peerscand_cpu_seconds": round(used.cpu_seconds, 2), "peerscand_rss_mib": round(used.rss_mib, 1),
             "arp_scan_seconds": round(arp_scan_seconds, 2),
             "arp_scan_found": len(expected & set(found_by_arp_scan.values())),
             "scanner_neighbour_entries_max": watch.most,

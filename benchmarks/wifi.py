@@ -27,20 +27,14 @@ import time
 from pathlib import Path
 
 from testclient import varlinkclient
+from testkit.peerscand import Peerscand
 from testlan.radio import air
 from testlan.radio.daemon import peerscand
-
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def listed(snapshot: dict, ssid: str) -> bool:
     return any(item.get("kind") == "wifiNetwork" and item.get("ssid") == ssid
                for section in snapshot["sections"] for item in section["items"])
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime (fields 14, 15)
 
 
 FRESH = ("sae", "owe", "open", "5ghz")  # switched off before peerscand starts: one round each, new to peerscand
@@ -65,12 +59,12 @@ def delays(socket: Path) -> dict:
             "after_scan_max_s": max(after_scan), "after_trigger_median_s": statistics.median(after_trigger)}
 
 
-def cpu_per_scan(pid: int, scans: int) -> float:
-    before = cpu_seconds(pid)
+def cpu_per_scan(daemon: Peerscand, scans: int) -> float:
+    before = daemon.usage().cpu_seconds
     for _ in range(scans):
         air.trigger_scan(air.SCANNER)
         time.sleep(1)
-    return (cpu_seconds(pid) - before) / scans
+    return (daemon.usage().cpu_seconds - before) / scans
 
 
 def main() -> int:
@@ -82,17 +76,17 @@ def main() -> int:
     for name in FRESH:
         air.disable(air.BY_NAME[name])
     air.trigger_scan(air.SCANNER, flush=True)
-    with peerscand("--wifi-expire", "30", log=results / "peerscand-bench.log") as (process, socket):
-        report["delay"] = delays(socket)
+    with peerscand("--wifi-expire", "30", log=results / "peerscand-bench.log") as daemon:
+        report["delay"] = delays(daemon.socket)
         print(f"delay: {json.dumps(report['delay'])}", flush=True)
         for ap in (air.BY_NAME["sae"], air.BY_NAME["owe"]):
             air.disable(ap)
         air.trigger_scan(air.SCANNER, flush=True)
-        report["cpu_per_scan_4_aps_s"] = cpu_per_scan(process.pid, arguments.scans)
+        report["cpu_per_scan_4_aps_s"] = cpu_per_scan(daemon, arguments.scans)
         print(f"cpu per scan, 4 access points: {report['cpu_per_scan_4_aps_s'] * 1000:.1f} ms", flush=True)
         with air.bench_access_points() as extra:
             air.trigger_scan(air.SCANNER)
-            report["cpu_per_scan_30_aps_s"] = cpu_per_scan(process.pid, arguments.scans)
+            report["cpu_per_scan_30_aps_s"] = cpu_per_scan(daemon, arguments.scans)
             seen = len(air.dump(air.SCANNER))
         print(f"cpu per scan, {4 + extra} access points ({seen} in the scan): "
               f"{report['cpu_per_scan_30_aps_s'] * 1000:.1f} ms", flush=True)

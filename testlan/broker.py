@@ -8,7 +8,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from testlan.waiting import wait_until
+from testkit.waiting import wait_until
 
 
 class Broker:

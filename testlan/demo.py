@@ -21,8 +21,10 @@ import threading
 import time
 from pathlib import Path
 
+from testkit.peerscand import Peerscand, command
+from testkit.waiting import WaitError
+
 from .lan import TestLAN, random_mac, real_oui_mac
-from .waiting import WaitError, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 LAPTOP_EXTRA_ADDRESS = "10.231.0.112"
@@ -87,16 +89,18 @@ def _scene(lan: TestLAN, peerscanctl: str, socket: Path, stop: threading.Event) 
 
 def demo(duration: float | None, peerscand: str, peerscanctl: str, log: Path) -> None:
     log.parent.mkdir(parents=True, exist_ok=True)
-    with TestLAN() as lan, open(log, "w") as log_file:
+    with TestLAN() as lan:
         lan.start_avahi()
         socket = Path(lan.tmpdir) / "io.peerscan"
         print(f"test LAN up (scanner namespace {lan.scanner_ns}); peerscand logs to {log}; Ctrl-C ends the demo",
               flush=True)
         lan.run_in_scanner(["sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647"])  # as systemd sets it
-        lan.popen_in_scanner([peerscand, "--state-directory", str(Path(lan.tmpdir) / "state"), "--socket", str(socket),
-                              "--probe-interval", "5", "--offline-after", "15"], stderr=log_file)
+        daemon = Peerscand(command("--state-directory", str(Path(lan.tmpdir) / "state"), "--socket", str(socket),
+                                   "--probe-interval", "5", "--offline-after", "15", binary=peerscand),
+                           socket, popen=lan.popen_in_scanner, log=log, stdout=None)
+        daemon.start()
         with contextlib.suppress(WaitError):  # the watcher says what is wrong if it never comes
-            wait_until(socket.exists, 10, "peerscand's socket", interval=0.05)
+            daemon.wait_serving(10)
         watch = subprocess.Popen([peerscanctl, "watch", "--socket", str(socket), "--timestamps"])
         stop = threading.Event()
         scene = threading.Thread(target=_scene, args=(lan, peerscanctl, socket, stop), daemon=True)

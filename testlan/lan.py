@@ -45,6 +45,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from testkit.waiting import wait_until
+
 from .browse import BrowseRow, parse_browse_output
 from .daemons import AVAHI_STATE_ARGV, avahi_argv, avahi_is_running, bus_argv, write_bus_config
 from .netns import (
@@ -64,7 +66,6 @@ from .netns import (
     stop_process,
 )
 from .peers import Host, Peer, PeerError, random_mac, real_oui_mac
-from .waiting import wait_until
 
 # What the tests and benchmarks import from here (the LAN's parts live in the modules above).
 __all__ = ["BrowseRow", "Host", "Peer", "PeerError", "TestLAN", "cleanup_stale", "fill_file_system",

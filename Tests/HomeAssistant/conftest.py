@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from testlan.waiting import wait_notified, wait_until
+from testkit.waiting import wait_notified, wait_until
 
 # The integration tests' fixtures and helpers, reused. Their modules import `conftest` by name (how pytest imports a
 # conftest outside a package): when this directory's tests run, `conftest` is this module, so it re-exports what they

@@ -1,6 +1,6 @@
 """Fixtures for the integration tests: a test LAN (network namespaces, a private bus, a real avahi-daemon and
 python-zeroconf peers — see testlan/) and peerscand running in it with --dump, serving its Varlink socket in the
-test's temp dir (testclient/varlinkclient.py talks to it).
+test's temp dir (testkit/peerscand.py starts and stops it, testclient/varlinkclient.py talks to it).
 
 Run as root: `make test` (or `.venv/bin/python -m pytest Tests/Integration` after `swift build`).
 """
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import signal
 import subprocess
 import threading
 from collections.abc import Callable
@@ -18,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from testclient import applier, varlinkclient
+from testclient import applier
+from testkit.peerscand import PEERSCAND, ROOT, Peerscand, command
+from testkit.waiting import wait_notified
 from testlan.broker import Broker
 from testlan.lan import TestLAN
-from testlan.waiting import wait_notified, wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
-PEERSCAND = Path(os.environ.get("PEERSCAND", ROOT / ".build" / "debug" / "peerscand"))
+__all__ = ["PEERSCAND", "ROOT", "Daemon"]  # the tests take PEERSCAND (and its siblings' paths) from here
 # `thread` or `address` when peerscand is a sanitized build (make sanitize): the tests' resource and time goals, which
 # are those of a normal build, do not hold there.
 SANITIZER = os.environ.get("PEERSCAN_SANITIZER", "")
@@ -37,7 +35,7 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(f"{PEERSCAND} is missing: run `swift build` first (or set PEERSCAND)")
 
 
-class Daemon:
+class Daemon(Peerscand):
     """peerscand --dump in the scanner namespace, its output replayed into the current snapshot; its Varlink socket
     is `socket`."""
 
@@ -50,31 +48,26 @@ class Daemon:
         self.lan = lan
         self.state_directory = state_directory
         # Always a socket of the test's own (default: in the LAN's temp dir), never the shared default under /run.
-        self.socket = socket or lan.tmpdir / "io.peerscan"
-        extra = ("--socket", str(self.socket), *(self.MDNS_ONLY if mdns_only else ()), *extra)
-        self.argv = [str(PEERSCAND), "--dump", "--state-directory", str(state_directory), "--log-level", "debug",
-                     "--resync-grace", "20", *extra]
+        socket = socket or lan.tmpdir / "io.peerscan"
+        extra = ("--socket", str(socket), *(self.MDNS_ONLY if mdns_only else ()), *extra)
         if user is not None:  # as that user, without any capability (the default unit's peerscand)
             state_directory.mkdir(parents=True, exist_ok=True)
             os.chown(state_directory, user, user)
-            os.chmod(self.socket.parent, 0o777)
-            self.argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all",
-                         "--bounding-set=-all", *self.argv]
+            os.chmod(socket.parent, 0o777)
+        super().__init__(command("--dump", "--state-directory", str(state_directory), "--log-level", "debug",
+                                 "--resync-grace", "20", *extra, user=user),
+                         socket, popen=lan.popen_in_scanner, stdout=subprocess.PIPE)
         self.snapshot: dict | None = None
         self.initial: dict | None = None  # the first snapshot the daemon wrote
         self.sequence = -1
         self.history: list[tuple[int, dict, dict]] = []  # (sequence, changes, snapshot after)
         self.final: dict | None = None
-        self.lines: queue.Queue = queue.Queue()
-        self.stderr_lines: list[str] = []
         self.condition = threading.Condition()
-        self.process = lan.popen_in_scanner(self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
-        self._stderr_reader.start()
+        self.start()
+        self._dump_reader = threading.Thread(target=self._read_dump, daemon=True)
+        self._dump_reader.start()
 
-    def _read(self) -> None:
+    def _read_dump(self) -> None:
         for line in self.process.stdout:
             message = json.loads(line)
             with self.condition:
@@ -93,19 +86,6 @@ class Daemon:
                     self.history.append((self.sequence, message["changes"], self.snapshot))
                 self.condition.notify_all()
 
-    def _read_stderr(self) -> None:
-        for line in self.process.stderr:
-            self.stderr_lines.append(line.rstrip("\n"))
-
-    def exited(self) -> str | None:
-        """Why a wait on this daemon is over early: peerscand exited (a `give_up` of testlan.waiting)."""
-        code = self.process.poll()
-        return None if code is None else f"peerscand exited ({code})"
-
-    def log_tail(self) -> str:
-        """peerscand's last 30 lines of stderr."""
-        return "\n".join(self.stderr_lines[-30:])
-
     def wait_for(self, predicate: Callable[[dict], bool], timeout: float = 20, what: str = "condition") -> dict:
         """Waits until the current snapshot satisfies `predicate`; returns it."""
         with self.condition:
@@ -118,16 +98,10 @@ class Daemon:
         """Waits until Avahi is running as the host item shows it (and peerscand's signal handlers are installed)."""
         return self.wait_for(lambda s: applier.config_item(s, "host")["avahiState"] == "running", what="avahi running")
 
-    def wait_serving(self, timeout: float = 20) -> None:
-        """Waits until the Varlink socket answers GetInfo."""
-        wait_until(lambda: varlinkclient.answers(self.socket), timeout, interval=0.05,
-                   what=f"{self.socket} to answer", give_up=self.exited, details=self.log_tail)
-
     @property
     def rss_kib(self) -> int:
-        """peerscand's resident set (`ip netns exec` execs it: the Popen's pid is peerscand's)."""
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+        """peerscand's resident set."""
+        return self.usage().rss_kib
 
     def devices(self) -> dict:
         with self.condition:
@@ -137,21 +111,9 @@ class Daemon:
         with self.condition:
             return [changes for seq, changes, _ in self.history if seq > sequence]
 
-    def signal(self, signum: int) -> None:
-        self.process.send_signal(signum)
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            code = self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise AssertionError("peerscand did not stop within 15 s of SIGTERM (killed):\n"
-                                 + "\n".join(self.stderr_lines[-30:])) from None
-        self._reader.join(timeout=5)
-        self._stderr_reader.join(timeout=5)
+    def stop(self, timeout: float = 15) -> int:
+        code = super().stop(timeout)
+        self._dump_reader.join(timeout=5)
         return code
 
 

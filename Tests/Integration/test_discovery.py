@@ -7,7 +7,7 @@ import time
 import uuid
 
 from testclient import applier
-from testlan.waiting import wait_for_value
+from testkit.waiting import wait_for_value
 
 ALPHA_SERVICES = [("Alpha", "_http._tcp", 80, {"path": "/"}), ("Alpha", "_ssh._tcp", 22, {})]
 BETA_SERVICES = [("Beta", "_ipp._tcp", 631, {"model": "X1"}), ("Beta", "_http._tcp", 8080, {"path": "/admin"})]

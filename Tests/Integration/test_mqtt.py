@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from testclient import applier, varlinkclient
+from testkit.waiting import wait_notified, wait_until
 from testlan.broker import Broker
 from testlan.lan import TestLAN
 from testlan.netns import run
-from testlan.waiting import wait_notified, wait_until
 
 from conftest import Daemon
 

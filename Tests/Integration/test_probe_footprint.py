@@ -13,7 +13,7 @@ import threading
 import time
 
 from testclient.varlinkclient import client
-from testlan.waiting import wait_until
+from testkit.waiting import wait_until
 
 FLOOR = 5.0  # ProbeService.defaultFloor
 RATE = 100  # slow enough that a /24 sweep (253 addresses) lasts 2.5 s: the ceiling shows in 1-s windows

@@ -17,8 +17,8 @@ import pytest
 import varlink
 
 from testclient import applier, varlinkclient
+from testkit.waiting import wait_until
 from testlan.lan import Peer, fill_file_system, real_oui_mac
-from testlan.waiting import wait_until
 
 from test_scanner import MAC_NAMESPACE, NAMESPACE, PEERSCANCTL, by_mac, log_lines, start_scanner
 

@@ -9,9 +9,9 @@ import time
 import uuid
 
 from testclient import applier
+from testkit.waiting import wait_until
 from testlan.lan import random_mac, real_oui_mac
 from testlan.silent import add_silent_block
-from testlan.waiting import wait_until
 
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "peerscan.io")
 MAC_NAMESPACE = uuid.uuid5(NAMESPACE, "mac-address")

@@ -27,16 +27,15 @@ import varlink
 from testclient import applier
 from testclient.varlinkclient import (
     MonitorFollower,
-    RawConnection,
     Replay,
     SnapshotSampler,
-    answers,
     call_as,
     canonical,
     client,
     strip_nulls,
 )
-from testlan.waiting import wait_until
+from testkit.waiting import wait_until
+from testkit.wire import RawConnection, answers
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERFACE_FILE = ROOT / "Sources" / "PeerScanModel" / "io.peerscan.varlink"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from testkit.waiting import wait_for_value
 from testlan.radio import air
 from testlan.radio.medium import Medium
-from testlan.waiting import wait_for_value
 
 
 @pytest.fixture(scope="module")

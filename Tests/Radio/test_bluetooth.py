@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 
+from testkit.waiting import WaitError, wait_until
 from testlan.radio import bluetooth
-from testlan.waiting import WaitError, wait_until
 
 from conftest import NAMESPACE, ROOT, SnapshotWatch, host_limits
 
@@ -249,8 +249,7 @@ def registry_keys(daemon, prefix: str) -> list[tuple[str, str]]:
 
 def peak_rss_kib(daemon) -> int:
     """peerscand's peak resident set, VmHWM (the `Daemon`'s process is peerscand itself in the guest)."""
-    status = Path(f"/proc/{daemon.process.pid}/status").read_text()
-    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+    return daemon.usage().peak_rss_kib
 
 
 ADMIT_AFTER = 20  # --bluetooth-admit-after of the admission test

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
+from testkit.waiting import wait_until
 from testlan.radio import air
 from testlan.radio.medium import Medium
-from testlan.waiting import wait_until
 
 from conftest import interface_id, network, network_id, networks, same_id, wifi_interface
 

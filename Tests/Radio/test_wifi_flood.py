@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from testclient import varlinkclient
+from testkit.waiting import wait_until
+from testkit.wire import RawConnection
 from testlan.radio import air
-from testlan.waiting import wait_until
 
 from conftest import SnapshotWatch, host_limits, network, networks
 
@@ -69,7 +69,7 @@ def test_a_beacon_flood_in_waves_stays_within_the_cap_and_leaves_the_registry(st
     daemon = start_daemon("--wifi-scan-interval", "3", "--wifi-expire", str(EXPIRE), "--wifi-networks-max", str(CAP),
                           "--forget-after", str(FORGET_AFTER))
     daemon.wait_for(lambda s: all(network(s, ap) is not None for ap in air.AIR), timeout=60, what="the air's networks")
-    with varlinkclient.RawConnection(daemon.socket) as connection:
+    with RawConnection(daemon.socket) as connection:
         reply = connection.call("io.peerscan.TrustWiFiNetwork", {"ssid": TRUSTED.ssid})
         assert "error" not in reply, reply
     watch = Watch(daemon)

@@ -23,9 +23,12 @@ import time
 
 import pytest
 
+from testkit.peerscand import ROOT
+from testlan.daemons import AVAHI_RECEIVE_BUFFER, enlarge_receive_buffers
 from testlan.lan import TestLAN
 
-from conftest import AVAHI_RECEIVE_BUFFER, ROOT, TYPES, StressDaemon, enlarge_receive_buffers, observed
+from conftest import StressDaemon
+from world import TYPES, observed
 
 STEP_HOSTS = 40  # 160 services per step
 MAX_SERVICES = 2400

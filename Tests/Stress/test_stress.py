@@ -28,10 +28,14 @@ import subprocess
 import threading
 import time
 
+from testclient import applier
+from testclient.fleet import Fleet
+from testclient.varlinkclient import MonitorFollower
+from testkit.waiting import wait_until
 from testlan.lan import fill_file_system
-from testlan.waiting import wait_until
 
-from conftest import Fleet, MonitorFollower, Stress, applier
+from attribution import udp_drops
+from conftest import Stress
 
 POLL = 0.2  # seconds between polls: most ask GetSnapshot, which is not free on a large LAN
 
@@ -93,7 +97,7 @@ def test_load_many_hosts_churning_with_100_monitor_clients(stress: Stress) -> No
     settle = stress.settle(timeout=150, what="load")
     clients = stress.check_clients("load")
     after_d, after_a = stress.daemon.stats(), stress.avahi_stats()
-    stress.report["udp_after_load"] = stress.udp_drops()
+    stress.report["udp_after_load"] = udp_drops(stress.lan)
     result = {
         "hosts": len(stress.world.hosts), "services": stress.world.service_count, "changes": made,
         "churn_s": round(churned, 1), "changesets": stress.follower.sequence - first_sequence,
@@ -227,7 +231,7 @@ def test_scanner_veth_down_and_up(stress: Stress) -> None:
     settle = stress.settle(timeout=60, what="veth")
     touched = stress.changesets_touching_devices(since)
     stress.save("veth-churn.json", touched)
-    line = [x for x in stress.daemon.lines if "interface resync finished" in x][-1]
+    line = [x for x in stress.daemon.stderr_lines if "interface resync finished" in x][-1]
     clients = stress.check_clients("veth")
     result = {"settle_s": round(settle, 2), "finished_after_link_up_s": round(finished, 2), "log": line,
               "device_changesets": len(touched), "devices_touched": len({i for _, ids in touched for i in ids}),
@@ -278,7 +282,7 @@ def test_state_directory_full(stress: Stress) -> None:
 
 def test_resources_over_the_whole_run(stress: Stress) -> None:
     """The totals: peerscand's and avahi-daemon's CPU and peak RSS over every scenario (restarts summed)."""
-    result = {"peerscand": stress.daemon.stats(), "avahi_daemon": stress.avahi_stats(), "udp": stress.udp_drops(),
+    result = {"peerscand": stress.daemon.stats(), "avahi_daemon": stress.avahi_stats(), "udp": udp_drops(stress.lan),
               "daemon_alive": stress.daemon.process.poll() is None}
     stress.report["totals"] = result
     print(f"\ntotals: {result}", flush=True)

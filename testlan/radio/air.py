@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from testkit.waiting import wait_until
 from testlan.radio import genetlink
-from testlan.waiting import wait_until
 
 HERE = Path(__file__).resolve().parent
 HOSTAPD_CONTROL = "/run/hostapd"

@@ -29,8 +29,8 @@ def main() -> int:
     air.disable(appearing)
     air.trigger_scan(air.SCANNER, flush=True)
     with Medium() as medium, peerscand("--wifi-scan-interval", "3", "--wifi-expire", "30",
-                                       log=results / "peerscand.log") as (_, socket):
-        watch = subprocess.Popen([str(PEERSCANCTL), "watch", "--socket", str(socket)])
+                                       log=results / "peerscand.log") as daemon:
+        watch = subprocess.Popen([str(PEERSCANCTL), "watch", "--socket", str(daemon.socket)])
         try:
             say("peerscand lists the air (5 access points; radio-owe is off)")
             time.sleep(10)

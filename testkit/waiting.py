@@ -1,4 +1,5 @@
-"""Waiting for a condition: the one set of deadline loops the test LAN, the tests and the benchmarks use.
+"""Waiting for a condition: the one set of deadline loops the test LAN, the test clients, the tests and the
+benchmarks use.
 
 Two kinds of waits, one failure:
 
