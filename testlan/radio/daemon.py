@@ -30,4 +30,4 @@ def peerscand(*extra: str, log: Path) -> Iterator[Peerscand]:
         daemon.wait_serving(30, interval=0.1)
         yield daemon
     finally:
-        daemon.stop()
+        daemon.stop(timeout=30)  # systemd waits 90 s; a daemon still running after 30 s fails the test
