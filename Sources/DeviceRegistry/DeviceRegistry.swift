@@ -55,7 +55,7 @@ public final class DeviceRegistry: Sendable {
     /// Opens the registry at `path`, never failing: a database that cannot be used (corrupt, unreadable, written by
     /// a newer peerscan) is moved aside (`PATH.broken-TIMESTAMP`) with a log line and a fresh one is started; if
     /// none can be created, the registry lives in memory only (logged). Devices not seen for `forgetAfter` are
-    /// dropped while loading; Wi-Fi networks are forgotten by ``forgetNetworks(forgetAfter:now:)`` (with
+    /// dropped while loading; Wi-Fi networks are forgotten by ``forgetNetworks(forgetAfter:limit:now:)`` (with
     /// `forgetAfter` zero, only the baseline's are written at all).
     ///
     /// - Parameters:
