@@ -43,9 +43,10 @@
 //   peerscanctl       the command-line client, a thin executable over PeerScanClient
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
 //   CMalloc           the system's malloc statistics, for the benchmark's memory figures
-//   peerscan-bench    the diff, fanout and registry benchmarks
+//   peerscan-bench    the diff, fanout and registry benchmarks (on TestSupport's manual clock where time is simulated)
 //   peerscan-fuzz     a libFuzzer target over Varlink framing and request decoding (make fuzz)
-//   TestSupport       what the test targets share: temporary directories, POSIX failures, waits, a silent logger
+//   TestSupport       what the tests share: temporary directories, POSIX failures, waits, a silent logger, a manual
+//                     clock, a JSON value
 import PackageDescription
 
 let package = Package(
@@ -128,6 +129,7 @@ let package = Package(
                 "Diffable",
                 "PeerScanModel",
                 "SeededRandom",
+                "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -539,6 +541,7 @@ let package = Package(
                 "PeerScanModel",
                 "PeerScanServer",
                 "SeededRandom",
+                "TestSupport",
                 "Varlink",
                 "VarlinkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
