@@ -115,20 +115,3 @@ extension NetworkInterfaces {
         return result
     }
 }
-
-/// An IPv4 address of an interface, with the prefix length of its subnet.
-public struct IPv4InterfaceAddress: Hashable, Sendable {
-    /// The interface's name.
-    public var interface: String
-    /// The address, in host byte order.
-    public var address: UInt32
-    /// The prefix length.
-    public var prefixLength: Int
-
-    /// Creates an address.
-    public init(interface: String, address: UInt32, prefixLength: Int) {
-        self.interface = interface
-        self.address = address
-        self.prefixLength = prefixLength
-    }
-}

@@ -88,14 +88,13 @@ final class ActiveProber: Sendable {
     }
 
     /// The directly connected IPv4 subnets of these interfaces.
-    func subnets(of interfaces: [String]) -> [IPv4Subnet] {
+    func subnets(of interfaces: [String]) -> [IPv4InterfaceAddress] {
         let names = Set(interfaces)
-        let addresses = (try? Self.inNamespace(namespacePath) { NetworkInterfaces.ipv4Addresses(on: names) }) ?? []
-        return addresses.map { IPv4Subnet(interface: $0.interface, address: $0.address, prefixLength: $0.prefixLength) }
+        return (try? Self.inNamespace(namespacePath) { NetworkInterfaces.ipv4Addresses(on: names) }) ?? []
     }
 
     /// One sweep: a datagram to every address of the directly connected IPv4 subnets of `interfaces` (at most
-    /// ``IPv4Subnet/defaultSweepLimit`` each), and an all-nodes echo request on each of them.
+    /// ``IPv4InterfaceAddress/defaultSweepLimit`` each), and an all-nodes echo request on each of them.
     /// - Complexity: O(a) for a addresses swept, taking about a / the pacer's rate seconds.
     func sweep(interfaces: [String], pacer: inout ProbePacer) async -> ProbeTraffic {
         var traffic = ProbeTraffic()
