@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MonitoringLog
 import NIOConcurrencyHelpers
+internal import POSIXText
 import PeerScanCore
 import PeerScanModel
 
@@ -332,7 +333,7 @@ public final class DeviceRegistry: Sendable {
         let aside = "\(path).broken-\(RFC3339.compact(now))"
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             guard rename(path + suffix, aside + suffix) == 0 else {
-                throw .moveAsideFailed(path: path + suffix, reason: String(cString: strerror(errno)))
+                throw .moveAsideFailed(path: path + suffix, reason: POSIXText.errorDescription(errno))
             }
         }
         return aside

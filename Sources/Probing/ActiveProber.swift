@@ -1,5 +1,6 @@
 import Glibc
 import NetworkInterfaces
+internal import POSIXText
 
 /// How IPv6 hosts are solicited: an ICMPv6 echo request to the all-nodes group of each interface.
 enum IPv6Solicitation: String, Sendable, CustomStringConvertible {
@@ -330,5 +331,5 @@ public struct ProbeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `errno` value.
     public var code: Int32
 
-    public var description: String { "\(operation): \(String(cString: strerror(code))) (errno \(code))" }
+    public var description: String { "\(operation): \(POSIXText.errorDescription(code)) (errno \(code))" }
 }

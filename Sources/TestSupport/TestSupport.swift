@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import NIOConcurrencyHelpers
+internal import POSIXText
 
 // What the test targets share. Not part of any product: only test targets and the benchmarks (their simulated time)
 // depend on this module.
@@ -21,7 +22,7 @@ public struct POSIXFailure: Error, CustomStringConvertible {
         self.errno = errno
     }
 
-    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    public var description: String { "\(call): \(POSIXText.errorDescription(errno))" }
 }
 
 // MARK: - Files
