@@ -26,6 +26,7 @@
 //   VarlinkServer     the Varlink server: Unix socket, connections, peer credentials, org.varlink.service
 //   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, resume history
 //   TextEscaping      control characters made visible, for the terminal and for log lines
+//   POSIXText         the text of what C calls fill in: fixed buffers, errno descriptions, addresses, interface names
 //   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
 //   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
 //   NeighbourTable    the Swift wrapper of CNetlink, its only importer: the kernel's ARP/NDP table, dump and changes
@@ -43,9 +44,10 @@
 //   peerscanctl       the command-line client, a thin executable over PeerScanClient
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
 //   CMalloc           the system's malloc statistics, for the benchmark's memory figures
-//   peerscan-bench    the diff, fanout and registry benchmarks
+//   peerscan-bench    the diff, fanout and registry benchmarks (on TestSupport's manual clock where time is simulated)
 //   peerscan-fuzz     a libFuzzer target over Varlink framing and request decoding (make fuzz)
-//   TestSupport       what the test targets share: temporary directories, POSIX failures, waits, a silent logger
+//   TestSupport       what the tests share: temporary directories, POSIX failures, waits, a silent logger, a manual
+//                     clock, a JSON value
 import PackageDescription
 
 let package = Package(
@@ -107,6 +109,7 @@ let package = Package(
         .target(
             name: "AvahiBrowser",
             dependencies: [
+                "POSIXText",
                 "MonitoringLog",
                 "NetworkInterfaces",
                 "CAvahi",
@@ -128,6 +131,7 @@ let package = Package(
                 "Diffable",
                 "PeerScanModel",
                 "SeededRandom",
+                "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -138,7 +142,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        .target(name: "SystemCrypto", dependencies: ["CCrypto"]),
+        .target(name: "SystemCrypto", dependencies: ["POSIXText", "CCrypto"]),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto"]),
 
 
@@ -172,6 +176,7 @@ let package = Package(
         .target(
             name: "MDNSQuestions",
             dependencies: [
+                "POSIXText",
                 "Discovery", "MonitoringLog",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -202,7 +207,7 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        .target(name: "SystemBus", dependencies: ["AsyncPrimitives", "CSystemdBus"]),
+        .target(name: "SystemBus", dependencies: ["POSIXText", "AsyncPrimitives", "CSystemdBus"]),
         .target(
             name: "BluetoothSource",
             dependencies: [
@@ -267,7 +272,7 @@ let package = Package(
         ),
         .target(
             name: "VarlinkServer",
-            dependencies: ["MonitoringLog", 
+            dependencies: ["MonitoringLog", "POSIXText",
                 "AsyncPrimitives",
                 "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -322,8 +327,12 @@ let package = Package(
         // MARK: TextEscaping — control characters made visible (terminal output, log lines).
         .target(name: "TextEscaping"),
 
+        // MARK: POSIXText — the text of C buffers, errno values, addresses (inet_ntop) and interface indices.
+        .target(name: "POSIXText"),
+        .testTarget(name: "POSIXTextTests", dependencies: ["POSIXText"]),
+
         // MARK: NetworkInterfaces — the host's interfaces, from the kernel.
-        .target(name: "NetworkInterfaces"),
+        .target(name: "NetworkInterfaces", dependencies: ["POSIXText"]),
         .testTarget(name: "NetworkInterfacesTests", dependencies: ["NetworkInterfaces"]),
 
         // MARK: The kernel's neighbour table (libmnl and its one wrapper), active probing, MAC vendors.
@@ -335,6 +344,7 @@ let package = Package(
         .target(
             name: "NeighbourTable",
             dependencies: [
+                "POSIXText",
                 "AsyncPrimitives", "CNetlink", "MonitoringLog", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -348,10 +358,11 @@ let package = Package(
             pkgConfig: "libnl-genl-3.0",
             providers: [.apt(["libnl-genl-3-dev"])]
         ),
-        .target(name: "Nl80211", dependencies: ["AsyncPrimitives", "CNl80211"]),
+        .target(name: "Nl80211", dependencies: ["POSIXText", "AsyncPrimitives", "CNl80211"]),
         .target(
             name: "Probing",
             dependencies: [
+                "POSIXText",
                 "MonitoringLog",
                 "NeighbourTable",
                 "NetworkInterfaces",
@@ -370,13 +381,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "MACVendors"),
+        .target(name: "MACVendors", dependencies: ["POSIXText"]),
         .testTarget(name: "MACVendorsTests", dependencies: ["MACVendors", "TestSupport"]),
 
         // MARK: DeviceRegistry — every device ever seen, in SQLite (GRDB), written off the changeset path.
         .target(
             name: "DeviceRegistry",
             dependencies: [
+                "POSIXText",
                 "MonitoringLog",
                 "PeerScanCore",
                 "PeerScanModel",
@@ -429,6 +441,7 @@ let package = Package(
         .target(
             name: "DaemonSupport",
             dependencies: [
+                "POSIXText",
                 "TextEscaping",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -486,6 +499,7 @@ let package = Package(
         .target(
             name: "PeerScanClient",
             dependencies: [
+                "POSIXText",
                 "Diffable",
                 "PeerScanModel",
                 "TextEscaping",
@@ -496,6 +510,7 @@ let package = Package(
         .executableTarget(
             name: "peerscanctl",
             dependencies: [
+                "POSIXText",
                 "PeerScanClient",
                 "PeerScanModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -528,6 +543,7 @@ let package = Package(
         .executableTarget(
             name: "peerscan-bench",
             dependencies: [
+                "POSIXText",
                 "Discovery",
                 "AsyncPrimitives",
                 "CMalloc",
@@ -539,6 +555,7 @@ let package = Package(
                 "PeerScanModel",
                 "PeerScanServer",
                 "SeededRandom",
+                "TestSupport",
                 "Varlink",
                 "VarlinkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -559,6 +576,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "POSIXText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]

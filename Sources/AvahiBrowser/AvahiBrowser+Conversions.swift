@@ -3,6 +3,7 @@
 // poll-thread state; see the threading note in AvahiBrowser.swift).
 
 internal import CAvahi
+internal import POSIXText
 
 #if canImport(Glibc)
 import Glibc
@@ -25,9 +26,7 @@ extension AvahiBrowser {
     func interfaceName(_ index: AvahiIfIndex) -> String {
         guard index > 0 else { return "" }
         if let name = interfaceNames[index] { return name }
-        var buffer = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
-        guard if_indextoname(UInt32(index), &buffer) != nil else { return "" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let name = POSIXText.interfaceName(index: UInt32(index)) else { return "" }
         interfaceNames[index] = name
         return name
     }
@@ -41,15 +40,10 @@ extension AvahiBrowser {
 
     /// The text of an A record's 4 bytes or an AAAA record's 16 (`inet_ntop`); `nil` for anything else.
     static func addressText(type: UInt16, rdata: UnsafeRawBufferPointer) -> String? {
-        let family: Int32
         switch (type, rdata.count) {
-        case (UInt16(AVAHI_DNS_TYPE_A), 4): family = AF_INET
-        case (UInt16(AVAHI_DNS_TYPE_AAAA), 16): family = AF_INET6
-        default: return nil
+        case (UInt16(AVAHI_DNS_TYPE_A), 4), (UInt16(AVAHI_DNS_TYPE_AAAA), 16): POSIXText.address(rdata)
+        default: nil
         }
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(family, rdata.baseAddress, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Whether an IPv6 address whose first two bytes are these is link-local (`fe80::/10`).
@@ -61,7 +55,7 @@ extension AvahiBrowser {
     func format(_ address: UnsafePointer<AvahiAddress>, _ interface: AvahiIfIndex) -> String {
         var buffer = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
         avahi_address_snprint(&buffer, buffer.count, address)
-        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = POSIXText.string(fromBuffer: buffer)
         let bytes = address.pointee.data.ipv6.address
         let isLinkLocal =
             address.pointee.proto == AvahiProtocol(AVAHI_PROTO_INET6) && Self.isLinkLocalIPv6(bytes.0, bytes.1)

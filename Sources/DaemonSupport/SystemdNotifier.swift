@@ -1,4 +1,5 @@
 import Glibc
+internal import POSIXText
 
 /// Tells systemd about the daemon's state through the `sd_notify(3)` datagram protocol, without libsystemd.
 ///
@@ -52,7 +53,7 @@ public struct SystemdNotifierError: Error, Hashable, Sendable, CustomStringConve
     /// The notification socket.
     public var socketPath: String
 
-    public var description: String { "cannot notify systemd at \(socketPath): \(String(cString: strerror(errno)))" }
+    public var description: String { "cannot notify systemd at \(socketPath): \(POSIXText.errorDescription(errno))" }
 }
 
 extension String {

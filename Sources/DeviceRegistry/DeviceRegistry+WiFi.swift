@@ -40,7 +40,8 @@ extension DeviceRegistry {
 
     /// Forgets the Wi-Fi networks and access points not heard for `forgetAfter`, then those beyond `limit`'s heard
     /// most recently (``NetworkRowLimit``), except the baseline's: the networks this host connected to or a person
-    /// marked known, and their access points vouched for. With `forgetAfter` zero, every other one goes.
+    /// marked known, and their access points vouched for. With `forgetAfter` zero, every other one goes. Both rules
+    /// are one write transaction.
     ///
     /// - Parameters:
     ///   - forgetAfter: How long a network or access point not heard is remembered (`--forget-after`).
@@ -51,16 +52,15 @@ extension DeviceRegistry {
     @discardableResult
     public func forgetNetworks(
         forgetAfter: Duration,
-        limit: NetworkRowLimit? = NetworkRowLimit(),
+        limit: NetworkRowLimit?,
         now: Date = Date()
     ) async -> (networks: Int, bssids: Int) {
         guard let database else { return (0, 0) }
         do {
-            let expired = try await database.deleteNetworks(
-                seenBefore: Self.horizon(forgetAfter: forgetAfter, now: now)
+            let (expired, trimmed) = try await database.forgetNetworks(
+                seenBefore: Self.horizon(forgetAfter: forgetAfter, now: now),
+                limit: limit
             )
-            var trimmed = (networks: 0, bssids: 0)
-            if let limit { trimmed = try await database.trimNetworks(to: limit) }
             let forgotten = (networks: expired.networks + trimmed.networks, bssids: expired.bssids + trimmed.bssids)
             if forgotten != (0, 0) {
                 logger.log(

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MonitoringLog
 import NIOConcurrencyHelpers
+internal import POSIXText
 import PeerScanCore
 import PeerScanModel
 
@@ -55,7 +56,7 @@ public final class DeviceRegistry: Sendable {
     /// Opens the registry at `path`, never failing: a database that cannot be used (corrupt, unreadable, written by
     /// a newer peerscan) is moved aside (`PATH.broken-TIMESTAMP`) with a log line and a fresh one is started; if
     /// none can be created, the registry lives in memory only (logged). Devices not seen for `forgetAfter` are
-    /// dropped while loading; Wi-Fi networks are forgotten by ``forgetNetworks(forgetAfter:now:)`` (with
+    /// dropped while loading; Wi-Fi networks are forgotten by ``forgetNetworks(forgetAfter:limit:now:)`` (with
     /// `forgetAfter` zero, only the baseline's are written at all).
     ///
     /// - Parameters:
@@ -332,7 +333,7 @@ public final class DeviceRegistry: Sendable {
         let aside = "\(path).broken-\(RFC3339.compact(now))"
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             guard rename(path + suffix, aside + suffix) == 0 else {
-                throw .moveAsideFailed(path: path + suffix, reason: String(cString: strerror(errno)))
+                throw .moveAsideFailed(path: path + suffix, reason: POSIXText.errorDescription(errno))
             }
         }
         return aside

@@ -142,11 +142,22 @@ extension RegistryDatabase {
         }
     }
 
-    /// Deletes the networks and access points last heard at or before `horizon`, except the baseline's.
+    /// Deletes, in one transaction, the networks and access points last heard at or before `horizon`, then (with a
+    /// `limit`) the networks beyond the `limit.networks` heard most recently and the access points beyond the
+    /// `limit.accessPoints` heard most recently; the baseline's are never deleted (nor counted against the limit). The
+    /// access points of a network deleted go with it (`ON DELETE CASCADE`).
     ///
-    /// - Returns: How many networks and access points (of networks that stay) were deleted.
-    /// - Complexity: O(d log r) for d rows deleted among r (the `last_seen` indexes).
-    func deleteNetworks(seenBefore horizon: Date) async throws(RegistryError) -> (networks: Int, bssids: Int) {
+    /// - Parameters:
+    ///   - horizon: The rows last heard at or before it are deleted.
+    ///   - limit: The most networks and access points kept besides the baseline; `nil`: no limit.
+    /// - Returns: How many networks and access points (of networks that stay) were deleted for being old
+    ///   (`expired`) and for the limit (`trimmed`).
+    /// - Complexity: O(d log r) for d rows deleted among r for the horizon (the `last_seen` indexes), plus
+    ///   O(r log r) for the limit (a walk of the `last_seen` indexes, newest first).
+    func forgetNetworks(
+        seenBefore horizon: Date,
+        limit: NetworkRowLimit?
+    ) async throws(RegistryError) -> (expired: (networks: Int, bssids: Int), trimmed: (networks: Int, bssids: Int)) {
         let time = horizon.timeIntervalSince1970
         do {
             return try await queue.write { db in
@@ -154,27 +165,13 @@ extension RegistryDatabase {
                     sql: "DELETE FROM wifi_network WHERE last_seen <= ? AND NOT connected AND NOT trusted",
                     arguments: [time]
                 )
-                let networks = db.changesCount
+                let expiredNetworks = db.changesCount
                 try db.execute(
                     sql: "DELETE FROM wifi_access_point WHERE last_seen <= ? AND NOT vouched",
                     arguments: [time]
                 )
-                return (networks, db.changesCount)
-            }
-        } catch {
-            throw .writeFailed(path: path, reason: "\(error)")
-        }
-    }
-
-    /// Deletes the networks beyond the `limit.networks` heard most recently, then the access points beyond the
-    /// `limit.accessPoints` heard most recently, except the baseline's (which do not count either); the access points
-    /// of a network deleted go with it (`ON DELETE CASCADE`).
-    ///
-    /// - Returns: How many networks and access points (of networks that stay) were deleted.
-    /// - Complexity: O(r log r) for the r rows outside the baseline (a walk of the `last_seen` indexes, newest first).
-    func trimNetworks(to limit: NetworkRowLimit) async throws(RegistryError) -> (networks: Int, bssids: Int) {
-        do {
-            return try await queue.write { db in
+                let expired = (networks: expiredNetworks, bssids: db.changesCount)
+                guard let limit else { return (expired, (0, 0)) }
                 try db.execute(
                     sql: """
                         DELETE FROM wifi_network WHERE id IN (
@@ -183,7 +180,7 @@ extension RegistryDatabase {
                         """,
                     arguments: [limit.networks]
                 )
-                let networks = db.changesCount
+                let trimmedNetworks = db.changesCount
                 try db.execute(
                     sql: """
                         DELETE FROM wifi_access_point WHERE (network_id, bssid) IN (
@@ -192,7 +189,7 @@ extension RegistryDatabase {
                         """,
                     arguments: [limit.accessPoints]
                 )
-                return (networks, db.changesCount)
+                return (expired, (trimmedNetworks, db.changesCount))
             }
         } catch {
             throw .writeFailed(path: path, reason: "\(error)")

@@ -1,3 +1,5 @@
+internal import POSIXText
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -130,6 +132,6 @@ private func systemError(path: String) -> MACVendorDatabaseError {
     return MACVendorDatabaseError(
         code == ENOENT ? .notFound : .unreadable,
         path: path,
-        detail: String(cString: strerror(code))
+        detail: POSIXText.errorDescription(code)
     )
 }

@@ -1,4 +1,5 @@
 import Glibc
+internal import POSIXText
 
 /// The one mDNS message the question source sends, and the test its answers must pass: pure bytes, no I/O.
 ///
@@ -132,7 +133,8 @@ public enum MDNSQuestionError: Error, Hashable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .unusableHostName(let name): return "not a DNS host name: \(name)"
-        case .system(let operation, let code): return "\(operation): \(String(cString: strerror(code))) (errno \(code))"
+        case .system(let operation, let code):
+            return "\(operation): \(POSIXText.errorDescription(code)) (errno \(code))"
         }
     }
 }

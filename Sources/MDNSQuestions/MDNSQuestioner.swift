@@ -1,5 +1,6 @@
 import Discovery
 import Glibc
+internal import POSIXText
 
 /// Asks one host whether it is there: the one-shot query of ``MDNSQuery`` for its host name, sent to the mDNS group of
 /// each of its interfaces over each IP protocol it has addresses of, twice (a second apart, in case one is lost), and
@@ -187,23 +188,14 @@ private struct QuerySocket {
         }
     }
 
+    /// The text of a datagram's source address; a scoped IPv6 address gets `%interface`.
     private static func text(of source: sockaddr_storage) -> String {
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         if Int32(source.ss_family) == AF_INET {
-            var address = withUnsafeBytes(of: source) { $0.load(as: sockaddr_in.self) }.sin_addr
-            inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-            return string(text)
+            let address = withUnsafeBytes(of: source) { $0.load(as: sockaddr_in.self) }.sin_addr
+            return withUnsafeBytes(of: address) { POSIXText.address($0) } ?? ""
         }
         let ipv6 = withUnsafeBytes(of: source) { $0.load(as: sockaddr_in6.self) }
-        var address = ipv6.sin6_addr
-        inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-        var name = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
-        guard ipv6.sin6_scope_id != 0, if_indextoname(ipv6.sin6_scope_id, &name) != nil else { return string(text) }
-        return string(text) + "%" + string(name)
+        let scope = POSIXText.interfaceName(index: ipv6.sin6_scope_id)
+        return withUnsafeBytes(of: ipv6.sin6_addr) { POSIXText.address($0, scope: scope) } ?? ""
     }
-}
-
-/// The text of a NUL-terminated C buffer.
-private func string(_ buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

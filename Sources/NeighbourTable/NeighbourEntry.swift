@@ -1,3 +1,5 @@
+internal import POSIXText
+
 /// The address family of a neighbour entry.
 public enum NeighbourFamily: Sendable, Hashable {
     /// IPv4 (ARP).
@@ -98,7 +100,7 @@ public struct NeighbourTableError: Error, Hashable, Sendable, CustomStringConver
     /// Whether the kernel refused for lack of privilege (`EPERM`, `EACCES`).
     public var isPermissionDenied: Bool { code == EPERM || code == EACCES }
 
-    public var description: String { "\(operation): \(String(cString: strerror(code))) (errno \(code))" }
+    public var description: String { "\(operation): \(POSIXText.errorDescription(code)) (errno \(code))" }
 }
 
 #if canImport(Glibc)

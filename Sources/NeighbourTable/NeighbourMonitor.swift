@@ -3,6 +3,7 @@ internal import CNetlink
 import Glibc
 import Logging
 import MonitoringLog
+internal import POSIXText
 
 /// The kernel's neighbour table (IPv4 ARP and IPv6 NDP entries) over rtnetlink, as `ip neigh show` and
 /// `ip monitor neigh` read it: one dump, then every change.
@@ -208,17 +209,10 @@ public final class NeighbourMonitor: Sendable {
     private static func text(of bytes: [UInt8], family: NeighbourFamily, interfaceIndex: Int32) -> String? {
         let expected = family == .ipv4 ? 4 : 16
         guard bytes.count == expected else { return nil }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let converted = bytes.withUnsafeBytes { raw in
-            inet_ntop(family == .ipv4 ? AF_INET : AF_INET6, raw.baseAddress, &text, socklen_t(text.count))
-        }
-        guard converted != nil else { return nil }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return POSIXText.address(bytes)
     }
 
     private static func interfaceName(_ index: Int32) -> String {
-        var name = [CChar](repeating: 0, count: Int(IF_NAMESIZE))
-        guard if_indextoname(UInt32(index), &name) != nil else { return "" }
-        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        POSIXText.interfaceName(index: UInt32(bitPattern: index)) ?? ""
     }
 }

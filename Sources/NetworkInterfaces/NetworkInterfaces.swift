@@ -1,4 +1,5 @@
 import Glibc
+internal import POSIXText
 
 /// A network interface as the kernel reports it (`getifaddrs(3)`): its name, flags, and whether it has an IP address.
 public struct NetworkInterface: Hashable, Sendable {
@@ -108,27 +109,9 @@ extension NetworkInterfaces {
             var bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
             let isLinkLocal = withUnsafeBytes(of: &bytes) { $0[0] == 0xFE && $0[1] & 0xC0 == 0x80 }
             guard !isLinkLocal else { continue }
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            guard inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count)) != nil else { continue }
-            result.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            guard let text = withUnsafeBytes(of: &bytes, { POSIXText.address($0) }) else { continue }
+            result.append(text)
         }
         return result
-    }
-}
-
-/// An IPv4 address of an interface, with the prefix length of its subnet.
-public struct IPv4InterfaceAddress: Hashable, Sendable {
-    /// The interface's name.
-    public var interface: String
-    /// The address, in host byte order.
-    public var address: UInt32
-    /// The prefix length.
-    public var prefixLength: Int
-
-    /// Creates an address.
-    public init(interface: String, address: UInt32, prefixLength: Int) {
-        self.interface = interface
-        self.address = address
-        self.prefixLength = prefixLength
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+internal import POSIXText
 
 /// A failure talking to nl80211: what was being done, on which interface, and the kernel's `errno` (or libnl's
 /// message when the failure was libnl's own).
@@ -54,7 +55,7 @@ public struct Nl80211Error: Error, Hashable, Sendable, CustomStringConvertible {
         self.operation = operation
         self.interface = interface
         self.errno = code
-        self.detail = String(cString: strerror(code))
+        self.detail = POSIXText.errorDescription(code)
     }
 
     /// An error libnl reported (a negative `NLE_*` code), without an `errno`.

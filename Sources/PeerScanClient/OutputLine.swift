@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+internal import POSIXText
 
 /// A line of output and the stream it goes to.
 public struct OutputLine: Hashable, Sendable, CustomStringConvertible {
@@ -55,7 +56,7 @@ public struct StandardStreams: LineWriter {
             } else if errno == EPIPE {
                 throw OutputClosed()
             } else if errno != EINTR && errno != EAGAIN {
-                throw ClientFailure(.failure, "cannot write output: \(String(cString: strerror(errno)))")
+                throw ClientFailure(.failure, "cannot write output: \(POSIXText.errorDescription(errno))")
             }
         }
     }

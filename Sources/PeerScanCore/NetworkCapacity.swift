@@ -60,7 +60,7 @@ public struct NetworkCapacity: Sendable, Equatable {
         room: Int,
         now: Duration
     ) -> (admitted: [DeviceID], evicted: [DeviceID]) {
-        let strongestFirst = newcomers.sorted { Self.rank($0, now: now) > Self.rank($1, now: now) }
+        let strongestFirst = newcomers.sorted { Self.rank($0) > Self.rank($1) }
         var admitted = Array(strongestFirst.prefix(max(room, 0)).map(\.id))
         var evicted: [DeviceID] = []
         let absentLongestFirst = held.filter { now - $0.lastSeen >= Self.absentAfter }
@@ -72,9 +72,9 @@ public struct NetworkCapacity: Sendable, Equatable {
         return (admitted, evicted)
     }
 
-    /// Present before absent, then the stronger signal, then the more recent sighting, then the identifier.
-    private static func rank(_ candidate: Candidate, now: Duration) -> (Int, Int, Duration, DeviceID) {
-        let present = now - candidate.lastSeen < absentAfter ? 1 : 0
-        return (present, candidate.signal ?? Int.min / 2, candidate.lastSeen, candidate.id)
+    /// The stronger signal first, then the more recent sighting, then the identifier. (Newcomers are all just heard:
+    /// presence decides nothing among them.)
+    private static func rank(_ candidate: Candidate) -> (Int, Duration, DeviceID) {
+        (candidate.signal ?? Int.min / 2, candidate.lastSeen, candidate.id)
     }
 }

@@ -113,8 +113,7 @@ public struct WirelessTable: Sendable {
             learnConnections(after)
         case .scanResults(_, let accessPoints):
             expire(now: now)  // an access point back after it expired is heard anew
-            var newcomers: [DeviceID: [AccessPoint]] = [:]  // the networks not listed, with their access points
-            var arrivals: [(DeviceID, AccessPoint)] = []  // the same in the scan's order
+            var newcomers: [(network: DeviceID, accessPoint: AccessPoint)] = []  // of networks not listed, in order
             let scanned = accessPoints.sorted(by: { $0.bssid < $1.bssid }).compactMap { accessPoint in
                 now - accessPoint.lastSeen < expiry  // else an old cache entry
                     ? (
@@ -127,16 +126,16 @@ public struct WirelessTable: Sendable {
             let protected = Set(scanned.filter { isProtected($0.0, $0.1) }.map(\.0))
             for (network, accessPoint) in scanned {
                 if members[network] == nil, !protected.contains(network) {
-                    newcomers[network, default: []].append(accessPoint)
-                    arrivals.append((network, accessPoint))
+                    newcomers.append((network, accessPoint))
                 } else {
                     take(accessPoint, network: network)
                 }
             }
-            if newcomers.count <= capacity.maximum - members.count {
-                for (network, accessPoint) in arrivals { take(accessPoint, network: network) }
+            if Set(newcomers.map(\.network)).count <= capacity.maximum - members.count {
+                for (network, accessPoint) in newcomers { take(accessPoint, network: network) }
             } else {
-                admit(newcomers, now: now)  // the strongest first, in the room there is and absent networks leave
+                // The strongest first, in the room there is and absent networks leave.
+                admit(Dictionary(grouping: newcomers, by: \.network).mapValues { $0.map(\.accessPoint) }, now: now)
             }
             refreshEarliestLastSeen()
             if interfaces.isEmpty {

@@ -1,5 +1,6 @@
 import Glibc
 import NetworkInterfaces
+internal import POSIXText
 
 /// How IPv6 hosts are solicited: an ICMPv6 echo request to the all-nodes group of each interface.
 enum IPv6Solicitation: String, Sendable, CustomStringConvertible {
@@ -88,14 +89,13 @@ final class ActiveProber: Sendable {
     }
 
     /// The directly connected IPv4 subnets of these interfaces.
-    func subnets(of interfaces: [String]) -> [IPv4Subnet] {
+    func subnets(of interfaces: [String]) -> [IPv4InterfaceAddress] {
         let names = Set(interfaces)
-        let addresses = (try? Self.inNamespace(namespacePath) { NetworkInterfaces.ipv4Addresses(on: names) }) ?? []
-        return addresses.map { IPv4Subnet(interface: $0.interface, address: $0.address, prefixLength: $0.prefixLength) }
+        return (try? Self.inNamespace(namespacePath) { NetworkInterfaces.ipv4Addresses(on: names) }) ?? []
     }
 
     /// One sweep: a datagram to every address of the directly connected IPv4 subnets of `interfaces` (at most
-    /// ``IPv4Subnet/defaultSweepLimit`` each), and an all-nodes echo request on each of them.
+    /// ``IPv4InterfaceAddress/defaultSweepLimit`` each), and an all-nodes echo request on each of them.
     /// - Complexity: O(a) for a addresses swept, taking about a / the pacer's rate seconds.
     func sweep(interfaces: [String], pacer: inout ProbePacer) async -> ProbeTraffic {
         var traffic = ProbeTraffic()
@@ -331,5 +331,5 @@ public struct ProbeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `errno` value.
     public var code: Int32
 
-    public var description: String { "\(operation): \(String(cString: strerror(code))) (errno \(code))" }
+    public var description: String { "\(operation): \(POSIXText.errorDescription(code)) (errno \(code))" }
 }

@@ -1,5 +1,6 @@
 internal import CSystemdBus
 import Glibc
+internal import POSIXText
 
 /// Reads every argument of an sd-bus message into ``DBusValue``s and appends them: the only code that walks sd-bus
 /// messages. Negative sd-bus return codes become ``DBusError``s carrying `strerror`.
@@ -115,6 +116,6 @@ enum DBusMessageCodec {
     /// Throws a ``DBusError`` for a negative sd-bus return code (`-errno`).
     static func check(_ result: Int32, _ operation: String, code: DBusError.Code = .message) throws {
         guard result < 0 else { return }
-        throw DBusError(code, operation: operation, message: String(cString: strerror(-result)))
+        throw DBusError(code, operation: operation, message: POSIXText.errorDescription(-result))
     }
 }

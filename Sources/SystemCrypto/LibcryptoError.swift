@@ -1,4 +1,5 @@
 internal import CCrypto
+internal import POSIXText
 
 /// A failed libcrypto call: the call, and the reasons OpenSSL's error queue gave for it.
 public struct LibcryptoError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -31,7 +32,7 @@ extension LibcryptoError {
             var text = [CChar](repeating: 0, count: 256)  // OpenSSL asks for at least 256 bytes
             ERR_error_string_n(code, &text, text.count)
             codes.append(UInt(code))
-            reasons.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            reasons.append(POSIXText.string(fromBuffer: text))
         }
         self.init(operation: operation, codes: codes, reasons: reasons)
     }

@@ -2,8 +2,10 @@ import Foundation
 import Glibc
 import Logging
 import NIOConcurrencyHelpers
+internal import POSIXText
 
-// What the test targets share. Not part of any product: only test targets depend on this module.
+// What the test targets share. Not part of any product: only test targets and the benchmarks (their simulated time)
+// depend on this module.
 
 // MARK: - Failures
 
@@ -20,7 +22,7 @@ public struct POSIXFailure: Error, CustomStringConvertible {
         self.errno = errno
     }
 
-    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    public var description: String { "\(call): \(POSIXText.errorDescription(errno))" }
 }
 
 // MARK: - Files
@@ -156,6 +158,12 @@ public final class ManualClock: Clock, Sendable {
                 throwing: CancellationError()
             )
         }
+    }
+
+    /// Moves the clock forward to `offset` since its start (not at all if it is there already, or past it) and wakes
+    /// every sleeper whose deadline is reached.
+    public func advance(to offset: Duration) {
+        advance(by: max(offset - now.offset, .zero))
     }
 
     /// Moves the clock forward and wakes every sleeper whose deadline is reached.

@@ -3,6 +3,7 @@ import Logging
 import MonitoringLog
 import NIOConcurrencyHelpers
 import NIOCore
+internal import POSIXText
 
 /// What one peer may hold of the server: connections, and bytes of calls read but not answered yet. Every local user
 /// may connect to a world-writable socket, so each is held to a fair share, and privileged peers (root, the control
@@ -191,7 +192,7 @@ final class AcceptFailureLog: ChannelInboundHandler, Sendable {
         if let error = error as? IOError {
             var logger = self.logger
             logger[metadataKey: "errno"] = "\(error.errnoCode)"
-            logger[metadataKey: "error"] = "\(String(cString: strerror(error.errnoCode)))"
+            logger[metadataKey: "error"] = "\(POSIXText.errorDescription(error.errnoCode))"
             switch error.errnoCode {
             case EMFILE: limitLog.log(.fileDescriptors, logger: logger, limit: Self.fileLimit())
             case ENFILE: limitLog.log(.systemFileDescriptors, logger: logger, limit: Self.fileLimit())

@@ -4,6 +4,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+internal import POSIXText
 import ServiceLifecycle
 import Varlink
 
@@ -155,7 +156,7 @@ public struct VarlinkServer: Service {
                 throw VarlinkServerError.cannotListen(path: path, reason: "\(error)")
             }
             guard chmod(temporary, permissions) == 0, rename(temporary, path) == 0 else {
-                let reason = String(cString: strerror(errno))
+                let reason = POSIXText.errorDescription(errno)
                 UnixSocketPath.remove(temporary)
                 try? await socket.channel.close()
                 throw VarlinkServerError.cannotListen(path: path, reason: reason)

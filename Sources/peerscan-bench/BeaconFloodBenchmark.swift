@@ -6,6 +6,7 @@ import Logging
 import PeerScanCore
 import PeerScanModel
 import SeededRandom
+import TestSupport
 
 /// `peerscan-bench beacon-flood`: what a Wi-Fi beacon flood costs the store and the registry, against quiet air, in
 /// one run.
@@ -122,7 +123,7 @@ struct BeaconFloodBenchmark: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let base = Date()
         let forgetAfter = Duration.seconds(7 * 86400)
-        let clock = SimulatedClock()
+        let clock = ManualClock()
         let registry = DeviceRegistry(
             path: directory + "/registry.sqlite",
             forgetAfter: forgetAfter,
@@ -145,7 +146,7 @@ struct BeaconFloodBenchmark: AsyncParsableCommand {
         var flooding: [(heard: Int, index: Int)] = []
         var floodIndex = 0
         for second in 0..<(schedule.minutes * 60) {
-            clock.set(.seconds(second))
+            clock.advance(to: .seconds(second))
             if flood {
                 for _ in 0..<schedule.newcomers(at: second) {
                     flooding.append((second, floodIndex))

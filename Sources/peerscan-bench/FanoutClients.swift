@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+internal import POSIXText
 
 /// `peerscan-bench fanout-clients`: the client side of the fanout benchmark, run as a separate process so that the
 /// daemon side's memory is measured alone.
@@ -34,7 +35,7 @@ struct FanoutClients: ParsableCommand {
         while true {
             guard poll(&pollSet, nfds_t(pollSet.count), -1) >= 0 else {
                 if errno == EINTR { continue }
-                throw ValidationError("poll: \(String(cString: strerror(errno)))")
+                throw ValidationError("poll: \(POSIXText.errorDescription(errno))")
             }
             for index in pollSet.indices where pollSet[index].revents != 0 {
                 let count = read(pollSet[index].fd, &chunk, chunk.count)
@@ -80,7 +81,7 @@ struct FanoutClients: ParsableCommand {
             }
         }
         guard fd >= 0, result == 0, write(fd, message, message.count) == message.count else {
-            throw ValidationError("cannot connect to \(socket): \(String(cString: strerror(errno)))")
+            throw ValidationError("cannot connect to \(socket): \(POSIXText.errorDescription(errno))")
         }
         return fd
     }

@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 import PeerScanCore
 import PeerScanMQTT
 import PeerScanModel
+import TestSupport
 
 /// `peerscan-bench radio-flood`: what a Bluetooth address flood costs the store, the registry and the MQTT mirror,
 /// against quiet air, in one run.
@@ -89,7 +90,7 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
 
     private func measure(name: String, flood: Bool, settings: BluetoothSettings) async -> Result {
         var meter = FloodMeter()
-        let clock = SimulatedClock()
+        let clock = ManualClock()
         let updates = NIOLockedValueBox<[StoreUpdate]>([])
         let registry = DeviceRegistry(
             path: nil,
@@ -120,7 +121,7 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
         var dropsDue: [(at: Int, address: String)] = []
         var floodIndex = 0
         for second in 0..<(schedule.minutes * 60) {
-            clock.set(.seconds(second))
+            clock.advance(to: .seconds(second))
             let now = Duration.seconds(second)
             var inputs: [StoreInput] = (0..<stable).map { heard(address(stable: $0), at: now) }
             if flood {

@@ -1,4 +1,5 @@
 import Foundation
+internal import POSIXText
 import PeerScanClient
 import PeerScanModel
 
@@ -63,11 +64,11 @@ enum IRKInput: Hashable, Sendable {
             ClientFailure(.failure, "--irk-file \(shown) cannot be read: \(reason)")
         }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw unreadable(String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw unreadable(POSIXText.errorDescription(errno)) }
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw unreadable(String(cString: strerror(errno))) }
-        guard status.st_mode & S_IFMT != S_IFDIR else { throw unreadable(String(cString: strerror(EISDIR))) }
+        guard fstat(descriptor, &status) == 0 else { throw unreadable(POSIXText.errorDescription(errno)) }
+        guard status.st_mode & S_IFMT != S_IFDIR else { throw unreadable(POSIXText.errorDescription(EISDIR)) }
         let data: Data
         do {
             // At most one byte more than a key file may hold: a pipe (`--irk-file <(pass show irk)`) has no size.

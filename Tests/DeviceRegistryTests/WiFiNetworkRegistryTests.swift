@@ -123,7 +123,11 @@ private func column(_ path: String, _ sql: String) async throws -> [String] {
             )
             registry.record(WirelessRecords(sightings: [sighting("park", .open, "02:00:00:00:04:00")]), at: t0 + day)
             #expect(await registry.flush(now: t0 + day))
-            let forgotten = await registry.forgetNetworks(forgetAfter: .seconds(86400), now: t0 + day + 1)
+            let forgotten = await registry.forgetNetworks(
+                forgetAfter: .seconds(86400),
+                limit: NetworkRowLimit(),
+                now: t0 + day + 1
+            )
             #expect(forgotten == (1, 1), "cafe, and home's access point only heard")
             let ssids = try await column(path, "SELECT ssid FROM wifi_network")
             let bssids = try await column(path, "SELECT bssid FROM wifi_access_point")
@@ -132,7 +136,7 @@ private func column(_ path: String, _ sql: String) async throws -> [String] {
 
             registry.record(WirelessRecords(known: [home.id: KnownWiFiNetwork?.none]), at: t0 + 2 * day)  // untrusted
             #expect(await registry.flush(now: t0 + 2 * day))
-            _ = await registry.forgetNetworks(forgetAfter: .seconds(86400), now: t0 + 3 * day)
+            _ = await registry.forgetNetworks(forgetAfter: .seconds(86400), limit: NetworkRowLimit(), now: t0 + 3 * day)
             let left = try await column(path, "SELECT ssid FROM wifi_network")
             let leftPoints = try await column(path, "SELECT bssid FROM wifi_access_point")
             #expect(left.isEmpty)

@@ -5,6 +5,7 @@
 import Diffable
 import Foundation
 import PeerScanModel
+import TestSupport
 import Testing
 
 /// A method's parameters or reply without fields.
@@ -108,11 +109,11 @@ private let errorSamples: [PeerScanWire.ErrorReply] = [
         for (name, method) in interface.methods.sorted(by: { $0.key < $1.key }) {
             let sample = try #require(samples[name])
             for parameters in sample.parameters {
-                let json = try JSONDecoder().decode(JSONValue.self, from: encoder.encode(parameters))
+                let json = try JSONDecoder().decode(JSON.self, from: encoder.encode(parameters))
                 checker.check(json, .structure(method.parameters), at: "\(name)()")
             }
             for reply in sample.replies {
-                let json = try JSONDecoder().decode(JSONValue.self, from: encoder.encode(reply))
+                let json = try JSONDecoder().decode(JSON.self, from: encoder.encode(reply))
                 checker.check(json, .structure(method.reply), at: "\(name)->")
             }
         }
@@ -135,7 +136,7 @@ private let errorSamples: [PeerScanWire.ErrorReply] = [
         for error in errorSamples {
             let name = String(error.name.dropFirst(prefix.count))
             let fields = try #require(interface.errors[name], "\(error.name) is not declared")
-            checker.check(.object(error.parameters.mapValues(JSONValue.string)), .structure(fields), at: name)
+            checker.check(.object(error.parameters.mapValues(JSON.string)), .structure(fields), at: name)
         }
         #expect(checker.problems == [])
         #expect(
@@ -174,7 +175,7 @@ private struct Checker {
     /// `Type.field` for fields of named types, `Method().field` / `Method->.field` / `Error.field` for the others.
     var used: Set<String> = []
 
-    mutating func check(_ value: JSONValue?, _ type: IDLType, at path: String, owner: String? = nil) {
+    mutating func check(_ value: JSON?, _ type: IDLType, at path: String, owner: String? = nil) {
         if case .optional(let wrapped) = type {
             if value == nil || value == .null { return }
             return check(value, wrapped, at: path, owner: owner)

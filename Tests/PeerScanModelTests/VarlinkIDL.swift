@@ -184,34 +184,3 @@ struct IDLInterface {
         }
     }
 }
-
-/// A JSON value, decoded strictly: a number is never a bool, an integer is `int`.
-enum JSONValue: Decodable, Equatable {
-    case null
-    case bool(Bool)
-    case int(Int64)
-    case float(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        // Each `try?` asks whether the value is of one kind; the last kind's error is the one reported.
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .float(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-}

@@ -1,6 +1,6 @@
 // Shared by the test files: `org.example.test`, the interface the tests serve, a recorder of what its methods did,
-// servers of it on a temporary socket, a JSON value to read replies with, and a raw socket that sends what a
-// well-behaved client never would.
+// servers of it on a temporary socket, and a raw socket that sends what a well-behaved client never would. (The JSON
+// value replies are read with is TestSupport's.)
 
 import Foundation
 import Glibc
@@ -208,66 +208,6 @@ func serving<Result>(
         } catch {
             group.cancelAll()
             throw error
-        }
-    }
-}
-
-/// A JSON value, to compare raw replies exactly.
-enum JSON: Hashable, Sendable, Decodable, CustomStringConvertible, ExpressibleByStringLiteral,
-    ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral
-{
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSON])
-    case object([String: JSON])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSON].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSON].self))
-        }
-    }
-
-    /// Parses a message.
-    init(parsing text: String) throws {
-        self = try JSONDecoder().decode(JSON.self, from: Data(text.utf8))
-    }
-
-    init(stringLiteral value: String) { self = .string(value) }
-    init(integerLiteral value: Int) { self = .number(Double(value)) }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
-    init(arrayLiteral elements: JSON...) { self = .array(elements) }
-    init(dictionaryLiteral elements: (String, JSON)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
-    }
-
-    subscript(key: String) -> JSON? {
-        guard case .object(let members) = self else { return nil }
-        return members[key]
-    }
-
-    var description: String {
-        switch self {
-        case .null: "null"
-        case .bool(let value): "\(value)"
-        case .number(let value): "\(value)"
-        case .string(let value): "\"\(value)\""
-        case .array(let values): "[\(values.map(\.description).joined(separator: ", "))]"
-        case .object(let members):
-            "{\(members.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", "))}"
         }
     }
 }

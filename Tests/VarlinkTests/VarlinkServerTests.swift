@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 import Varlink
 import VarlinkServer
@@ -303,7 +304,7 @@ struct VarlinkServerTests {
             try await socket.send(message: callMessage("org.example.test.Count", #"{"count":\#(count)}"#, more: true))
             for index in 0..<count {
                 let reply = try #require(try await socket.readReply())
-                #expect(reply["parameters"] == ["index": .number(Double(index)), "text": .string("item \(index)")])
+                #expect(reply["parameters"] == ["index": .int(Int64(index)), "text": .string("item \(index)")])
                 let continues: JSON? = index < count - 1 ? true : nil
                 #expect(reply["continues"] == continues, "reply \(index)")
             }
