@@ -30,7 +30,7 @@ extension SnapshotStore {
         case .sourceState(let state, let hostName):
             sourceStateKnown.fire()
             if state != host.sourceState {
-                effects.logs.append(LogEntry(.avahiState, ["state": state.name, "reason": state.reason ?? ""]))
+                effects.logs.append(LogEntry(.mdnsSourceState, ["state": state.name, "reason": state.reason ?? ""]))
             }
             schedule.sourceStateChanged(
                 isRunning: state.isRunning,

@@ -41,7 +41,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         let outcome = try await applyBatch([.source(.connecting)], to: store)
         #expect(outcome.changes == hostUpdate(HostStatus(sourceState: .connecting)))
         #expect(
-            outcome.effects == StoreEffects(logs: [LogEntry(.avahiState, ["state": "connecting", "reason": ""])]),
+            outcome.effects == StoreEffects(logs: [LogEntry(.mdnsSourceState, ["state": "connecting", "reason": ""])]),
             "no timer while the daemon is away"
         )
         #expect(await store.snapshot.devices == devices)
