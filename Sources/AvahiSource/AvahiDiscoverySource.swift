@@ -1,8 +1,8 @@
 import AvahiBrowser
 import Discovery
+import DiscoveryTerms
 import NIOConcurrencyHelpers
 import NetworkInterfaces
-import PeerScanModel
 
 /// Avahi as a discovery source: the events of an ``AvahiBrowser``, in PeerScanCore's terms, and the interfaces it
 /// browses.

@@ -1,5 +1,5 @@
+import DiscoveryTerms
 import NetworkInterfaces
-import PeerScanModel
 
 /// What the mDNS source (Avahi) reports: its state, the interfaces it browses and withdraws, and *service instances*,
 /// one per (interface, IP protocol, service) as mDNS sees them, duplicates and all, with the address records of their
