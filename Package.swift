@@ -9,6 +9,7 @@
 //   MonitoringLog     the catalogue of log messages, levels and keys (the monitoring contract) and how they are logged
 //   CAvahi            the system library libavahi-client (pkg-config avahi-client)
 //   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
+//   DiscoveryTerms    values sources report and the wire repeats: source state, service key, TXT, Wi-Fi/BLE kinds
 //   PeerScanModel     the snapshot's items and sections, devices, the io.peerscan wire types, their JSON and definition
 //   Discovery         the seam every source delivers through: events, observations, the source protocol, the clock
 //   AvahiSource       the mDNS source: AvahiBrowser's events as discovery events, link withdrawals told apart
@@ -119,10 +120,13 @@ let package = Package(
         ),
         .testTarget(name: "AvahiBrowserTests", dependencies: ["AvahiBrowser"]),
 
+        // MARK: DiscoveryTerms — the small values sources report in and the wire repeats; no dependencies.
+        .target(name: "DiscoveryTerms"),
+
         // MARK: PeerScanModel — what the daemon and its clients share: items, devices, the io.peerscan wire types.
         .target(
             name: "PeerScanModel",
-            dependencies: ["Diffable"],
+            dependencies: ["Diffable", "DiscoveryTerms"],
             resources: [.embedInCode("io.peerscan.varlink")]
         ),
         .testTarget(
@@ -145,15 +149,14 @@ let package = Package(
         .target(name: "SystemCrypto", dependencies: ["POSIXText", "CCrypto"]),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto"]),
 
-
         // MARK: Discovery — the seam every source delivers through: events, observations, the source protocol, the clock.
-        .target(name: "Discovery", dependencies: ["NetworkInterfaces", "PeerScanModel"]),
+        .target(name: "Discovery", dependencies: ["DiscoveryTerms", "NetworkInterfaces"]),
 
         // MARK: The sources — each a module over its wrapper, depending on the seam only (never on the store).
         .target(
             name: "AvahiSource",
             dependencies: [
-                "AvahiBrowser", "Discovery", "NetworkInterfaces", "PeerScanModel",
+                "AvahiBrowser", "Discovery", "DiscoveryTerms", "NetworkInterfaces",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
@@ -186,7 +189,7 @@ let package = Package(
         .target(
             name: "WirelessSource",
             dependencies: [
-                "Discovery", "MonitoringLog", "Nl80211", "PeerScanModel",
+                "Discovery", "DiscoveryTerms", "MonitoringLog", "Nl80211",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
@@ -211,7 +214,7 @@ let package = Package(
         .target(
             name: "BluetoothSource",
             dependencies: [
-                "Discovery", "MonitoringLog", "PeerScanModel", "SystemBus",
+                "Discovery", "DiscoveryTerms", "MonitoringLog", "SystemBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
@@ -272,7 +275,9 @@ let package = Package(
         ),
         .target(
             name: "VarlinkServer",
-            dependencies: ["MonitoringLog", "POSIXText",
+            dependencies: [
+                "MonitoringLog",
+                "POSIXText",
                 "AsyncPrimitives",
                 "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -422,7 +427,8 @@ let package = Package(
         ),
         .target(
             name: "PeerScanMQTT",
-            dependencies: ["MonitoringLog", 
+            dependencies: [
+                "MonitoringLog",
                 "AsyncPrimitives",
                 "MQTTClient",
                 "PeerScanCore",

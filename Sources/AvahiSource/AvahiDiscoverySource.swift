@@ -1,8 +1,8 @@
 import AvahiBrowser
 import Discovery
+import DiscoveryTerms
 import NIOConcurrencyHelpers
 import NetworkInterfaces
-import PeerScanModel
 
 /// Avahi as a discovery source: the events of an ``AvahiBrowser``, in PeerScanCore's terms, and the interfaces it
 /// browses.
@@ -60,9 +60,9 @@ public struct AvahiDiscoverySource: DiscoverySource {
             let withdrawals = NIOLockedValueBox(InterfaceWithdrawals(isUp: isInterfaceUp))
             group.addTask { [continuation] in
                 for await event in browser.events {
-                    guard let event = Self.discoveryEvent(event) else { continue }
+                    guard let event = Self.mdnsEvent(event) else { continue }
                     withdrawals.withLockedValue { withdrawals in
-                        for event in withdrawals.events(for: event) { continuation.yield(event) }
+                        for event in withdrawals.events(for: event) { continuation.yield(.mdns(event)) }
                     }
                 }
             }
@@ -71,14 +71,14 @@ public struct AvahiDiscoverySource: DiscoverySource {
                 // LAN it takes a while): the grace for what was learnt there counts from now.
                 while (try? await Task.sleep(for: interfaceCheckInterval / 2)) != nil {
                     withdrawals.withLockedValue { withdrawals in
-                        for event in withdrawals.linksBackUp() { continuation.yield(event) }
+                        for event in withdrawals.linksBackUp() { continuation.yield(.mdns(event)) }
                     }
                 }
             }
             if configuredInterfaces.isEmpty {
                 group.addTask { [continuation, interfaceCheckInterval, currentInterfaces] in
                     await Self.followInterfaces(currentInterfaces, every: interfaceCheckInterval) {
-                        continuation.yield(.browsedInterfaces($0))
+                        continuation.yield(.mdns(.browsedInterfaces($0)))
                     }
                 }
             }
@@ -112,9 +112,9 @@ public struct AvahiDiscoverySource: DiscoverySource {
         }
     }
 
-    /// The discovery event for an Avahi event; `nil` for cache exhaustion, which matters only to Avahi. A failed
+    /// The mDNS event for an Avahi event; `nil` for cache exhaustion, which matters only to Avahi. A failed
     /// resolve keeps its resolver open, so a later answer still arrives; meanwhile nothing waits on it.
-    static func discoveryEvent(_ event: AvahiEvent) -> DiscoveryEvent? {
+    static func mdnsEvent(_ event: AvahiEvent) -> MDNSEvent? {
         switch event {
         case .serverState(let state, let hostName):
             let sourceState: SourceState =
@@ -189,9 +189,9 @@ public struct AvahiDiscoverySource: DiscoverySource {
 ///
 /// Avahi withdraws an interface when its link goes down (or away): every service and address record learnt there is
 /// removed, as if each device had left. A removal on an interface that is not up any more is such a withdrawal:
-/// ``DiscoveryEvent/interfaceWithdrawn(_:)`` goes before the first, and the store keeps what was learnt there. The
+/// ``MDNSEvent/interfaceWithdrawn(_:)`` goes before the first, and the store keeps what was learnt there. The
 /// first thing reported on it again, or the interface found up again (``linksBackUp()``), means the link is back
-/// (``DiscoveryEvent/interfaceReturned(_:)``). A connection to Avahi that is lost ends every withdrawal: the store
+/// (``MDNSEvent/interfaceReturned(_:)``). A connection to Avahi that is lost ends every withdrawal: the store
 /// resyncs everything then.
 struct InterfaceWithdrawals: Sendable {
     /// The interfaces withdrawn and not reported from since.
@@ -199,7 +199,7 @@ struct InterfaceWithdrawals: Sendable {
     let isUp: @Sendable (String) -> Bool
 
     /// The events to report for `event`: itself, after the withdrawal or return it reveals, if any.
-    mutating func events(for event: DiscoveryEvent) -> [DiscoveryEvent] {
+    mutating func events(for event: MDNSEvent) -> [MDNSEvent] {
         switch event {
         case .serviceRemoved(let key):
             return withdrawal(on: key.interface) + [event]
@@ -220,17 +220,17 @@ struct InterfaceWithdrawals: Sendable {
     }
 
     /// The returns of the withdrawn interfaces that are up again.
-    mutating func linksBackUp() -> [DiscoveryEvent] {
+    mutating func linksBackUp() -> [MDNSEvent] {
         withdrawn.filter(isUp).sorted().flatMap { comingBack(on: $0) }
     }
 
-    private mutating func withdrawal(on interface: String) -> [DiscoveryEvent] {
+    private mutating func withdrawal(on interface: String) -> [MDNSEvent] {
         guard !withdrawn.contains(interface), !isUp(interface) else { return [] }
         withdrawn.insert(interface)
         return [.interfaceWithdrawn(interface)]
     }
 
-    private mutating func comingBack(on interface: String) -> [DiscoveryEvent] {
+    private mutating func comingBack(on interface: String) -> [MDNSEvent] {
         guard withdrawn.remove(interface) != nil else { return [] }
         return [.interfaceReturned(interface)]
     }

@@ -1,5 +1,5 @@
 import Discovery
-import PeerScanModel
+import DiscoveryTerms
 import SystemBus
 
 /// BlueZ's objects as the source knows them — adapters (`org.bluez.Adapter1`) and devices (`org.bluez.Device1`) by

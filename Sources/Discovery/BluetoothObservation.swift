@@ -1,4 +1,4 @@
-import PeerScanModel
+import DiscoveryTerms
 
 /// What the Bluetooth LE source observed through BlueZ: the controllers, and the devices advertising near them. The
 /// device table turns advertisements into devices (one per identity address, or per IRK that resolves a private one).

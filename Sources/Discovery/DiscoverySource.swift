@@ -13,8 +13,8 @@ public protocol DiscoverySource: Sendable {
     /// Starts or stops browsing.
     func setBrowsing(_ enabled: Bool)
     /// Asks a host whether it is still there; a source that can ask reports an answer as
-    /// ``Observation/hostAnswered(hostName:address:)``, and reports nothing when none came. The others ignore it
-    /// (the default).
+    /// ``NeighbourObservation/hostAnswered(hostName:address:)``, and reports nothing when none came. The others ignore
+    /// it (the default).
     func ask(_ question: HostQuestion)
 }
 

@@ -1,4 +1,4 @@
-import PeerScanModel
+import DiscoveryTerms
 
 /// What the Wi-Fi source observed: the host's wireless interfaces and the access points their scans found, as the
 /// kernel (nl80211) reports them. The store's wireless table turns them into the `config` section's interface items

@@ -4,8 +4,8 @@ import MonitoringLog
 import NIOConcurrencyHelpers
 
 /// The question source: asks mDNS hosts whether they are still there (``DiscoverySource/ask(_:)``), by one-shot mDNS
-/// queries (``MDNSQuestioner``), and reports each answer as ``Observation/hostAnswered(hostName:address:)``. A question
-/// nobody answers is reported by no event: the device table's deadline passes.
+/// queries (``MDNSQuestioner``), and reports each answer as ``NeighbourObservation/hostAnswered(hostName:address:)``.
+/// A question nobody answers is reported by no event: the device table's deadline passes.
 ///
 /// At most ``maximumInFlight`` questions are asked at once (the rest wait their turn); a question for a host already
 /// being asked is dropped, and so is every question while browsing is off.
@@ -75,7 +75,7 @@ public final class MDNSQuestionSource: DiscoverySource {
             }
             logger.log(.hostAnswered, ["host": "\(question.hostName)", "address": "\(address)"])
             guard browsing.withLockedValue({ $0 }) else { return }
-            continuation.yield(.observed(.hostAnswered(hostName: question.hostName, address: address)))
+            continuation.yield(.neighbour(.hostAnswered(hostName: question.hostName, address: address)))
         } catch {
             logger.log(.hostQuestionFailed, ["host": "\(question.hostName)", "error": "\(error)"])
         }

@@ -92,8 +92,9 @@ extension LogMessage {
 
     // MARK: Avahi
 
-    /// The connection to avahi-daemon changed state.
-    public static let avahiState = LogMessage("avahi state", .notice, keys: ["state", "reason"])
+    /// The mDNS source's state changed (its connection to avahi-daemon). The line reads `avahi state`, as operators'
+    /// alerts expect (docs/operations.md).
+    public static let mdnsSourceState = LogMessage("avahi state", .notice, keys: ["state", "reason"])
     /// The resync after an Avahi restart finished.
     public static let avahiResyncFinished = LogMessage("avahi resync finished", .info, keys: ["reason"])
     /// The address records' resync after an Avahi restart finished after more than one round.
@@ -319,7 +320,7 @@ extension LogMessage {
         scanningSwitched, initialBrowseSettled, interfacesChanged, systemLimitReached, systemLimitUnknown,
         snapshotEditFailed, stateLoadFailed,
         stateSaveFailed,
-        avahiState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
+        mdnsSourceState, avahiResyncFinished, avahiAddressResyncFinished, interfaceWithdrawn, interfaceReturned,
         interfaceResyncFinished, avahiResolverRefused, avahiResolverRefusedAgain, avahiClientAdded,
         avahiBrowserFailed, avahiBrowserFailedAgain,
         avahiBrowserStopped, avahiBrowsing, avahiUnavailable, avahiServerState, avahiReconnect, avahiServiceRemoved,

@@ -51,15 +51,15 @@ public final class NeighbourDiscoverySource: DiscoverySource {
                     switch event {
                     case .table(let entries):
                         continuation.yield(
-                            .observed(.neighbourTable(entries.compactMap { Self.neighbour($0, now: clock.now()) }))
+                            .neighbour(.neighbourTable(entries.compactMap { Self.neighbour($0, now: clock.now()) }))
                         )
                     case .updated(let entry):
                         if let neighbour = Self.neighbour(entry, now: clock.now()) {
-                            continuation.yield(.observed(.neighbourUpdated(neighbour)))
+                            continuation.yield(.neighbour(.neighbourUpdated(neighbour)))
                         }
                     case .removed(let entry):
                         if let neighbour = Self.neighbour(entry, now: clock.now()) {
-                            continuation.yield(.observed(.neighbourRemoved(neighbour)))
+                            continuation.yield(.neighbour(.neighbourRemoved(neighbour)))
                         }
                     }
                 }
@@ -76,7 +76,7 @@ public final class NeighbourDiscoverySource: DiscoverySource {
         guard enabled && !wasBrowsing else { return }
         do {
             let entries = try monitor.dump()
-            continuation.yield(.observed(.neighbourTable(entries.compactMap { Self.neighbour($0, now: clock.now()) })))
+            continuation.yield(.neighbour(.neighbourTable(entries.compactMap { Self.neighbour($0, now: clock.now()) })))
         } catch {
             logger.log(.neighbourTableReadFailed, ["error": "\(error)"])
         }

@@ -8,7 +8,7 @@ extension DeviceTable {
     /// Takes what a source observed. Neighbours on interfaces not in `interfaces` (the scanned ones) are left out;
     /// the removal of one never seen is ignored.
     /// - Complexity: that of the observation's own input below.
-    public mutating func observe(_ observation: Observation, interfaces: [String], now: Duration) {
+    public mutating func observe(_ observation: NeighbourObservation, interfaces: [String], now: Duration) {
         switch observation {
         case .neighbourTable(let all):
             replaceNeighbours(all.filter { interfaces.contains($0.interface) }, now: now)

@@ -17,7 +17,8 @@ extension DeviceTable {
         return pendingQuestions
     }
 
-    /// A host answered a question now (``Observation/hostAnswered(hostName:address:)``); an unknown host is ignored.
+    /// A host answered a question now (``NeighbourObservation/hostAnswered(hostName:address:)``); an unknown host is
+    /// ignored.
     mutating func noteAnswer(hostName: String, now: Duration) {
         guard mdnsHosts[hostName] != nil else { return }
         mdnsHosts[hostName]?.answeredAt = now

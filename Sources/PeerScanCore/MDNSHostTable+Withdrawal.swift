@@ -5,7 +5,7 @@ import Discovery
 
 extension MDNSHostTable {
     /// Removes what was learnt on `interface` before it was withdrawn and not reported again since (see
-    /// ``DiscoveryEvent/interfaceWithdrawn(_:)``): once its link has been back long enough for the daemon to learn
+    /// ``MDNSEvent/interfaceWithdrawn(_:)``): once its link has been back long enough for the daemon to learn
     /// the link again, or it stayed down that long.
     ///
     /// A daemon withdraws a large link, and learns it again, slowly (on the test LAN, 2,200 services: about a minute,

@@ -13,7 +13,7 @@ import PeerScanModel
 /// not — so devices that were there all along never churn.
 ///
 /// An interface whose link goes down is treated the same way, for that interface alone: the daemon withdraws
-/// everything it learnt there (``DiscoveryEvent/interfaceWithdrawn(_:)``), the table keeps it, what is reported again
+/// everything it learnt there (``MDNSEvent/interfaceWithdrawn(_:)``), the table keeps it, what is reported again
 /// once the link is back is confirmed, and ``finishWithdrawal(of:final:)`` removes the rest — so a cable pulled and
 /// put back is no churn either.
 ///
@@ -110,7 +110,7 @@ public struct MDNSHostTable: Sendable {
 
     /// Applies a resolution or a removal. Other events do not concern the table.
     /// - Complexity: O(k) for k rows of the host concerned (expected).
-    public mutating func apply(_ event: DiscoveryEvent) {
+    public mutating func apply(_ event: MDNSEvent) {
         switch event {
         case .serviceResolved(let instance):
             resolutionCounter += 1
@@ -189,7 +189,7 @@ public struct MDNSHostTable: Sendable {
             }
         case .interfaceReturned(let interface):
             withdrawnInterfaces.remove(interface)  // from now on a removal there is a departure
-        case .browsingSettled, .sourceState, .browsedInterfaces, .observed, .wireless, .bluetooth:
+        case .browsingSettled, .sourceState, .browsedInterfaces:
             break
         }
     }

@@ -1,20 +1,36 @@
-// How a discovery event reaches the store's parts: what the source reports (its state, the interfaces it browses and
-// withdraws, the end of a browse) and what it finds (mDNS rows and records, neighbours, Wi-Fi, Bluetooth).
+// How a discovery event reaches the store's parts: each source's events go to the parts that source feeds — the mDNS
+// source's state, interfaces, rows and records to the resync schedule, the initial browse's gate and the mDNS host
+// table; neighbours and Bluetooth to the device table; Wi-Fi to the wireless table.
 
 import Discovery
 import MonitoringLog
 import PeerScanModel
 
 extension SnapshotStore {
-    /// Hands a discovery event to the part it concerns: the source's state and the resync schedule, the browsed
-    /// interfaces and their withdrawals, the initial browse's gate, the mDNS host table (while scanning), the device
-    /// table (neighbours, Bluetooth) and the Wi-Fi networks' table. `isScanning` is the switch as the batch began.
+    /// Hands a discovery event to the parts of the store its source feeds. `isScanning` is the switch as the batch
+    /// began.
     func apply(_ event: DiscoveryEvent, isScanning: Bool, effects: inout StoreEffects) {
+        switch event {
+        case .mdns(let event):
+            apply(mdns: event, isScanning: isScanning, effects: &effects)
+        case .neighbour(let observation):
+            if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
+            limits.countsChanged = true
+        case .wireless(let observation):
+            if isScanning { wireless.apply(observation, now: clock.now()) }
+        case .bluetooth(let observation):
+            if isScanning { devices.observe(bluetooth: observation, now: clock.now()) }
+        }
+    }
+
+    /// Hands an event of the mDNS source to its part: the source's state and the resync schedule, the browsed
+    /// interfaces and their withdrawals, the initial browse's gate, and the mDNS host table (while scanning).
+    private func apply(mdns event: MDNSEvent, isScanning: Bool, effects: inout StoreEffects) {
         switch event {
         case .sourceState(let state, let hostName):
             sourceStateKnown.fire()
             if state != host.sourceState {
-                effects.logs.append(LogEntry(.avahiState, ["state": state.name, "reason": state.reason ?? ""]))
+                effects.logs.append(LogEntry(.mdnsSourceState, ["state": state.name, "reason": state.reason ?? ""]))
             }
             schedule.sourceStateChanged(
                 isRunning: state.isRunning,
@@ -45,13 +61,6 @@ extension SnapshotStore {
             case .serviceFound, .serviceResolved, .addressAdded: gate.noteFound(now: clock.now())
             default: break
             }
-        case .observed(let observation):
-            if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
-            limits.countsChanged = true
-        case .wireless(let observation):
-            if isScanning { wireless.apply(observation, now: clock.now()) }
-        case .bluetooth(let observation):
-            if isScanning { devices.observe(bluetooth: observation, now: clock.now()) }
         }
     }
 }

@@ -43,7 +43,7 @@ public actor SnapshotStore {
     /// - Parameters:
     ///   - isScanning: The scanning switch at start.
     ///   - interfaces: The interfaces browsed at start, for the `host` item; later changes come as
-    ///     ``DiscoveryEvent/browsedInterfaces(_:)``.
+    ///     ``MDNSEvent/browsedInterfaces(_:)``.
     ///   - settles: Whether a device is held back while it waits on rows of its own, for at most a settle window, so
     ///     that one event on the network is one changeset (see ``MDNSHostTable``; peerscand's `--settle-window`). The
     ///     owner times the windows the store asks for (``StoreEffects/settleDeadline``).

@@ -12,7 +12,7 @@ public enum StoreInput: Sendable {
     /// The grace period of resync `generation` is over: remove what was not seen again.
     case resyncDeadline(generation: Int)
     /// The grace period of an interface's withdrawal (its `generation`) is over: remove what was learnt there and not
-    /// reported again (see ``DiscoveryEvent/interfaceWithdrawn(_:)``).
+    /// reported again (see ``MDNSEvent/interfaceWithdrawn(_:)``).
     case withdrawalDeadline(interface: String, generation: Int)
     /// Settle window `window` is over: publish the devices held back in it as they are.
     case settleDeadline(window: Int)

@@ -1,3 +1,5 @@
+import DiscoveryTerms
+
 /// What a device's Bluetooth LE advertisements say about it (``Device/bluetooth``): the volatile parts (RSSI, when it
 /// was last heard) are left out, so an unchanged advertiser never causes an update; the signal is ``bars``, which
 /// move with hysteresis.

@@ -1,25 +1,5 @@
+import DiscoveryTerms
 import Foundation
-
-/// The identity of a service, independent of the interface and protocol it was seen on.
-public struct ServiceKey: Hashable, Sendable, Codable, Comparable {
-    /// The instance name.
-    public var name: String
-    /// The service type, e.g. `_ssh._tcp`.
-    public var type: String
-    /// The domain, e.g. `local`.
-    public var domain: String
-
-    /// Creates a key.
-    public init(name: String, type: String, domain: String) {
-        self.name = name
-        self.type = type
-        self.domain = domain
-    }
-
-    public static func < (lhs: ServiceKey, rhs: ServiceKey) -> Bool {
-        (lhs.type, lhs.name, lhs.domain) < (rhs.type, rhs.name, rhs.domain)
-    }
-}
 
 /// A service a device offers, merged over every interface and protocol it was seen on.
 public struct DeviceService: Hashable, Sendable, Codable {
@@ -187,26 +167,5 @@ extension Device {
         if common.contains(where: { oldServices[$0]?.port != newServices[$0]?.port }) { fields.append("port") }
         if common.contains(where: { oldServices[$0]?.txt != newServices[$0]?.txt }) { fields.append("txt") }
         return fields
-    }
-}
-
-/// One entry of a DNS-SD TXT record: `key=value`, or a bare `key` (value `nil`).
-public struct TXTEntry: Hashable, Sendable, Codable {
-    /// The key.
-    public var key: String
-    /// The value; `nil` for a key without `=`.
-    public var value: String?
-
-    /// Creates an entry.
-    public init(key: String, value: String?) {
-        self.key = key
-        self.value = value
-    }
-
-    /// The order a decoder gives the entries of a TXT object in: by the keys' Unicode scalars. (`String`'s `<` is not
-    /// a strict order on every pair of texts — `"e\u{301}"` and `"\u{e9} "` are neither less than the other — so it
-    /// could order the same keys two ways.)
-    public static func keyPrecedes(_ first: String, _ second: String) -> Bool {
-        first.unicodeScalars.lexicographicallyPrecedes(second.unicodeScalars)
     }
 }

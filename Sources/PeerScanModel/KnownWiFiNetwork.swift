@@ -1,3 +1,5 @@
+import DiscoveryTerms
+
 /// A Wi-Fi network of the evil-twin baseline: one this host connected to, or one a person marked known
 /// (`peerscanctl wifi trust`), with the access points vouched for — those this host connected to, and those heard
 /// when the person marked it.

@@ -1,3 +1,5 @@
+import DiscoveryTerms
+
 // The wire form of the Wi-Fi items (see docs/protocol.md):
 // - `{"id": UUID, "kind": "wifiInterface", "name": String, "up": Bool,
 //   "connected": {"network": UUID?, "ssid": String?, "bssid": String, "band": String?} | null}`

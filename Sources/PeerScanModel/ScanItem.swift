@@ -1,4 +1,5 @@
 import Diffable
+import DiscoveryTerms
 import Foundation
 
 /// The sections of peerscan's snapshot, in order.

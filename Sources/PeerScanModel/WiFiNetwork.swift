@@ -1,3 +1,4 @@
+import DiscoveryTerms
 import Foundation
 
 /// A Wi-Fi network as the `networks` section shows it: an SSID with one security (one item for every access point of

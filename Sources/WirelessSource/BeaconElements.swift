@@ -1,4 +1,4 @@
-import PeerScanModel
+import DiscoveryTerms
 
 /// What a Wi-Fi source reads from a beacon's (or probe response's) information elements: the SSID and the security
 /// elements. Pure parsing: no kernel needed.

@@ -1,6 +1,6 @@
 import Discovery
+import DiscoveryTerms
 import Nl80211
-import PeerScanModel
 
 /// nl80211's values in the seam's terms: pure functions, tested without a kernel.
 enum WirelessConversion {

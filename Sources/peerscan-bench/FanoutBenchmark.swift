@@ -90,7 +90,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let history = ChangeHistory(epoch: "bench")
         let store = SnapshotStore(isScanning: true, interfaces: ["bench0"], recordUpdate: { history.record($0) })
         await store.apply(
-            (0..<devices).map { StoreInput.discovery(.serviceResolved(Self.instance(device: $0, value: 0))) }
+            (0..<devices).map { StoreInput.discovery(.mdns(.serviceResolved(Self.instance(device: $0, value: 0)))) }
         )
         let path = "/tmp/peerscan-bench-\(getpid()).sock"
         let interface = PeerScanInterface(
@@ -134,7 +134,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
             for change in 1...changes {
                 let device = Int.random(in: 0..<devices, using: &random)
                 let start = Self.monotonicNanoseconds()
-                await store.apply([.discovery(.serviceResolved(Self.instance(device: device, value: change)))])
+                await store.apply([.discovery(.mdns(.serviceResolved(Self.instance(device: device, value: change))))])
                 let (received, size) = try await acknowledgements.wait(for: await store.sequence)
                 latencies.append(Double(received - start) / 1e6)
                 bytes = size

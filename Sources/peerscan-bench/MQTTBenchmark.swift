@@ -54,7 +54,7 @@ struct MQTTBenchmark: AsyncParsableCommand {
             presence: .init(offlineAfter: .zero, forgetAfter: .seconds(86400))
         )
         var addresses = Array(0..<devices)
-        await store.apply([.discovery(.observed(.neighbourTable((0..<devices).map { neighbour($0, address: $0) })))])
+        await store.apply([.discovery(.neighbour(.neighbourTable((0..<devices).map { neighbour($0, address: $0) })))])
         Measurement.resetPeakResidentBytes()
         let clock = ContinuousClock()
         let service = MQTTService(
@@ -96,7 +96,7 @@ struct MQTTBenchmark: AsyncParsableCommand {
                 let address = Self.address(addresses[index])
                 let applied = clock.now
                 await store.apply([
-                    .discovery(.observed(.neighbourUpdated(neighbour(index, address: addresses[index]))))
+                    .discovery(.neighbour(.neighbourUpdated(neighbour(index, address: addresses[index]))))
                 ])
                 storeTimes.append(Measurement.milliseconds(clock.now - applied))
                 let arrived = try await subscriber.waitForAddress(address, timeout: .seconds(10))

@@ -70,8 +70,8 @@ struct RegistryChurnBenchmark: AsyncParsableCommand {
         }
         var addresses = Array(0..<devices)
         let all = (0..<devices).map { neighbour($0, address: $0, answering: true) }
-        await plain.apply([.discovery(.observed(.neighbourTable(all)))])
-        await recorded.apply([.discovery(.observed(.neighbourTable(all)))])
+        await plain.apply([.discovery(.neighbour(.neighbourTable(all)))])
+        await recorded.apply([.discovery(.neighbour(.neighbourTable(all)))])
         await registry.flush()
 
         let startBatches = registry.batchesWritten
@@ -106,7 +106,7 @@ struct RegistryChurnBenchmark: AsyncParsableCommand {
                     answering[index] = true
                 }
                 let input = StoreInput.discovery(
-                    .observed(
+                    .neighbour(
                         .neighbourUpdated(neighbour(index, address: addresses[index], answering: answering[index]))
                     )
                 )

@@ -43,12 +43,12 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
             port: 631,
             txt: [TXTEntry(key: "color", value: "T"), TXTEntry(key: "duplex", value: nil)]
         )
-        #expect(AvahiDiscoverySource.discoveryEvent(.serviceResolved(service)) == .serviceResolved(expected))
+        #expect(AvahiDiscoverySource.mdnsEvent(.serviceResolved(service)) == .serviceResolved(expected))
     }
 
     @Test func anInterfaceWithoutANameIsNamedByItsIndex() {
         guard
-            case .serviceFound(let found)? = AvahiDiscoverySource.discoveryEvent(.serviceFound(key("P", interface: "")))
+            case .serviceFound(let found)? = AvahiDiscoverySource.mdnsEvent(.serviceFound(key("P", interface: "")))
         else {
             Issue.record("not a serviceFound")
             return
@@ -65,9 +65,9 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
             type: "_ipp._tcp",
             domain: "local"
         )
-        #expect(AvahiDiscoverySource.discoveryEvent(.serviceRemoved(key("P"))) == .serviceRemoved(instance))
-        #expect(AvahiDiscoverySource.discoveryEvent(.typeSettled("_ipp._tcp")) == .typeSettled("_ipp._tcp"))
-        #expect(AvahiDiscoverySource.discoveryEvent(.allForNow) == .browsingSettled)
+        #expect(AvahiDiscoverySource.mdnsEvent(.serviceRemoved(key("P"))) == .serviceRemoved(instance))
+        #expect(AvahiDiscoverySource.mdnsEvent(.typeSettled("_ipp._tcp")) == .typeSettled("_ipp._tcp"))
+        #expect(AvahiDiscoverySource.mdnsEvent(.allForNow) == .browsingSettled)
     }
 
     @Test func addressRecordsAndTheirFollowingMapOneToOne() {
@@ -79,14 +79,14 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
             ipProtocol: .ipv6
         )
         let expected = HostAddress(hostName: "printer.local", address: "10.0.0.9", interface: "lo", ipProtocol: .ipv6)
-        #expect(AvahiDiscoverySource.discoveryEvent(.addressAdded(record)) == .addressAdded(expected))
-        #expect(AvahiDiscoverySource.discoveryEvent(.addressRemoved(record)) == .addressRemoved(expected))
+        #expect(AvahiDiscoverySource.mdnsEvent(.addressAdded(record)) == .addressAdded(expected))
+        #expect(AvahiDiscoverySource.mdnsEvent(.addressRemoved(record)) == .addressRemoved(expected))
         #expect(
-            AvahiDiscoverySource.discoveryEvent(.followingAddresses(hostName: "printer.local"))
+            AvahiDiscoverySource.mdnsEvent(.followingAddresses(hostName: "printer.local"))
                 == .followingAddresses(hostName: "printer.local")
         )
         #expect(
-            AvahiDiscoverySource.discoveryEvent(.addressesKnown(hostName: "printer.local"))
+            AvahiDiscoverySource.mdnsEvent(.addressesKnown(hostName: "printer.local"))
                 == .addressesKnown(hostName: "printer.local")
         )
     }
@@ -94,7 +94,7 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
     @Test func aFailedResolveIsReportedAndCacheExhaustionIsNot() {
         let timeout = AvahiError(code: AvahiError.timeoutCode, message: "Timeout reached", operation: "resolve")
         #expect(
-            AvahiDiscoverySource.discoveryEvent(.resolveFailed(key("P"), timeout))
+            AvahiDiscoverySource.mdnsEvent(.resolveFailed(key("P"), timeout))
                 == .resolveFailed(
                     ServiceInstanceKey(
                         interface: "lan0",
@@ -105,7 +105,7 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
                     )
                 )
         )
-        #expect(AvahiDiscoverySource.discoveryEvent(.cacheExhausted) == nil)
+        #expect(AvahiDiscoverySource.mdnsEvent(.cacheExhausted) == nil)
     }
 
     @Test(arguments: [
@@ -124,7 +124,7 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
     ])
     func serverStatesCarryTheirReason(state: AvahiServerState, expected: SourceState) {
         #expect(
-            AvahiDiscoverySource.discoveryEvent(.serverState(state, hostName: "scanner.local"))
+            AvahiDiscoverySource.mdnsEvent(.serverState(state, hostName: "scanner.local"))
                 == .sourceState(expected, hostName: "scanner.local")
         )
     }
@@ -207,17 +207,17 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
         up.withLockedValue { $0 = true }
         #expect(withdrawals.linksBackUp() == [.interfaceReturned("lan0")])
         #expect(withdrawals.linksBackUp().isEmpty, "once")
-        let found = DiscoveryEvent.serviceFound(printerRow)
+        let found = MDNSEvent.serviceFound(printerRow)
         #expect(withdrawals.events(for: found) == [found], "no second return when Avahi reports from it")
     }
 
     @Test(arguments: [
-        DiscoveryEvent.serviceFound(
+        MDNSEvent.serviceFound(
             ServiceInstanceKey(interface: "lan0", ipProtocol: .ipv6, name: "Q", type: "_ipp._tcp", domain: "local")
         ),
         .addressAdded(HostAddress(hostName: "q.local", address: "fd00::9", interface: "lan0", ipProtocol: .ipv6)),
     ])
-    func theFirstReportOnAWithdrawnInterfaceMeansItIsBack(report: DiscoveryEvent) {
+    func theFirstReportOnAWithdrawnInterfaceMeansItIsBack(report: MDNSEvent) {
         var withdrawals = InterfaceWithdrawals(isUp: { _ in false })
         _ = withdrawals.events(for: .serviceRemoved(printerRow))
         #expect(withdrawals.events(for: report) == [.interfaceReturned("lan0"), report])
@@ -228,7 +228,7 @@ private func key(_ name: String, interface: String = "lan0", ipv6: Bool = false)
     @Test func losingAvahiEndsEveryWithdrawal() {
         var withdrawals = InterfaceWithdrawals(isUp: { _ in false })
         _ = withdrawals.events(for: .serviceRemoved(printerRow))
-        let lost = DiscoveryEvent.sourceState(.failure(reason: "gone"), hostName: nil)
+        let lost = MDNSEvent.sourceState(.failure(reason: "gone"), hostName: nil)
         #expect(withdrawals.events(for: lost) == [lost])
         #expect(withdrawals.withdrawn.isEmpty)
     }

@@ -30,7 +30,7 @@ struct WatcherEndToEndTests {
             backoff: Backoff(initial: .milliseconds(5), maximum: .milliseconds(20))
         )
         let (store, history) = makeStore(epoch: "e1")
-        await store.apply([.discovery(.sourceState(.running, hostName: "scanner.local"))])
+        await store.apply([.discovery(.mdns(.sourceState(.running, hostName: "scanner.local")))])
         await store.apply([resolved("Alpha", host: "alpha.local", address: "10.0.0.1")])
 
         var server = try await FakeDaemon.start(path: path, store: store, history: history)
@@ -55,7 +55,7 @@ struct WatcherEndToEndTests {
         await server.stop()
         let (restarted, restartedHistory) = makeStore(epoch: "e2")
         await restarted.apply([
-            .discovery(.sourceState(.running, hostName: "scanner.local")),
+            .discovery(.mdns(.sourceState(.running, hostName: "scanner.local"))),
             resolved("Bravo", host: "bravo.local", address: "10.0.0.22"),
             resolved("Charlie", host: "charlie.local", address: "10.0.0.3"),
         ])
@@ -132,19 +132,21 @@ struct WatcherEndToEndTests {
 /// A device with one SSH service, resolved on lan0.
 func resolved(_ name: String, host: String, address: String) -> StoreInput {
     .discovery(
-        .serviceResolved(
-            ServiceInstance(
-                key: ServiceInstanceKey(
-                    interface: "lan0",
-                    ipProtocol: .ipv4,
-                    name: name,
-                    type: "_ssh._tcp",
-                    domain: "local"
-                ),
-                hostName: host,
-                addresses: [address],
-                port: 22,
-                txt: []
+        .mdns(
+            .serviceResolved(
+                ServiceInstance(
+                    key: ServiceInstanceKey(
+                        interface: "lan0",
+                        ipProtocol: .ipv4,
+                        name: name,
+                        type: "_ssh._tcp",
+                        domain: "local"
+                    ),
+                    hostName: host,
+                    addresses: [address],
+                    port: 22,
+                    txt: []
+                )
             )
         )
     )
@@ -153,8 +155,10 @@ func resolved(_ name: String, host: String, address: String) -> StoreInput {
 /// The SSH service of device `name` removed.
 func removed(_ name: String) -> StoreInput {
     .discovery(
-        .serviceRemoved(
-            ServiceInstanceKey(interface: "lan0", ipProtocol: .ipv4, name: name, type: "_ssh._tcp", domain: "local")
+        .mdns(
+            .serviceRemoved(
+                ServiceInstanceKey(interface: "lan0", ipProtocol: .ipv4, name: name, type: "_ssh._tcp", domain: "local")
+            )
         )
     )
 }

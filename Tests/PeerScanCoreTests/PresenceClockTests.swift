@@ -25,7 +25,7 @@ import Testing
             state: .reachable,
             lastConfirmed: .zero
         )
-        source.send(.sourceState(.running, hostName: nil), .observed(.neighbourUpdated(plug)))
+        source.send(.mdns(.sourceState(.running, hostName: nil)), .neighbour(.neighbourUpdated(plug)))
         #expect(await eventually { await store.snapshot.devices.first?.online == true })
         #expect(await eventually { messages().contains("new device") })
 
@@ -33,7 +33,7 @@ import Testing
         var failed = plug
         failed.state = .failed
         failed.lastConfirmed = nil
-        source.send(.observed(.neighbourUpdated(failed)))
+        source.send(.neighbour(.neighbourUpdated(failed)))
         #expect(await eventually { clock.sleeperCount >= 1 }, "the presence check sleeps on the manual clock")
         for _ in 0..<59 { await advanceOneSecond(clock) }
         #expect(await store.snapshot.devices.first?.online == true, "online within --offline-after")
@@ -66,23 +66,23 @@ extension PresenceClockTests {
             lastConfirmed: .zero
         )
         source.send(
-            .sourceState(.running, hostName: nil),
-            .serviceResolved(makeInstance("Phone", host: "phone.local", addresses: ["10.0.0.7"])),
-            .observed(.neighbourUpdated(reachable))
+            .mdns(.sourceState(.running, hostName: nil)),
+            .mdns(.serviceResolved(makeInstance("Phone", host: "phone.local", addresses: ["10.0.0.7"]))),
+            .neighbour(.neighbourUpdated(reachable))
         )
         #expect(await eventually { await store.snapshot.device(hostName: "phone.local")?.macAddresses.count == 1 })
         // It leaves without goodbyes at 0 s: the kernel's entry fails, its records stay in Avahi's cache.
         var failed = reachable
         failed.state = .failed
         failed.macAddress = nil
-        source.send(.observed(.neighbourUpdated(failed)))
+        source.send(.neighbour(.neighbourUpdated(failed)))
         #expect(await eventually { source.questions.map(\.hostName) == ["phone.local"] }, "asked once it failed")
         #expect(await eventually { clock.sleeperCount >= 1 })
         for _ in 0..<5 { await advanceOneSecond(clock) }
         // It answers at 5 s (applied before the clock moves on: the marker host name comes after it).
         source.send(
-            .observed(.hostAnswered(hostName: "phone.local", address: "10.0.0.7")),
-            .sourceState(.running, hostName: "answered.local")
+            .neighbour(.hostAnswered(hostName: "phone.local", address: "10.0.0.7")),
+            .mdns(.sourceState(.running, hostName: "answered.local"))
         )
         #expect(await eventually { await store.hostStatus.hostName == "answered.local" })
         for _ in 5..<12 { await advanceOneSecond(clock) }

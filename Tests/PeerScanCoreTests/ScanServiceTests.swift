@@ -49,7 +49,7 @@ private func waitUntilApplied(
     state: SourceState = .running
 ) async -> Bool {
     let marker = "marker-\(UUID()).local"
-    source.send(.sourceState(state, hostName: marker))
+    source.send(.mdns(.sourceState(state, hostName: marker)))
     return await eventually { await store.hostStatus.hostName == marker }
 }
 
@@ -65,13 +65,13 @@ private func waitUntilApplied(
         let store = makeStore()
         try await withRunningService(store: store) { _, source in
             for port in 1...200 {
-                source.send(.serviceResolved(makeInstance("TV", host: "tv.local", port: UInt16(port))))
+                source.send(.mdns(.serviceResolved(makeInstance("TV", host: "tv.local", port: UInt16(port)))))
             }
             source.send(
-                .serviceResolved(makeInstance("Radio", host: "radio.local")),
-                .serviceRemoved(makeInstanceKey("Radio")),
-                .serviceRemoved(makeInstanceKey("NAS")),
-                .serviceResolved(makeInstance("NAS", host: "nas.local"))
+                .mdns(.serviceResolved(makeInstance("Radio", host: "radio.local"))),
+                .mdns(.serviceRemoved(makeInstanceKey("Radio"))),
+                .mdns(.serviceRemoved(makeInstanceKey("NAS"))),
+                .mdns(.serviceResolved(makeInstance("NAS", host: "nas.local")))
             )
             #expect(await waitUntilApplied(source, store))
             let snapshot = await store.snapshot
@@ -129,13 +129,16 @@ private func waitUntilApplied(
         let store = SnapshotStore(isScanning: true, interfaces: [], clock: ScanClock(clock))
         try await withRunningService(store: store, resyncGracePeriod: .seconds(10)) { _, source in
             source.send(
-                .serviceResolved(makeInstance("TV", host: "tv.local")),
-                .serviceResolved(makeInstance("NAS", host: "nas.local"))
+                .mdns(.serviceResolved(makeInstance("TV", host: "tv.local"))),
+                .mdns(.serviceResolved(makeInstance("NAS", host: "nas.local")))
             )
             #expect(await waitUntilApplied(source, store))
             #expect(await waitUntilApplied(source, store, state: .connecting))
             #expect(clock.sleeperCount == 0, "no timer while the source is away")
-            source.send(.sourceState(.running, hostName: nil), .serviceResolved(makeInstance("TV", host: "tv.local")))
+            source.send(
+                .mdns(.sourceState(.running, hostName: nil)),
+                .mdns(.serviceResolved(makeInstance("TV", host: "tv.local")))
+            )
             #expect(await eventually { clock.sleeperCount == 1 }, "back: the grace timer is armed")
 
             clock.advance(by: .seconds(9))
@@ -155,10 +158,10 @@ private func waitUntilApplied(
         try await withRunningService(store: store, settleWindow: .milliseconds(250)) { _, source in
             let tvV4 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, addresses: ["10.0.0.7"])
             let tvV6 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addresses: ["fd00::7"])
-            source.send(.serviceFound(tvV4.key), .serviceFound(tvV6.key), .serviceResolved(tvV6))
+            source.send(.mdns(.serviceFound(tvV4.key)), .mdns(.serviceFound(tvV6.key)), .mdns(.serviceResolved(tvV6)))
             #expect(await eventually { clock.sleeperCount == 1 }, "a settle window is timed")
             #expect(await store.deviceCount == 0, "held while its IPv4 row resolves")
-            source.send(.serviceResolved(tvV4))
+            source.send(.mdns(.serviceResolved(tvV4)))
             #expect(await eventually { await store.deviceCount == 1 })
             #expect(await store.sequence == 1, "one changeset")
             #expect(await store.snapshot.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "fd00::7"])
@@ -170,7 +173,10 @@ private func waitUntilApplied(
         let store = SnapshotStore(isScanning: true, interfaces: [], settles: true, clock: ScanClock(clock))
         try await withRunningService(store: store, settleWindow: .milliseconds(250)) { _, source in
             let radio = makeInstance("Radio", host: "radio.local", ipProtocol: .ipv6, addresses: ["fd00::8"])
-            source.send(.serviceFound(makeInstanceKey("Radio", ipProtocol: .ipv4)), .serviceResolved(radio))
+            source.send(
+                .mdns(.serviceFound(makeInstanceKey("Radio", ipProtocol: .ipv4))),
+                .mdns(.serviceResolved(radio))
+            )
             #expect(await eventually { clock.sleeperCount == 1 })
             clock.advance(by: .milliseconds(249))
             #expect(await waitUntilApplied(source, store))
@@ -211,7 +217,7 @@ private func waitUntilApplied(
         )
         let group = ServiceGroup(services: [service], logger: Logger.silent)
         let running = Task { try await group.run() }
-        source.send(.serviceResolved(makeInstance("TV", host: "tv.local")))
+        source.send(.mdns(.serviceResolved(makeInstance("TV", host: "tv.local"))))
         #expect(await waitUntilApplied(source, store))
         #expect(await waitUntilApplied(source, store, state: .connecting))
         #expect(await waitUntilApplied(source, store))

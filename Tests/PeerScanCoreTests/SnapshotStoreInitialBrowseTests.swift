@@ -24,11 +24,11 @@ private func makeWaitingStore(isScanning: Bool = true) -> SnapshotStore {
         let store = makeWaitingStore()
         let tvV4 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, addresses: ["10.0.0.7"])
         let tvV6 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addresses: ["fd00::7"])
-        await store.apply([.discovery(.browsingSettled)])
+        await store.apply([.discovery(.mdns(.browsingSettled))])
         #expect(await !store.hasInitialBrowseSettled, "all-for-now before the source runs does not count")
         await store.apply([
-            .source(.running), .discovery(.serviceFound(tvV4.key)), .discovery(.serviceFound(tvV6.key)),
-            .resolved(tvV6), .discovery(.browsingSettled),
+            .source(.running), .discovery(.mdns(.serviceFound(tvV4.key))), .discovery(.mdns(.serviceFound(tvV6.key))),
+            .resolved(tvV6), .discovery(.mdns(.browsingSettled)),
         ])
         #expect(await !store.hasInitialBrowseSettled, "a row found is still resolving")
         let waiting = Task { await store.waitUntilInitialBrowseSettled() }
@@ -51,7 +51,7 @@ private func makeWaitingStore(isScanning: Bool = true) -> SnapshotStore {
         )
         let tv = makeInstance("TV", host: "tv.local", addresses: ["10.0.0.7"])
         let nas = makeInstance("NAS", type: "_smb._tcp", host: "nas.local", addresses: ["10.0.0.8"])
-        let first = await store.apply([.source(.running), .resolved(tv), .discovery(.browsingSettled)])
+        let first = await store.apply([.source(.running), .resolved(tv), .discovery(.mdns(.browsingSettled))])
         #expect(await !store.hasInitialBrowseSettled, "the TV was found just now")
         #expect(first.checkAfter == .seconds(1))
         clock.advance(by: .milliseconds(600))

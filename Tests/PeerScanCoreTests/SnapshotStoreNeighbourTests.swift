@@ -110,8 +110,8 @@ final class TestTime: Sendable {
             lastConfirmed: .zero
         )
         await store.apply([
-            .discovery(.sourceState(.running, hostName: "scanner.local")),
-            .discovery(.observed(.neighbourTable([update, lonely]))),
+            .discovery(.mdns(.sourceState(.running, hostName: "scanner.local"))),
+            .discovery(.neighbour(.neighbourTable([update, lonely]))),
         ])
         #expect(await store.deviceCount == 0, "held while mDNS has not reported what it knows")
         await store.apply([.resolved(makeInstance("TV", host: "tv.local", addresses: ["10.0.0.7"])), .browsingSettled])
@@ -137,16 +137,16 @@ final class TestTime: Sendable {
             state: .reachable,
             lastConfirmed: .zero
         )
-        await store.apply([.discovery(.sourceState(.running, hostName: "scanner.local"))])
+        await store.apply([.discovery(.mdns(.sourceState(.running, hostName: "scanner.local")))])
         await store.apply([.setScanning(true, reply: nil)])
-        await store.apply([.discovery(.observed(.neighbourTable([entry])))])
+        await store.apply([.discovery(.neighbour(.neighbourTable([entry])))])
         #expect(await store.deviceCount == 0, "Avahi has not reported yet")
         time.now = .seconds(5)
         await store.apply([.presenceCheck])
         #expect(await store.deviceCount == 1, "not longer than five seconds")
         await store.apply([.setScanning(false, reply: nil)])
         await store.apply([.setScanning(true, reply: nil)])
-        await store.apply([.discovery(.observed(.neighbourTable([entry])))])
+        await store.apply([.discovery(.neighbour(.neighbourTable([entry])))])
         #expect(await store.deviceCount == 0)
         await store.apply([.browsingSettled])
         #expect(await store.deviceCount == 1, "Avahi reported what it knows: nobody claims the MAC address")

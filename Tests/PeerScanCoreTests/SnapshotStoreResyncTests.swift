@@ -41,7 +41,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         let outcome = try await applyBatch([.source(.connecting)], to: store)
         #expect(outcome.changes == hostUpdate(HostStatus(sourceState: .connecting)))
         #expect(
-            outcome.effects == StoreEffects(logs: [LogEntry(.avahiState, ["state": "connecting", "reason": ""])]),
+            outcome.effects == StoreEffects(logs: [LogEntry(.mdnsSourceState, ["state": "connecting", "reason": ""])]),
             "no timer while the daemon is away"
         )
         #expect(await store.snapshot.devices == devices)
@@ -138,10 +138,12 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
     @Test func addressRecordsOfAHostThatDoesNotAnswerAreKeptForMoreRoundsUpToTheLast() async throws {
         let store = await makeRunningStoreWithTwoDevices()
         let record = HostAddress(hostName: "nas.local", address: "10.0.0.9", interface: "eth0", ipProtocol: .ipv4)
-        await store.apply([.discovery(.addressAdded(record))])
+        await store.apply([.discovery(.mdns(.addressAdded(record)))])
         await store.apply([.source(.connecting)])
         // The NAS's row is seen again (its service is there), but the NAS has not answered for its addresses yet.
-        let back = await store.apply([.source(.running), .resolved(television), .discovery(.serviceFound(nas.key))])
+        let back = await store.apply([
+            .source(.running), .resolved(television), .discovery(.mdns(.serviceFound(nas.key))),
+        ])
         var generation = try #require(back.resyncDeadline)
         for round in 1..<ResyncSchedule.maximumAddressResyncRounds {
             let outcome = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
@@ -157,20 +159,20 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
     @Test func aRecordFlushedInTheSecondRoundAfterEveryRecordCameBackIsKeptUntilItIsBack() async throws {
         let store = await makeRunningStoreWithTwoDevices()
         let record = HostAddress(hostName: "nas.local", address: "10.0.0.9", interface: "eth0", ipProtocol: .ipv4)
-        await store.apply([.discovery(.addressAdded(record))])
+        await store.apply([.discovery(.mdns(.addressAdded(record)))])
         await store.apply([.source(.connecting)])
         let back = await store.apply([
-            .source(.running), .resolved(television), .resolved(nas), .discovery(.addressAdded(record)),
+            .source(.running), .resolved(television), .resolved(nas), .discovery(.mdns(.addressAdded(record))),
         ])
         let first = try await applyBatch([.resyncDeadline(generation: try #require(back.resyncDeadline))], to: store)
         var generation = try #require(first.effects.resyncDeadline, "every record is back, and a second round follows")
         // The daemon, its cache filled again, flushes the record, and has it again seconds later.
-        let flushed = try await applyBatch([.discovery(.addressRemoved(record))], to: store)
+        let flushed = try await applyBatch([.discovery(.mdns(.addressRemoved(record)))], to: store)
         #expect(flushed.updates.isEmpty)
         let second = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
         #expect(second.updates.isEmpty)
         generation = try #require(second.effects.resyncDeadline, "the record is not back yet: one more round")
-        let again = try await applyBatch([.discovery(.addressAdded(record))], to: store)
+        let again = try await applyBatch([.discovery(.mdns(.addressAdded(record)))], to: store)
         #expect(again.updates.isEmpty)
         let third = try await applyBatch([.resyncDeadline(generation: generation)], to: store)
         #expect(third.updates.isEmpty && third.effects.resyncDeadline == nil)
@@ -232,7 +234,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
 @Suite struct SnapshotStoreWithdrawalTests {
     /// Avahi withdrawing eth0: both devices' rows removed, as when its link goes down.
     private let withdrawal: [StoreInput] = [
-        .discovery(.interfaceWithdrawn("eth0")), .removed(television.key), .removed(nas.key),
+        .discovery(.mdns(.interfaceWithdrawn("eth0"))), .removed(television.key), .removed(nas.key),
     ]
 
     @Test func aWithdrawnInterfaceChangesNothingAndAsksForADeadline() async throws {
@@ -254,7 +256,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         let store = await makeRunningStoreWithTwoDevices()
         let withdrawn = try #require(await store.apply(withdrawal).withdrawalDeadlines["eth0"])
         let back = try await applyBatch(
-            [.discovery(.interfaceReturned("eth0")), .resolved(television), .resolved(nas)],
+            [.discovery(.mdns(.interfaceReturned("eth0"))), .resolved(television), .resolved(nas)],
             to: store
         )
         #expect(back.updates.isEmpty)
@@ -270,7 +272,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
     @Test func aQuietRoundAfterTheLinkCameBackRemovesWhatWasNotReportedAgain() async throws {
         let store = await makeRunningStoreWithTwoDevices()
         await store.apply(withdrawal)
-        let back = await store.apply([.discovery(.interfaceReturned("eth0")), .resolved(television)])
+        let back = await store.apply([.discovery(.mdns(.interfaceReturned("eth0"))), .resolved(television)])
         var generation = try #require(back.withdrawalDeadlines["eth0"])
         // Two rounds at least after the return (the daemon flushes records while it fills its cache again), and none
         // while things still come back: the TV did in the first.
@@ -294,7 +296,7 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
     @Test func aLinkThatIsBackGivesItsHostsRoundsToAnswerAndOneStillDownNone() async throws {
         let store = await makeRunningStoreWithTwoDevices()
         let record = HostAddress(hostName: "tv.local", address: "10.0.0.70", interface: "eth0", ipProtocol: .ipv4)
-        await store.apply([.discovery(.addressAdded(record))])
+        await store.apply([.discovery(.mdns(.addressAdded(record)))])
 
         // Still down at the deadline: what was learnt there goes at once, records and all.
         let down = try #require(await store.apply(withdrawal).withdrawalDeadlines["eth0"])
@@ -303,11 +305,11 @@ private func takeThroughAnOutageSeeingOnlyTheTelevisionAgain(_ store: SnapshotSt
         #expect(await store.deviceCount == 0)
 
         // Back: the rows are found again, the TV has not answered for its addresses yet: rounds, up to the last.
-        await store.apply([.resolved(television), .resolved(nas), .discovery(.addressAdded(record))])
+        await store.apply([.resolved(television), .resolved(nas), .discovery(.mdns(.addressAdded(record)))])
         await store.apply(withdrawal)
         let back = await store.apply([
-            .discovery(.interfaceReturned("eth0")), .discovery(.serviceFound(television.key)),
-            .discovery(.serviceFound(nas.key)),
+            .discovery(.mdns(.interfaceReturned("eth0"))), .discovery(.mdns(.serviceFound(television.key))),
+            .discovery(.mdns(.serviceFound(nas.key))),
         ])
         var generation = try #require(back.withdrawalDeadlines["eth0"])
         for round in 1..<ResyncSchedule.maximumWithdrawalRounds {

@@ -183,15 +183,15 @@ enum KnownDeviceChange: CaseIterable, CustomTestStringConvertible {
         #expect(arrivals.changes?.itemUpdates.isEmpty == true, "devices never change the host item")
         #expect(await store.snapshot.hostStatus?.interfaces == ["eth0"])
         let departure = try await applyBatch(
-            [.discovery(.serviceRemoved(makeInstanceKey("TV", interface: "wlan0")))],
+            [.discovery(.mdns(.serviceRemoved(makeInstanceKey("TV", interface: "wlan0"))))],
             to: store
         )
         #expect(departure.changes?.itemUpdates.isEmpty == true)
 
         // An interface went up: one update of the host item, and a repeat of the same set changes nothing.
-        let up = try await applyBatch([.discovery(.browsedInterfaces(["eth0", "wlan0"]))], to: store)
+        let up = try await applyBatch([.discovery(.mdns(.browsedInterfaces(["eth0", "wlan0"])))], to: store)
         #expect(up.changes?.itemUpdates.map(\.item) == [.host(HostStatus(interfaces: ["eth0", "wlan0"]))])
-        let same = try await applyBatch([.discovery(.browsedInterfaces(["eth0", "wlan0"]))], to: store)
+        let same = try await applyBatch([.discovery(.mdns(.browsedInterfaces(["eth0", "wlan0"])))], to: store)
         #expect(same.updates.isEmpty)
         #expect(await store.hostStatus.interfaces == ["eth0", "wlan0"])
     }

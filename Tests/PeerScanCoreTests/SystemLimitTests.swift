@@ -131,7 +131,7 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
         let store = SnapshotStore(isScanning: true, interfaces: ["lan0"], systemLimits: small)
         let two = await store.apply([
             .discovery(
-                .observed(
+                .neighbour(
                     .neighbourTable([
                         makeNeighbour("10.0.0.1", "02:00:00:00:00:01"), makeNeighbour("10.0.0.2", "02:00:00:00:00:02"),
                     ])
@@ -142,7 +142,7 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
         #expect(!two.logs.contains { $0.message == .systemLimitReached })
 
         let three = await store.apply([
-            .discovery(.observed(.neighbourUpdated(makeNeighbour("10.0.0.3", "02:00:00:00:00:03"))))
+            .discovery(.neighbour(.neighbourUpdated(makeNeighbour("10.0.0.3", "02:00:00:00:00:03"))))
         ])
         let reached = SystemLimit(
             name: "neighbour-table ipv4",
@@ -161,7 +161,7 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
         )
 
         let four = await store.apply([
-            .discovery(.observed(.neighbourUpdated(makeNeighbour("10.0.0.4", "02:00:00:00:00:04"))))
+            .discovery(.neighbour(.neighbourUpdated(makeNeighbour("10.0.0.4", "02:00:00:00:00:04"))))
         ])
         #expect(await store.hostStatus.limits.map(\.value) == [4])
         #expect(!four.logs.contains { $0.message == .systemLimitReached })  // once per limit
@@ -180,8 +180,10 @@ private let small = SystemLimitSettings(cacheEntriesMax: 10, neighbourTableMax: 
         let outcome = await store.apply([
             .resolved(makeInstance("c", host: "c.local")),
             .discovery(
-                .addressAdded(
-                    HostAddress(hostName: "c.local", address: "10.0.0.3", interface: "eth0", ipProtocol: .ipv4)
+                .mdns(
+                    .addressAdded(
+                        HostAddress(hostName: "c.local", address: "10.0.0.3", interface: "eth0", ipProtocol: .ipv4)
+                    )
                 )
             ),
         ])

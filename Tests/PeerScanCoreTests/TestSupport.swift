@@ -69,7 +69,7 @@ func makeNeighbourInput(
     interface: String = "eth0"
 ) -> StoreInput {
     .discovery(
-        .observed(.neighbourUpdated(makeNeighbour(address, mac, state, confirmed: confirmed, interface: interface)))
+        .neighbour(.neighbourUpdated(makeNeighbour(address, mac, state, confirmed: confirmed, interface: interface)))
     )
 }
 
@@ -102,21 +102,21 @@ extension TXTEntry {
 
 extension StoreInput {
     /// The discovery event `.serviceResolved(instance)`.
-    static func resolved(_ instance: ServiceInstance) -> StoreInput { .discovery(.serviceResolved(instance)) }
+    static func resolved(_ instance: ServiceInstance) -> StoreInput { .discovery(.mdns(.serviceResolved(instance))) }
 
     /// The discovery event `.serviceRemoved(key)`.
-    static func removed(_ key: ServiceInstanceKey) -> StoreInput { .discovery(.serviceRemoved(key)) }
+    static func removed(_ key: ServiceInstanceKey) -> StoreInput { .discovery(.mdns(.serviceRemoved(key))) }
 
     /// The discovery event `.sourceState(state, hostName: hostName)`.
     static func source(_ state: SourceState, hostName: String? = nil) -> StoreInput {
-        .discovery(.sourceState(state, hostName: hostName))
+        .discovery(.mdns(.sourceState(state, hostName: hostName)))
     }
 
     /// The discovery event `.browsingSettled`.
-    static var browsingSettled: StoreInput { .discovery(.browsingSettled) }
+    static var browsingSettled: StoreInput { .discovery(.mdns(.browsingSettled)) }
 
     /// The discovery event `.typeSettled(type)`: the browser of that service type has reported everything.
-    static func typeSettled(_ type: String) -> StoreInput { .discovery(.typeSettled(type)) }
+    static func typeSettled(_ type: String) -> StoreInput { .discovery(.mdns(.typeSettled(type))) }
 
     /// Switches scanning without asking for the sequence.
     static func setScanning(_ enabled: Bool) -> StoreInput { .setScanning(enabled, reply: nil) }
