@@ -7,18 +7,11 @@ import PeerScanModel
 extension DeviceTable {
     // MARK: Output
 
-    /// The devices that changed since the last take, each as it is now (`nil` if removed), in order of identifier,
-    /// and the events to log. Checks the deadlines of devices that do not answer.
+    /// The devices that changed since the last take, each as its item is now (`nil` if removed), in order of
+    /// identifier, and the events to log. Checks the deadlines of devices that do not answer. Each item is the box the
+    /// table keeps, which the snapshot should hold too, so that the device's fields are stored once.
     /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
-    public mutating func takeChanges(now: Duration) -> (changes: [(id: DeviceID, device: Device?)], events: [Event]) {
-        let (changes, events) = takeChangedItems(now: now)
-        return (changes.map { (id: $0.id, device: $0.item?.device) }, events)
-    }
-
-    /// ``takeChanges(now:)``, each device as its item (`nil` if removed): the box the table keeps, which the snapshot
-    /// should hold too, so that the device's fields are stored once.
-    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
-    mutating func takeChangedItems(now: Duration) -> (changes: [(id: DeviceID, item: ScanItem?)], events: [Event]) {
+    public mutating func takeChanges(now: Duration) -> (changes: [Change], events: [Event]) {
         for id in silent {
             guard let device = published[id]?.device, let last = lastAnswer[id], let origin = origins[id] else {
                 continue
@@ -46,8 +39,8 @@ extension DeviceTable {
             splitOff = []
         }
         var latest: [DeviceID: ScanItem?] = [:]
-        for (id, item) in pendingChanges { latest[id] = item }  // a device's last change counts
-        return (latest.map { (id: $0.key, item: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
+        for change in pendingChanges { latest[change.id] = change.item }  // a device's last change counts
+        return (latest.map { Change(id: $0.key, item: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
     }
 
     // MARK: Derivation
@@ -64,14 +57,14 @@ extension DeviceTable {
     mutating func markDirty(host hostName: String) {
         dirtyHosts.insert(hostName)
         for address in mdnsHosts[hostName]?.addresses ?? [] {
-            if let mac = macByAddress[address] { dirtyMACs.insert(mac) }
+            if let mac = addressBook.macAddress(of: address) { dirtyMACs.insert(mac) }
         }
         if let id = idByOrigin[.host(hostName)] { dirtyMACs.formUnion(linkedMACs(of: id)) }
     }
 
     mutating func markDirty(mac: String) {
         dirtyMACs.insert(mac)
-        for address in addressesByMAC[mac] ?? [] {
+        for address in addressBook.addresses(of: mac) {
             for hostName in hostsByAddress[address] ?? [] { dirtyHosts.insert(hostName) }
         }
         if let origin = linkedOrigin(of: mac) { markForDerivation(origin) }
@@ -100,7 +93,7 @@ extension DeviceTable {
     /// The mDNS hosts that announce one of `mac`'s addresses, but for those a person split apart from it.
     private func claimants(of mac: String) -> Set<String> {
         var hosts: Set<String> = []
-        for address in addressesByMAC[mac] ?? [] { hosts.formUnion(hostsByAddress[address] ?? []) }
+        for address in addressBook.addresses(of: mac) { hosts.formUnion(hostsByAddress[address] ?? []) }
         return hosts.filter { !isApart(mac: mac, hostName: $0) }
     }
 
@@ -116,7 +109,7 @@ extension DeviceTable {
     /// The MAC addresses bound to `id` that answer for some address now.
     private func linkedMACs(of id: DeviceID) -> [String] {
         identities.keys(of: id).compactMap { key in
-            guard case .macAddress(let mac) = key, addressesByMAC[mac]?.isEmpty == false else { return nil }
+            guard case .macAddress(let mac) = key, !addressBook.addresses(of: mac).isEmpty else { return nil }
             return mac
         }
     }
@@ -127,7 +120,7 @@ extension DeviceTable {
     }
 
     private func interfaces(of addresses: Set<String>) -> Set<String> {
-        Set(addresses.compactMap { interfaceByAddress[$0] })
+        Set(addresses.compactMap { addressBook.interface(of: $0) })
     }
 
     private mutating func derive(hostName: String, now: Duration) {
@@ -136,7 +129,7 @@ extension DeviceTable {
             publish(nil, origin: origin, answering: false, lastAnswer: now)
             return
         }
-        var macs = Set(host.addresses.compactMap { macByAddress[$0] }).filter {
+        var macs = Set(host.addresses.compactMap { addressBook.macAddress(of: $0) }).filter {
             !isApart(mac: $0, hostName: hostName)
         }
         // The MAC addresses the registry knows as this device's are its own too, while no other host claims them
@@ -145,7 +138,7 @@ extension DeviceTable {
             for mac in linkedMACs(of: known) where isUnclaimed(mac, except: hostName) { macs.insert(mac) }
         }
         var addresses = Set(host.addresses)
-        for mac in macs { addresses.formUnion(addressesByMAC[mac] ?? []) }
+        for mac in macs { addresses.formUnion(addressBook.addresses(of: mac)) }
         // Liveness from the host where the kernel resolves it; from its records only where it does not.
         let answering: Bool
         var last: Duration
@@ -153,10 +146,10 @@ extension DeviceTable {
             answering = host.isPresent
             last = host.isPresent ? now : host.lastSeen
         } else {
-            answering = macs.contains { answers(mac: $0, now: now) }
+            answering = macs.contains { addressBook.answers(mac: $0, now: now) }
             last = max(host.appearedAt, host.answeredAt ?? .zero)
-            for mac in macs { last = max(last, lastAnswerByMAC[mac] ?? .zero) }
-            last = presenceStart(after: last, macs: macs)
+            for mac in macs { last = max(last, addressBook.lastAnswer(of: mac) ?? .zero) }
+            last = addressBook.presenceStart(after: last, macs: macs)
         }
         let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .hostName(hostName)), now: now)
         let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
@@ -183,8 +176,8 @@ extension DeviceTable {
             askIfDue(
                 hostName: hostName,
                 device: device,
-                isConfirmed: macs.contains { isConfirmed(mac: $0) },
-                isDoubted: !answering || macs.contains { hasFailedEntry(mac: $0) },
+                isConfirmed: macs.contains { addressBook.isConfirmed(mac: $0) },
+                isDoubted: !answering || macs.contains { addressBook.hasFailedEntry(mac: $0) },
                 now: now
             )
         }
@@ -201,7 +194,7 @@ extension DeviceTable {
 
     private mutating func derive(mac: String, now: Duration) {
         let origin = Origin.mac(mac)
-        let addresses = addressesByMAC[mac] ?? []
+        let addresses = addressBook.addresses(of: mac)
         let owner = claimants(of: mac).min().map(Origin.host) ?? linkedOrigin(of: mac)
         guard !addresses.isEmpty, owner == nil else {
             publish(nil, origin: origin, answering: false, lastAnswer: now, mergedInto: owner)
@@ -219,9 +212,12 @@ extension DeviceTable {
             for linked in linkedMACs(of: known) where isUnclaimed(linked) { macs.insert(linked) }
         }
         var allAddresses = addresses
-        for linked in macs { allAddresses.formUnion(addressesByMAC[linked] ?? []) }
-        let answering = macs.contains { answers(mac: $0, now: now) }
-        let last = presenceStart(after: macs.compactMap { lastAnswerByMAC[$0] }.max() ?? now, macs: macs)
+        for linked in macs { allAddresses.formUnion(addressBook.addresses(of: linked)) }
+        let answering = macs.contains { addressBook.answers(mac: $0, now: now) }
+        let last = addressBook.presenceStart(
+            after: macs.compactMap { addressBook.lastAnswer(of: $0) }.max() ?? now,
+            macs: macs
+        )
         let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .macAddress(mac)), now: now)
         let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
         if !online && now >= last + presence.forgetAfter {
@@ -300,7 +296,7 @@ extension DeviceTable {
             origins[id] = nil
             lastAnswer[id] = nil
             silent.remove(id)
-            pendingChanges.append((id, nil))
+            pendingChanges.append(Change(id: id, item: nil))
             if old.bluetooth?.isEphemeral == true { return }  // listed while heard: no line of its own
             if let survivor = owner.flatMap({ idByOrigin[$0] }), survivor != id, identities.merge(id, into: survivor) {
                 labels.merge(id, into: survivor)
@@ -336,7 +332,7 @@ extension DeviceTable {
         // A Bluetooth device's deadlines are its own (``DeadlineQueue``): not checked on every take.
         if answering || origin.isBluetooth { silent.remove(id) } else { silent.insert(id) }
         guard old != device || wasDisplaced != nil else { return }
-        pendingChanges.append((id, item))  // after a displacement, even unchanged: it stays
+        pendingChanges.append(Change(id: id, item: item))  // after a displacement, even unchanged: it stays
         guard old != device else { return }
         // A Bluetooth device listed only while heard (ephemeral, or not admitted yet) has no lines of its own; one
         // that is admitted is new (or back) then.

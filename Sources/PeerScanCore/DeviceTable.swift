@@ -98,6 +98,16 @@ public struct DeviceTable: Sendable {
         case bluetoothAddressUnresolved(address: String, error: String)
     }
 
+    /// A device that changed: its item as it is now, `nil` if it was removed.
+    public struct Change: Sendable {
+        /// The device's identifier.
+        public var id: DeviceID
+        /// The device's item as published (the table's box: the snapshot holds the same one), or `nil`.
+        public var item: ScanItem?
+        /// The device as published, or `nil` if it was removed.
+        public var device: Device? { item?.device }
+    }
+
     /// What a published device was derived from.
     enum Origin: Hashable, Sendable {
         case host(String)
@@ -136,24 +146,8 @@ public struct DeviceTable: Sendable {
     /// The mDNS hosts that announce each address (nearly always one): lists, not sets — a set's table for one name
     /// is twice an array's, for every address.
     var hostsByAddress: [String: [String]] = [:]
-    /// The kernel's entries, by address.
-    var neighbours: [String: Neighbour] = [:]
-    /// The MAC address each known address last answered with (and on which interface), and the reverse.
-    var macByAddress: [String: String] = [:]
-    var interfaceByAddress: [String: String] = [:]
-    var addressesByMAC: [String: Set<String>] = [:]
-    /// When each MAC address last answered (the kernel's confirmation, or when it was seen answering).
-    var lastAnswerByMAC: [String: Duration] = [:]
-    /// When the kernel's timer last ended a reachable entry of each MAC address (reachable to stale): presence counts
-    /// from then too, but it is no answer (see ``noteStaleness(of:replacing:now:)``).
-    var reachableUntilByMAC: [String: Duration] = [:]
-    var lastConflictLogged: [String: Duration] = [:]
-    /// The known addresses whose entry failed (or went), and since when: one that stays failed while its MAC address
-    /// answers again on another address was dropped by its host, and leaves the device.
-    var failedSince: [String: Duration] = [:]
-    /// The known addresses whose entry left the reachable state (stale, or being verified), and since when (see
-    /// ``isAnswering(_:now:)``).
-    var unconfirmedSince: [String: Duration] = [:]
+    /// What the kernel's neighbour table taught: which MAC address each address answers with, and when they answered.
+    var addressBook: NeighbourAddressBook
 
     /// Every key a device was known by, and its identifier.
     public internal(set) var identities: DeviceIdentities
@@ -161,7 +155,7 @@ public struct DeviceTable: Sendable {
     public internal(set) var labels: DeviceLabels
 
     /// Each published device's item as published: the snapshot's own box (``ScanItem/device(_:)`` is `indirect`), so
-    /// the table and the snapshot share one copy of its fields (``takeChangedItems(now:)`` hands the items on).
+    /// the table and the snapshot share one copy of its fields (``takeChanges(now:)`` hands the items on).
     var published: [DeviceID: ScanItem] = [:]
     var origins: [DeviceID: Origin] = [:]
     var idByOrigin: [Origin: DeviceID] = [:]
@@ -190,7 +184,7 @@ public struct DeviceTable: Sendable {
 
     var dirtyHosts: Set<String> = []
     var dirtyMACs: Set<String> = []
-    var pendingChanges: [(id: DeviceID, item: ScanItem?)] = []
+    var pendingChanges: [Change] = []
     var pendingEvents: [Event] = []
     var pendingQuestions: [HostQuestion] = []
 
@@ -211,6 +205,7 @@ public struct DeviceTable: Sendable {
         self.presence = presence
         self.vendorOf = vendorOf
         self.bluetooth = BluetoothAdvertisers(settings: bluetooth)
+        self.addressBook = NeighbourAddressBook(presence: presence)
         self.identities = identities
         self.labels = labels
     }
@@ -252,7 +247,7 @@ public struct DeviceTable: Sendable {
             host.lastSeen = now
             mdnsHosts[hostName] = host
             for address in oldAddresses where !device.addresses.contains(address) {
-                if let mac = macByAddress[address] { markDirty(mac: mac) }
+                if let mac = addressBook.macAddress(of: address) { markDirty(mac: mac) }
                 hostsByAddress.remove(hostName, fromListAt: address)
             }
             for address in device.addresses { hostsByAddress.insert(hostName, intoListAt: address) }
@@ -268,7 +263,7 @@ public struct DeviceTable: Sendable {
 
     /// Forgets everything (scanning switched off): every device goes now.
     public mutating func removeAll() {
-        pendingChanges += published.keys.map { ($0, nil) }
+        pendingChanges += published.keys.map { Change(id: $0, item: nil) }
         published = [:]
         origins = [:]
         idByOrigin = [:]
@@ -278,15 +273,7 @@ public struct DeviceTable: Sendable {
         splitOff = []
         mdnsHosts = [:]
         hostsByAddress = [:]
-        neighbours = [:]
-        macByAddress = [:]
-        interfaceByAddress = [:]
-        addressesByMAC = [:]
-        lastAnswerByMAC = [:]
-        reachableUntilByMAC = [:]
-        lastConflictLogged = [:]
-        failedSince = [:]
-        unconfirmedSince = [:]
+        addressBook.removeAll()
         heldMACs = []
         dirtyHosts = []
         dirtyMACs = []

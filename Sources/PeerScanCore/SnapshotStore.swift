@@ -270,7 +270,7 @@ public actor SnapshotStore {
         for (hostName, device) in changedHosts {
             devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
         }
-        let (changed, events) = devices.takeChangedItems(now: time)
+        let (changed, events) = devices.takeChanges(now: time)
         // After the take: the devices it removed count (the Bluetooth cap empties when they go); likewise the
         // access points expired now.
         wireless.expire(now: time)
@@ -298,7 +298,7 @@ public actor SnapshotStore {
                 isScanning: isScanning,
                 host: host,
                 wirelessInterfaces: wireless.interfaceStatuses,
-                changed: changed,
+                changed: changed.map { ($0.id, $0.item) },
                 changedNetworks: wifi.networks
             )
             effects.logs += wifi.logs
