@@ -1,48 +1,10 @@
-// Taking the device table's changes: deriving the devices marked dirty again, identifying and publishing them, and
-// checking the offline and forget deadlines of those that do not answer.
+// The device table's derivation of LAN devices: the devices marked dirty derived again from their mDNS hosts and MAC
+// addresses, identified and published (the take, in DeviceTable.swift, derives what is marked).
 
 import Discovery
 import PeerScanModel
 
 extension DeviceTable {
-    // MARK: Output
-
-    /// The devices that changed since the last take, each as its item is now (`nil` if removed), in order of
-    /// identifier, and the events to log. Checks the deadlines of devices that do not answer. Each item is the box the
-    /// table keeps, which the snapshot should hold too, so that the device's fields are stored once.
-    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
-    public mutating func takeChanges(now: Duration) -> (changes: [Change], events: [Event]) {
-        for id in silent {
-            guard let device = published[id]?.device, let last = lastAnswer[id], let origin = origins[id] else {
-                continue
-            }
-            let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
-            guard now >= last + deadline || isQuestionDue(origin, now: now) else { continue }
-            markForDerivation(origin)
-        }
-        markDueBluetooth(now: now)
-        while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty || !bluetooth.dirty.isEmpty {
-            for hostName in dirtyHosts.sorted() {
-                dirtyHosts.remove(hostName)
-                derive(hostName: hostName, now: now)
-            }
-            for mac in dirtyMACs.sorted() {
-                dirtyMACs.remove(mac)
-                derive(mac: mac, now: now)
-            }
-            while let identity = bluetooth.dirty.popFirst() { derive(bluetooth: identity, now: now) }
-        }
-        defer {
-            pendingChanges = []
-            pendingEvents = []
-            displaced = [:]  // not published again: its removal stands
-            splitOff = []
-        }
-        var latest: [DeviceID: ScanItem?] = [:]
-        for change in pendingChanges { latest[change.id] = change.item }  // a device's last change counts
-        return (latest.map { Change(id: $0.key, item: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
-    }
-
     // MARK: Derivation
 
     /// Derives the device of `origin` again at the next take.
@@ -119,11 +81,23 @@ extension DeviceTable {
         claimants(of: mac).allSatisfy { $0 == hostName }
     }
 
+    /// What the Bluetooth advertisers bound to `id` (its `bluetooth:` keys, or its IRK) say: for a LAN device merged
+    /// with a Bluetooth one.
+    /// - Complexity: O(k) for k keys of the device.
+    private func bluetoothHeard(of id: DeviceID?, now: Duration) -> BluetoothAdvertisers.Heard? {
+        guard let id else { return nil }
+        var bound: [BluetoothIdentity] = [.resolved(id)]
+        for key in identities.keys(of: id) {
+            if case .bluetooth(let address) = key { bound.append(.address(address)) }
+        }
+        return bluetooth.heard(bound, now: now)
+    }
+
     private func interfaces(of addresses: Set<String>) -> Set<String> {
         Set(addresses.compactMap { addressBook.interface(of: $0) })
     }
 
-    private mutating func derive(hostName: String, now: Duration) {
+    mutating func derive(hostName: String, now: Duration) {
         let origin = Origin.host(hostName)
         guard let host = mdnsHosts[hostName] else {
             publish(nil, origin: origin, answering: false, lastAnswer: now)
@@ -152,7 +126,7 @@ extension DeviceTable {
             last = addressBook.presenceStart(after: last, macs: macs)
         }
         let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .hostName(hostName)), now: now)
-        let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
+        let online = answering || now < last + presence.offlineAfter || bluetooth.isHeard(heard, now: now)
         if !online && now >= last + presence.forgetAfter {
             forget(hostName: hostName)
             for mac in macs { forget(mac: mac) }
@@ -187,12 +161,12 @@ extension DeviceTable {
             answering: answering,
             lastAnswer: last,
             reason: online
-                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetoothMeans(heard, now: now))
+                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetooth.means(heard, now: now))
                 : offlineReason(addresses: addresses, asked: macs.isEmpty ? nil : mdnsHosts[hostName])
         )
     }
 
-    private mutating func derive(mac: String, now: Duration) {
+    mutating func derive(mac: String, now: Duration) {
         let origin = Origin.mac(mac)
         let addresses = addressBook.addresses(of: mac)
         let owner = claimants(of: mac).min().map(Origin.host) ?? linkedOrigin(of: mac)
@@ -219,7 +193,7 @@ extension DeviceTable {
             macs: macs
         )
         let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .macAddress(mac)), now: now)
-        let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
+        let online = answering || now < last + presence.offlineAfter || bluetooth.isHeard(heard, now: now)
         if !online && now >= last + presence.forgetAfter {
             for linked in macs { forget(mac: linked) }
             publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
@@ -244,7 +218,7 @@ extension DeviceTable {
             answering: answering,
             lastAnswer: last,
             reason: online
-                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetoothMeans(heard, now: now))
+                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetooth.means(heard, now: now))
                 : offlineReason(addresses: allAddresses, asked: nil)
         )
     }

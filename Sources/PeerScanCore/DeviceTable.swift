@@ -113,6 +113,9 @@ public struct DeviceTable: Sendable {
         case host(String)
         case mac(String)
         case bluetooth(BluetoothIdentity)
+
+        /// Whether a Bluetooth identity derives the device (a LAN origin takes a merged device over from it).
+        var isBluetooth: Bool { if case .bluetooth = self { true } else { false } }
     }
 
     /// An mDNS host: the parts of the device the mDNS host table reports that derivation uses (not a whole
@@ -259,6 +262,44 @@ public struct DeviceTable: Sendable {
             mdnsHosts[hostName] = host
         }
         markDirty(host: hostName)
+    }
+
+    // MARK: Output
+
+    /// The devices that changed since the last take, each as its item is now (`nil` if removed), in order of
+    /// identifier, and the events to log. Checks the deadlines of devices that do not answer. Each item is the box the
+    /// table keeps, which the snapshot should hold too, so that the device's fields are stored once.
+    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
+    public mutating func takeChanges(now: Duration) -> (changes: [Change], events: [Event]) {
+        for id in silent {
+            guard let device = published[id]?.device, let last = lastAnswer[id], let origin = origins[id] else {
+                continue
+            }
+            let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
+            guard now >= last + deadline || isQuestionDue(origin, now: now) else { continue }
+            markForDerivation(origin)
+        }
+        bluetooth.markDue(now: now)
+        while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty || !bluetooth.dirty.isEmpty {
+            for hostName in dirtyHosts.sorted() {
+                dirtyHosts.remove(hostName)
+                derive(hostName: hostName, now: now)
+            }
+            for mac in dirtyMACs.sorted() {
+                dirtyMACs.remove(mac)
+                derive(mac: mac, now: now)
+            }
+            while let identity = bluetooth.dirty.popFirst() { derive(bluetooth: identity, now: now) }
+        }
+        defer {
+            pendingChanges = []
+            pendingEvents = []
+            displaced = [:]  // not published again: its removal stands
+            splitOff = []
+        }
+        var latest: [DeviceID: ScanItem?] = [:]
+        for change in pendingChanges { latest[change.id] = change.item }  // a device's last change counts
+        return (latest.map { Change(id: $0.key, item: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
     }
 
     /// Forgets everything (scanning switched off): every device goes now.
