@@ -97,6 +97,8 @@ extension DeviceTable {
         Set(addresses.compactMap { addressBook.interface(of: $0) })
     }
 
+    /// Derives the device of an mDNS host: its records, the MAC addresses its addresses resolve to (and those the
+    /// registry binds to it while no other host claims them), and every address of those.
     mutating func derive(hostName: String, now: Duration) {
         let origin = Origin.host(hostName)
         guard let host = mdnsHosts[hostName] else {
@@ -114,58 +116,26 @@ extension DeviceTable {
         var addresses = Set(host.addresses)
         for mac in macs { addresses.formUnion(addressBook.addresses(of: mac)) }
         // Liveness from the host where the kernel resolves it; from its records only where it does not.
-        let answering: Bool
-        var last: Duration
-        if macs.isEmpty {
-            answering = host.isPresent
-            last = host.isPresent ? now : host.lastSeen
-        } else {
-            answering = macs.contains { addressBook.answers(mac: $0, now: now) }
-            last = max(host.appearedAt, host.answeredAt ?? .zero)
-            for mac in macs { last = max(last, addressBook.lastAnswer(of: mac) ?? .zero) }
-            last = addressBook.presenceStart(after: last, macs: macs)
-        }
-        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .hostName(hostName)), now: now)
-        let online = answering || now < last + presence.offlineAfter || bluetooth.isHeard(heard, now: now)
-        if !online && now >= last + presence.forgetAfter {
-            forget(hostName: hostName)
-            for mac in macs { forget(mac: mac) }
-            publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
-            return
-        }
-        let sortedMACs = macs.sorted()
-        let device = Device(
-            id: identify(origin, macAddresses: sortedMACs),
-            hostName: hostName,
-            displayName: host.displayName ?? heard?.facts.name,
-            addresses: addresses.sorted(by: AddressOrder.precedes),
-            interfaces: Set(host.interfaces).union(interfaces(of: addresses)).sorted(),
-            services: host.services,
-            macAddresses: sortedMACs,
-            vendor: sortedMACs.first.flatMap(vendorOf),
-            online: online,
-            bluetooth: heard?.facts
+        var evidence = Evidence(
+            origin: origin,
+            key: .hostName(hostName),
+            host: (hostName, host),
+            macs: macs,
+            addresses: addresses,
+            answering: host.isPresent,
+            last: host.isPresent ? now : host.lastSeen
         )
         if !macs.isEmpty {
-            askIfDue(
-                hostName: hostName,
-                device: device,
-                isConfirmed: macs.contains { addressBook.isConfirmed(mac: $0) },
-                isDoubted: !answering || macs.contains { addressBook.hasFailedEntry(mac: $0) },
-                now: now
-            )
+            evidence.answering = macs.contains { addressBook.answers(mac: $0, now: now) }
+            var last = max(host.appearedAt, host.answeredAt ?? .zero)
+            for mac in macs { last = max(last, addressBook.lastAnswer(of: mac) ?? .zero) }
+            evidence.last = addressBook.presenceStart(after: last, macs: macs)
         }
-        publish(
-            device,
-            origin: origin,
-            answering: answering,
-            lastAnswer: last,
-            reason: online
-                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetooth.means(heard, now: now))
-                : offlineReason(addresses: addresses, asked: macs.isEmpty ? nil : mdnsHosts[hostName])
-        )
+        derive(evidence, now: now)
     }
 
+    /// Derives the device of a MAC address no mDNS host claims: its addresses, and those of the other MAC addresses the
+    /// registry binds to it (a person merged them) while no mDNS host claims them.
     mutating func derive(mac: String, now: Duration) {
         let origin = Origin.mac(mac)
         let addresses = addressBook.addresses(of: mac)
@@ -179,47 +149,85 @@ extension DeviceTable {
             return
         }
         heldMACs.remove(mac)
-        // The other MAC addresses the registry knows as this device's (a person merged them) are its own too, while
-        // no mDNS host claims them.
         var macs: Set<String> = [mac]
         if let known = idByOrigin[origin] ?? identities.id(for: .macAddress(mac)) {
             for linked in linkedMACs(of: known) where isUnclaimed(linked) { macs.insert(linked) }
         }
         var allAddresses = addresses
         for linked in macs { allAddresses.formUnion(addressBook.addresses(of: linked)) }
-        let answering = macs.contains { addressBook.answers(mac: $0, now: now) }
-        let last = addressBook.presenceStart(
-            after: macs.compactMap { addressBook.lastAnswer(of: $0) }.max() ?? now,
-            macs: macs
+        let last = macs.compactMap { addressBook.lastAnswer(of: $0) }.max() ?? now
+        let evidence = Evidence(
+            origin: origin,
+            key: .macAddress(mac),
+            host: nil,
+            macs: macs,
+            addresses: allAddresses,
+            answering: macs.contains { addressBook.answers(mac: $0, now: now) },
+            last: addressBook.presenceStart(after: last, macs: macs)
         )
-        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .macAddress(mac)), now: now)
-        let online = answering || now < last + presence.offlineAfter || bluetooth.isHeard(heard, now: now)
-        if !online && now >= last + presence.forgetAfter {
-            for linked in macs { forget(mac: linked) }
-            publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
+        derive(evidence, now: now)
+    }
+
+    /// What a LAN device is derived from: its mDNS host if it has one, its MAC addresses and addresses, and how it
+    /// answers.
+    private struct Evidence {
+        var origin: Origin
+        /// The key by which a device not published yet finds the Bluetooth advertisers merged with it.
+        var key: IdentityKey
+        var host: (name: String, host: MDNSHost)?
+        var macs: Set<String>
+        var addresses: Set<String>
+        /// Whether it answers now, and since when its presence counts.
+        var answering: Bool
+        var last: Duration
+    }
+
+    /// Derives a LAN device from its evidence and the Bluetooth advertisers merged with it: publishes it, or forgets
+    /// it once it has not answered for ``Presence/forgetAfter``; asks its mDNS host if it is due a question.
+    private mutating func derive(_ evidence: Evidence, now: Duration) {
+        let origin = evidence.origin
+        let macs = evidence.macs
+        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: evidence.key), now: now)
+        let online =
+            evidence.answering || now < evidence.last + presence.offlineAfter || bluetooth.isHeard(heard, now: now)
+        if !online && now >= evidence.last + presence.forgetAfter {
+            if let hostName = evidence.host?.name { forget(hostName: hostName) }
+            for mac in macs { forget(mac: mac) }
+            publish(nil, origin: origin, answering: false, lastAnswer: evidence.last, forgets: true)
             return
         }
         let sortedMACs = macs.sorted()
         let device = Device(
-            id: identify(origin, macAddresses: [mac]),
-            hostName: nil,
-            displayName: heard?.facts.name,
-            addresses: allAddresses.sorted(by: AddressOrder.precedes),
-            interfaces: interfaces(of: allAddresses).sorted(),
-            services: [],
+            id: identify(origin, macAddresses: sortedMACs),
+            hostName: evidence.host?.name,
+            displayName: evidence.host?.host.displayName ?? heard?.facts.name,
+            addresses: evidence.addresses.sorted(by: AddressOrder.precedes),
+            interfaces: Set(evidence.host?.host.interfaces ?? []).union(interfaces(of: evidence.addresses)).sorted(),
+            services: evidence.host?.host.services ?? [],
             macAddresses: sortedMACs,
             vendor: sortedMACs.first.flatMap(vendorOf),
             online: online,
             bluetooth: heard?.facts
         )
+        var asked: MDNSHost?
+        if let hostName = evidence.host?.name, !macs.isEmpty {
+            askIfDue(
+                hostName: hostName,
+                device: device,
+                isConfirmed: macs.contains { addressBook.isConfirmed(mac: $0) },
+                isDoubted: !evidence.answering || macs.contains { addressBook.hasFailedEntry(mac: $0) },
+                now: now
+            )
+            asked = mdnsHosts[hostName]
+        }
         publish(
             device,
             origin: origin,
-            answering: answering,
-            lastAnswer: last,
+            answering: evidence.answering,
+            lastAnswer: evidence.last,
             reason: online
                 ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetooth.means(heard, now: now))
-                : offlineReason(addresses: allAddresses, asked: nil)
+                : offlineReason(addresses: evidence.addresses, asked: asked)
         )
     }
 
