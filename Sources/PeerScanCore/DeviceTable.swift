@@ -4,9 +4,9 @@ import PeerScanModel
 /// Merges what the sources know into devices, one per physical host, and keeps their presence.
 ///
 /// ## Merging
-/// - An mDNS host (a ``Device`` the ``MDNSHostTable`` derived from its services) is one device. The MAC addresses its
-///   addresses resolve to in the neighbour table are its own, and so are the other addresses those MAC addresses
-///   answer for (e.g. the IPv6 addresses mDNS did not publish).
+/// - An mDNS host (an ``AnnouncedHost`` the ``MDNSHostTable`` derived from its services) is one device. The MAC
+///   addresses its addresses resolve to in the neighbour table are its own, and so are the other addresses those MAC
+///   addresses answer for (e.g. the IPv6 addresses mDNS did not publish).
 /// - A MAC address that no mDNS host's address resolves to is a device of its own, with no host name: every
 ///   address that resolves to it is its.
 /// - Identifiers come from ``identities`` (see ``DeviceIdentities`` for the rules): a device keeps the first one it
@@ -118,9 +118,8 @@ public struct DeviceTable: Sendable {
         var isBluetooth: Bool { if case .bluetooth = self { true } else { false } }
     }
 
-    /// An mDNS host: the parts of the device the mDNS host table reports that derivation uses (not a whole
-    /// ``Device``: most of its fields are the table's own to set, and a `Device` inline in every entry of a dictionary
-    /// was the largest part of the table's memory), and its presence.
+    /// An mDNS host: the parts of the ``AnnouncedHost`` the mDNS host table reports that derivation uses, and its
+    /// presence.
     struct MDNSHost: Sendable {
         /// As the mDNS host table last reported them; the services are emptied once it has none left.
         var displayName: String?
@@ -224,10 +223,10 @@ public struct DeviceTable: Sendable {
 
     // MARK: Inputs
 
-    /// An mDNS host's device as the mDNS host table reports it now; `nil` when its last service went.
-    /// - Complexity: O(a) for a addresses of the device.
-    public mutating func updateMDNSDevice(hostName: String, device: Device?, now: Duration) {
-        if let device {
+    /// An mDNS host as the mDNS host table reports it now; `nil` when its last service went.
+    /// - Complexity: O(a) for a addresses of the host.
+    public mutating func updateMDNSHost(hostName: String, host announced: AnnouncedHost?, now: Duration) {
+        if let announced {
             let old = mdnsHosts[hostName]
             let oldAddresses = old?.addresses ?? []
             var host =
@@ -242,18 +241,18 @@ public struct DeviceTable: Sendable {
                     appearedAt: now
                 )
             if !host.isPresent { host.appearedAt = now }
-            host.displayName = device.displayName
-            host.addresses = device.addresses
-            host.interfaces = device.interfaces
-            host.services = device.services
+            host.displayName = announced.displayName
+            host.addresses = announced.addresses
+            host.interfaces = announced.interfaces
+            host.services = announced.services
             host.isPresent = true
             host.lastSeen = now
             mdnsHosts[hostName] = host
-            for address in oldAddresses where !device.addresses.contains(address) {
+            for address in oldAddresses where !announced.addresses.contains(address) {
                 if let mac = addressBook.macAddress(of: address) { markDirty(mac: mac) }
                 hostsByAddress.remove(hostName, fromListAt: address)
             }
-            for address in device.addresses { hostsByAddress.insert(hostName, intoListAt: address) }
+            for address in announced.addresses { hostsByAddress.insert(hostName, intoListAt: address) }
         } else {
             guard var host = mdnsHosts[hostName], host.isPresent else { return }
             host.isPresent = false

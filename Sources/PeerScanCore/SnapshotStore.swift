@@ -265,10 +265,10 @@ public actor SnapshotStore {
             isTableSettled: table.isSettled
         )
         devices.holdsNeighbourOnlyDevices = gate.holdsNeighbourOnlyDevices
-        let (changedHosts, settle) = table.takeChangedDevices(windowExpired: windowExpired)
+        let (changedHosts, settle) = table.takeChangedHosts(windowExpired: windowExpired)
         if let window = settle?.window { effects.settleDeadline = window }
-        for (hostName, device) in changedHosts {
-            devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
+        for (hostName, announced) in changedHosts {
+            devices.updateMDNSHost(hostName: hostName, host: announced, now: time)
         }
         let (changed, events) = devices.takeChanges(now: time)
         // After the take: the devices it removed count (the Bluetooth cap empties when they go); likewise the
