@@ -67,6 +67,9 @@ struct BluetoothAdvertiser: Sendable {
 
 /// The advertisers heard, by address and by identity.
 struct BluetoothAdvertisers: Sendable {
+    /// What a LAN device's advertisers say: the facts of the one heard last, and when it was heard.
+    typealias Heard = (facts: BluetoothFacts, lastSeen: Duration)
+
     let settings: BluetoothSettings
     var resolver: IRKResolver
     var byAddress: [String: BluetoothAdvertiser] = [:]
@@ -180,6 +183,32 @@ struct BluetoothAdvertisers: Sendable {
         heardSince = [:]
         isFull = false
         resolver.forgetAddresses()
+    }
+
+    /// What the advertisers of `identities` (a LAN device's `bluetooth:` keys and its IRK) say: the facts of the one
+    /// heard last, and when; `nil` if none is heard.
+    /// - Complexity: O(a) for the a addresses of the identities.
+    func heard(_ identities: [BluetoothIdentity], now: Duration) -> Heard? {
+        let advertiser = identities.compactMap { latest(of: $0) }.max {
+            $0.lastHeard(now: now) < $1.lastHeard(now: now)
+        }
+        return advertiser.map { (facts(of: $0, isKept: true), $0.lastHeard(now: now)) }
+    }
+
+    /// Whether a LAN device's Bluetooth advertisements count as it answering now.
+    func isHeard(_ heard: Heard?, now: Duration) -> Bool {
+        heard.map { now < $0.lastSeen + settings.away } ?? false
+    }
+
+    /// `["ble"]` when a LAN device's Bluetooth advertisements count as an answer now, else none.
+    func means(_ heard: Heard?, now: Duration) -> [String] {
+        isHeard(heard, now: now) ? [PresenceReason.bluetoothMeans] : []
+    }
+
+    /// Marks for derivation the identities whose deadline passed (each derivation sets the next one).
+    /// - Complexity: O(log b) for each identity due, b identities.
+    mutating func markDue(now: Duration) {
+        for identity in deadlines.popDue(now: now) { dirty.insert(identity) }
     }
 
     /// The facts of an advertiser, for ``Device/bluetooth``; `isKept` false: ephemeral (listed while heard, never

@@ -134,27 +134,6 @@ extension DeviceTable {
         return dues.filter { $0 > now }.min()
     }
 
-    /// Marks for derivation the Bluetooth identities whose deadline passed (each derivation sets the next one).
-    /// - Complexity: O(log b) for each identity due, b identities.
-    mutating func markDueBluetooth(now: Duration) {
-        for identity in bluetooth.deadlines.popDue(now: now) { bluetooth.dirty.insert(identity) }
-    }
-
-    /// The Bluetooth facts of the advertisers bound to `id` (its `bluetooth:` keys, or its IRK), and when it was
-    /// last heard: for a LAN device merged with a Bluetooth one.
-    /// - Complexity: O(k) for k keys of the device.
-    func bluetoothHeard(of id: DeviceID?, now: Duration) -> (facts: BluetoothFacts, lastSeen: Duration)? {
-        guard let id else { return nil }
-        var identities: [BluetoothIdentity] = [.resolved(id)]
-        for key in self.identities.keys(of: id) {
-            if case .bluetooth(let address) = key { identities.append(.address(address)) }
-        }
-        let latest = identities.compactMap { bluetooth.latest(of: $0) }.max {
-            $0.lastHeard(now: now) < $1.lastHeard(now: now)
-        }
-        return latest.map { (bluetooth.facts(of: $0, isKept: true), $0.lastHeard(now: now)) }
-    }
-
     /// Derives the device of a Bluetooth identity.
     mutating func derive(bluetooth identity: BluetoothIdentity, now: Duration) {
         let origin = Origin.bluetooth(identity)
@@ -219,22 +198,5 @@ extension DeviceTable {
             lastAnswer: last,
             reason: PresenceReason(heard ? .answered : .unanswered, [PresenceReason.bluetoothMeans])
         )
-    }
-}
-
-extension DeviceTable.Origin {
-    /// Whether a Bluetooth identity derives the device (a LAN origin takes a merged device over from it).
-    var isBluetooth: Bool { if case .bluetooth = self { true } else { false } }
-}
-
-extension DeviceTable {
-    /// Whether a LAN device's Bluetooth advertisements count as it answering now.
-    func isHeard(_ heard: (facts: BluetoothFacts, lastSeen: Duration)?, now: Duration) -> Bool {
-        heard.map { now < $0.lastSeen + bluetooth.settings.away } ?? false
-    }
-
-    /// `["ble"]` when the Bluetooth advertisements count as an answer now, else none.
-    func bluetoothMeans(_ heard: (facts: BluetoothFacts, lastSeen: Duration)?, now: Duration) -> [String] {
-        isHeard(heard, now: now) ? [PresenceReason.bluetoothMeans] : []
     }
 }

@@ -132,7 +132,7 @@ extension DeviceTable {
         if idByOrigin[origin] == id { idByOrigin[origin] = nil }
         lastAnswer[id] = nil
         silent.remove(id)
-        pendingChanges.append((id, nil))
+        pendingChanges.append(Change(id: id, item: nil))
         return old
     }
 

@@ -12,46 +12,7 @@ extension DeviceTable {
     /// left over from a host that left hours ago, or one a silent host's own requests refreshed) counts only by its
     /// confirmation.
     public func isAnswering(_ neighbour: Neighbour, now: Duration) -> Bool {
-        switch neighbour.state {
-        case .reachable, .permanent:
-            return neighbour.macAddress != nil
-        case .stale, .delay, .probe:
-            guard neighbour.macAddress != nil else { return false }
-            guard let confirmed = neighbour.lastConfirmed else { return true }
-            if now - confirmed < presence.offlineAfter { return true }
-            return unconfirmedSince[neighbour.address].map { now - $0 < presence.staleGrace } ?? false
-        case .incomplete, .failed:
-            return false
-        }
-    }
-
-    /// Whether one of `mac`'s entries is reachable (or configured): the kernel heard from it lately.
-    func isConfirmed(mac: String) -> Bool {
-        (addressesByMAC[mac] ?? []).contains { address in
-            guard let neighbour = neighbours[address], neighbour.macAddress == mac else { return false }
-            return neighbour.state == .reachable || neighbour.state == .permanent
-        }
-    }
-
-    /// Whether one of `mac`'s entries failed (or went, or is being resolved anew): the kernel asked and got no answer.
-    func hasFailedEntry(mac: String) -> Bool {
-        (addressesByMAC[mac] ?? []).contains { address in
-            guard let neighbour = neighbours[address] else { return true }
-            return neighbour.state == .failed || neighbour.state == .incomplete
-        }
-    }
-
-    func answers(mac: String, now: Duration) -> Bool {
-        (addressesByMAC[mac] ?? []).contains { address in
-            guard let neighbour = neighbours[address], neighbour.macAddress == mac else { return false }
-            return isAnswering(neighbour, now: now)
-        }
-    }
-
-    /// The later of `last` and the moment the kernel's timer last ended a reachable entry of any of `macs`: how long
-    /// a device stays online counts from then.
-    func presenceStart(after last: Duration, macs: some Sequence<String>) -> Duration {
-        macs.reduce(last) { max($0, reachableUntilByMAC[$1] ?? .zero) }
+        addressBook.isAnswering(neighbour, now: now)
     }
 
     /// Forgets a device and every key it was known by (an operator's request). A device that answers now stays,
@@ -83,19 +44,12 @@ extension DeviceTable {
         guard let host = mdnsHosts.removeValue(forKey: hostName) else { return }
         for address in host.addresses {
             hostsByAddress.remove(hostName, fromListAt: address)
-            if let mac = macByAddress[address] { forget(mac: mac) }
+            if let mac = addressBook.macAddress(of: address) { forget(mac: mac) }
         }
     }
 
     mutating func forget(mac: String) {
-        for address in addressesByMAC.removeValue(forKey: mac) ?? [] where macByAddress[address] == mac {
-            macByAddress[address] = nil
-            interfaceByAddress[address] = nil
-            failedSince[address] = nil
-            unconfirmedSince[address] = nil
-        }
-        lastAnswerByMAC[mac] = nil
-        reachableUntilByMAC[mac] = nil
+        addressBook.forget(mac: mac)
         dirtyMACs.insert(mac)
     }
 }

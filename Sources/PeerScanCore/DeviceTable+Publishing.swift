@@ -1,55 +1,10 @@
-// Taking the device table's changes: deriving the devices marked dirty again, identifying and publishing them, and
-// checking the offline and forget deadlines of those that do not answer.
+// The device table's derivation of LAN devices: the devices marked dirty derived again from their mDNS hosts and MAC
+// addresses, identified and published (the take, in DeviceTable.swift, derives what is marked).
 
 import Discovery
 import PeerScanModel
 
 extension DeviceTable {
-    // MARK: Output
-
-    /// The devices that changed since the last take, each as it is now (`nil` if removed), in order of identifier,
-    /// and the events to log. Checks the deadlines of devices that do not answer.
-    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
-    public mutating func takeChanges(now: Duration) -> (changes: [(id: DeviceID, device: Device?)], events: [Event]) {
-        let (changes, events) = takeChangedItems(now: now)
-        return (changes.map { (id: $0.id, device: $0.item?.device) }, events)
-    }
-
-    /// ``takeChanges(now:)``, each device as its item (`nil` if removed): the box the table keeps, which the snapshot
-    /// should hold too, so that the device's fields are stored once.
-    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
-    mutating func takeChangedItems(now: Duration) -> (changes: [(id: DeviceID, item: ScanItem?)], events: [Event]) {
-        for id in silent {
-            guard let device = published[id]?.device, let last = lastAnswer[id], let origin = origins[id] else {
-                continue
-            }
-            let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
-            guard now >= last + deadline || isQuestionDue(origin, now: now) else { continue }
-            markForDerivation(origin)
-        }
-        markDueBluetooth(now: now)
-        while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty || !bluetooth.dirty.isEmpty {
-            for hostName in dirtyHosts.sorted() {
-                dirtyHosts.remove(hostName)
-                derive(hostName: hostName, now: now)
-            }
-            for mac in dirtyMACs.sorted() {
-                dirtyMACs.remove(mac)
-                derive(mac: mac, now: now)
-            }
-            while let identity = bluetooth.dirty.popFirst() { derive(bluetooth: identity, now: now) }
-        }
-        defer {
-            pendingChanges = []
-            pendingEvents = []
-            displaced = [:]  // not published again: its removal stands
-            splitOff = []
-        }
-        var latest: [DeviceID: ScanItem?] = [:]
-        for (id, item) in pendingChanges { latest[id] = item }  // a device's last change counts
-        return (latest.map { (id: $0.key, item: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
-    }
-
     // MARK: Derivation
 
     /// Derives the device of `origin` again at the next take.
@@ -64,14 +19,14 @@ extension DeviceTable {
     mutating func markDirty(host hostName: String) {
         dirtyHosts.insert(hostName)
         for address in mdnsHosts[hostName]?.addresses ?? [] {
-            if let mac = macByAddress[address] { dirtyMACs.insert(mac) }
+            if let mac = addressBook.macAddress(of: address) { dirtyMACs.insert(mac) }
         }
         if let id = idByOrigin[.host(hostName)] { dirtyMACs.formUnion(linkedMACs(of: id)) }
     }
 
     mutating func markDirty(mac: String) {
         dirtyMACs.insert(mac)
-        for address in addressesByMAC[mac] ?? [] {
+        for address in addressBook.addresses(of: mac) {
             for hostName in hostsByAddress[address] ?? [] { dirtyHosts.insert(hostName) }
         }
         if let origin = linkedOrigin(of: mac) { markForDerivation(origin) }
@@ -100,7 +55,7 @@ extension DeviceTable {
     /// The mDNS hosts that announce one of `mac`'s addresses, but for those a person split apart from it.
     private func claimants(of mac: String) -> Set<String> {
         var hosts: Set<String> = []
-        for address in addressesByMAC[mac] ?? [] { hosts.formUnion(hostsByAddress[address] ?? []) }
+        for address in addressBook.addresses(of: mac) { hosts.formUnion(hostsByAddress[address] ?? []) }
         return hosts.filter { !isApart(mac: mac, hostName: $0) }
     }
 
@@ -116,7 +71,7 @@ extension DeviceTable {
     /// The MAC addresses bound to `id` that answer for some address now.
     private func linkedMACs(of id: DeviceID) -> [String] {
         identities.keys(of: id).compactMap { key in
-            guard case .macAddress(let mac) = key, addressesByMAC[mac]?.isEmpty == false else { return nil }
+            guard case .macAddress(let mac) = key, !addressBook.addresses(of: mac).isEmpty else { return nil }
             return mac
         }
     }
@@ -126,17 +81,31 @@ extension DeviceTable {
         claimants(of: mac).allSatisfy { $0 == hostName }
     }
 
-    private func interfaces(of addresses: Set<String>) -> Set<String> {
-        Set(addresses.compactMap { interfaceByAddress[$0] })
+    /// What the Bluetooth advertisers bound to `id` (its `bluetooth:` keys, or its IRK) say: for a LAN device merged
+    /// with a Bluetooth one.
+    /// - Complexity: O(k) for k keys of the device.
+    private func bluetoothHeard(of id: DeviceID?, now: Duration) -> BluetoothAdvertisers.Heard? {
+        guard let id else { return nil }
+        var bound: [BluetoothIdentity] = [.resolved(id)]
+        for key in identities.keys(of: id) {
+            if case .bluetooth(let address) = key { bound.append(.address(address)) }
+        }
+        return bluetooth.heard(bound, now: now)
     }
 
-    private mutating func derive(hostName: String, now: Duration) {
+    private func interfaces(of addresses: Set<String>) -> Set<String> {
+        Set(addresses.compactMap { addressBook.interface(of: $0) })
+    }
+
+    /// Derives the device of an mDNS host: its records, the MAC addresses its addresses resolve to (and those the
+    /// registry binds to it while no other host claims them), and every address of those.
+    mutating func derive(hostName: String, now: Duration) {
         let origin = Origin.host(hostName)
         guard let host = mdnsHosts[hostName] else {
             publish(nil, origin: origin, answering: false, lastAnswer: now)
             return
         }
-        var macs = Set(host.addresses.compactMap { macByAddress[$0] }).filter {
+        var macs = Set(host.addresses.compactMap { addressBook.macAddress(of: $0) }).filter {
             !isApart(mac: $0, hostName: hostName)
         }
         // The MAC addresses the registry knows as this device's are its own too, while no other host claims them
@@ -145,63 +114,31 @@ extension DeviceTable {
             for mac in linkedMACs(of: known) where isUnclaimed(mac, except: hostName) { macs.insert(mac) }
         }
         var addresses = Set(host.addresses)
-        for mac in macs { addresses.formUnion(addressesByMAC[mac] ?? []) }
+        for mac in macs { addresses.formUnion(addressBook.addresses(of: mac)) }
         // Liveness from the host where the kernel resolves it; from its records only where it does not.
-        let answering: Bool
-        var last: Duration
-        if macs.isEmpty {
-            answering = host.isPresent
-            last = host.isPresent ? now : host.lastSeen
-        } else {
-            answering = macs.contains { answers(mac: $0, now: now) }
-            last = max(host.appearedAt, host.answeredAt ?? .zero)
-            for mac in macs { last = max(last, lastAnswerByMAC[mac] ?? .zero) }
-            last = presenceStart(after: last, macs: macs)
-        }
-        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .hostName(hostName)), now: now)
-        let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
-        if !online && now >= last + presence.forgetAfter {
-            forget(hostName: hostName)
-            for mac in macs { forget(mac: mac) }
-            publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
-            return
-        }
-        let sortedMACs = macs.sorted()
-        let device = Device(
-            id: identify(origin, macAddresses: sortedMACs),
-            hostName: hostName,
-            displayName: host.displayName ?? heard?.facts.name,
-            addresses: addresses.sorted(by: AddressOrder.precedes),
-            interfaces: Set(host.interfaces).union(interfaces(of: addresses)).sorted(),
-            services: host.services,
-            macAddresses: sortedMACs,
-            vendor: sortedMACs.first.flatMap(vendorOf),
-            online: online,
-            bluetooth: heard?.facts
+        var evidence = Evidence(
+            origin: origin,
+            key: .hostName(hostName),
+            host: (hostName, host),
+            macs: macs,
+            addresses: addresses,
+            answering: host.isPresent,
+            last: host.isPresent ? now : host.lastSeen
         )
         if !macs.isEmpty {
-            askIfDue(
-                hostName: hostName,
-                device: device,
-                isConfirmed: macs.contains { isConfirmed(mac: $0) },
-                isDoubted: !answering || macs.contains { hasFailedEntry(mac: $0) },
-                now: now
-            )
+            evidence.answering = macs.contains { addressBook.answers(mac: $0, now: now) }
+            var last = max(host.appearedAt, host.answeredAt ?? .zero)
+            for mac in macs { last = max(last, addressBook.lastAnswer(of: mac) ?? .zero) }
+            evidence.last = addressBook.presenceStart(after: last, macs: macs)
         }
-        publish(
-            device,
-            origin: origin,
-            answering: answering,
-            lastAnswer: last,
-            reason: online
-                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetoothMeans(heard, now: now))
-                : offlineReason(addresses: addresses, asked: macs.isEmpty ? nil : mdnsHosts[hostName])
-        )
+        derive(evidence, now: now)
     }
 
-    private mutating func derive(mac: String, now: Duration) {
+    /// Derives the device of a MAC address no mDNS host claims: its addresses, and those of the other MAC addresses the
+    /// registry binds to it (a person merged them) while no mDNS host claims them.
+    mutating func derive(mac: String, now: Duration) {
         let origin = Origin.mac(mac)
-        let addresses = addressesByMAC[mac] ?? []
+        let addresses = addressBook.addresses(of: mac)
         let owner = claimants(of: mac).min().map(Origin.host) ?? linkedOrigin(of: mac)
         guard !addresses.isEmpty, owner == nil else {
             publish(nil, origin: origin, answering: false, lastAnswer: now, mergedInto: owner)
@@ -212,44 +149,85 @@ extension DeviceTable {
             return
         }
         heldMACs.remove(mac)
-        // The other MAC addresses the registry knows as this device's (a person merged them) are its own too, while
-        // no mDNS host claims them.
         var macs: Set<String> = [mac]
         if let known = idByOrigin[origin] ?? identities.id(for: .macAddress(mac)) {
             for linked in linkedMACs(of: known) where isUnclaimed(linked) { macs.insert(linked) }
         }
         var allAddresses = addresses
-        for linked in macs { allAddresses.formUnion(addressesByMAC[linked] ?? []) }
-        let answering = macs.contains { answers(mac: $0, now: now) }
-        let last = presenceStart(after: macs.compactMap { lastAnswerByMAC[$0] }.max() ?? now, macs: macs)
-        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: .macAddress(mac)), now: now)
-        let online = answering || now < last + presence.offlineAfter || isHeard(heard, now: now)
-        if !online && now >= last + presence.forgetAfter {
-            for linked in macs { forget(mac: linked) }
-            publish(nil, origin: origin, answering: false, lastAnswer: last, forgets: true)
+        for linked in macs { allAddresses.formUnion(addressBook.addresses(of: linked)) }
+        let last = macs.compactMap { addressBook.lastAnswer(of: $0) }.max() ?? now
+        let evidence = Evidence(
+            origin: origin,
+            key: .macAddress(mac),
+            host: nil,
+            macs: macs,
+            addresses: allAddresses,
+            answering: macs.contains { addressBook.answers(mac: $0, now: now) },
+            last: addressBook.presenceStart(after: last, macs: macs)
+        )
+        derive(evidence, now: now)
+    }
+
+    /// What a LAN device is derived from: its mDNS host if it has one, its MAC addresses and addresses, and how it
+    /// answers.
+    private struct Evidence {
+        var origin: Origin
+        /// The key by which a device not published yet finds the Bluetooth advertisers merged with it.
+        var key: IdentityKey
+        var host: (name: String, host: MDNSHost)?
+        var macs: Set<String>
+        var addresses: Set<String>
+        /// Whether it answers now, and since when its presence counts.
+        var answering: Bool
+        var last: Duration
+    }
+
+    /// Derives a LAN device from its evidence and the Bluetooth advertisers merged with it: publishes it, or forgets
+    /// it once it has not answered for ``Presence/forgetAfter``; asks its mDNS host if it is due a question.
+    private mutating func derive(_ evidence: Evidence, now: Duration) {
+        let origin = evidence.origin
+        let macs = evidence.macs
+        let heard = bluetoothHeard(of: idByOrigin[origin] ?? identities.id(for: evidence.key), now: now)
+        let online =
+            evidence.answering || now < evidence.last + presence.offlineAfter || bluetooth.isHeard(heard, now: now)
+        if !online && now >= evidence.last + presence.forgetAfter {
+            if let hostName = evidence.host?.name { forget(hostName: hostName) }
+            for mac in macs { forget(mac: mac) }
+            publish(nil, origin: origin, answering: false, lastAnswer: evidence.last, forgets: true)
             return
         }
         let sortedMACs = macs.sorted()
         let device = Device(
-            id: identify(origin, macAddresses: [mac]),
-            hostName: nil,
-            displayName: heard?.facts.name,
-            addresses: allAddresses.sorted(by: AddressOrder.precedes),
-            interfaces: interfaces(of: allAddresses).sorted(),
-            services: [],
+            id: identify(origin, macAddresses: sortedMACs),
+            hostName: evidence.host?.name,
+            displayName: evidence.host?.host.displayName ?? heard?.facts.name,
+            addresses: evidence.addresses.sorted(by: AddressOrder.precedes),
+            interfaces: Set(evidence.host?.host.interfaces ?? []).union(interfaces(of: evidence.addresses)).sorted(),
+            services: evidence.host?.host.services ?? [],
             macAddresses: sortedMACs,
             vendor: sortedMACs.first.flatMap(vendorOf),
             online: online,
             bluetooth: heard?.facts
         )
+        var asked: MDNSHost?
+        if let hostName = evidence.host?.name, !macs.isEmpty {
+            askIfDue(
+                hostName: hostName,
+                device: device,
+                isConfirmed: macs.contains { addressBook.isConfirmed(mac: $0) },
+                isDoubted: !evidence.answering || macs.contains { addressBook.hasFailedEntry(mac: $0) },
+                now: now
+            )
+            asked = mdnsHosts[hostName]
+        }
         publish(
             device,
             origin: origin,
-            answering: answering,
-            lastAnswer: last,
+            answering: evidence.answering,
+            lastAnswer: evidence.last,
             reason: online
-                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetoothMeans(heard, now: now))
-                : offlineReason(addresses: allAddresses, asked: nil)
+                ? PresenceReason(.answered, answeringMeans(of: macs, now: now) + bluetooth.means(heard, now: now))
+                : offlineReason(addresses: evidence.addresses, asked: asked)
         )
     }
 
@@ -300,7 +278,7 @@ extension DeviceTable {
             origins[id] = nil
             lastAnswer[id] = nil
             silent.remove(id)
-            pendingChanges.append((id, nil))
+            pendingChanges.append(Change(id: id, item: nil))
             if old.bluetooth?.isEphemeral == true { return }  // listed while heard: no line of its own
             if let survivor = owner.flatMap({ idByOrigin[$0] }), survivor != id, identities.merge(id, into: survivor) {
                 labels.merge(id, into: survivor)
@@ -336,7 +314,7 @@ extension DeviceTable {
         // A Bluetooth device's deadlines are its own (``DeadlineQueue``): not checked on every take.
         if answering || origin.isBluetooth { silent.remove(id) } else { silent.insert(id) }
         guard old != device || wasDisplaced != nil else { return }
-        pendingChanges.append((id, item))  // after a displacement, even unchanged: it stays
+        pendingChanges.append(Change(id: id, item: item))  // after a displacement, even unchanged: it stays
         guard old != device else { return }
         // A Bluetooth device listed only while heard (ephemeral, or not admitted yet) has no lines of its own; one
         // that is admitted is new (or back) then.

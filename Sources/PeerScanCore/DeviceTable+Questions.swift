@@ -61,29 +61,15 @@ extension DeviceTable {
     /// kernel's probes of the addresses it resolved (`arp` for IPv4, `ndp` for IPv6) and the last question for `host`
     /// if it stands (`mdns`) —, or, with none of those, its records went (`withdrawn`).
     func offlineReason(addresses: Set<String>, asked host: MDNSHost?) -> PresenceReason {
-        var arp = false
-        var ndp = false
-        for address in addresses where macByAddress[address] != nil {
-            if address.contains(":") { ndp = true } else { arp = true }
-        }
         let mdns = host?.askedAt.map { asked in (host?.answeredAt).map { $0 < asked } ?? true } ?? false
-        let means = [(arp, "arp"), (ndp, "ndp"), (mdns, "mdns")].filter(\.0).map(\.1)
+        let means = addressBook.resolvingMeans(of: addresses) + (mdns ? ["mdns"] : [])
         return means.isEmpty ? PresenceReason(.withdrawn) : PresenceReason(.unanswered, means)
     }
 
     /// What answers for `macs` now: `arp` if one of their IPv4 entries does, `ndp` if an IPv6 one does; `mdns` if
     /// none does (its records, or an answer to a question, keep it online).
     func answeringMeans(of macs: Set<String>, now: Duration) -> [String] {
-        var arp = false
-        var ndp = false
-        for mac in macs {
-            for address in addressesByMAC[mac] ?? [] {
-                guard let neighbour = neighbours[address], neighbour.macAddress == mac, isAnswering(neighbour, now: now)
-                else { continue }
-                if address.contains(":") { ndp = true } else { arp = true }
-            }
-        }
-        let means = [(arp, "arp"), (ndp, "ndp")].filter(\.0).map(\.1)
+        let means = addressBook.answeringMeans(of: macs, now: now)
         return means.isEmpty ? ["mdns"] : means
     }
 }

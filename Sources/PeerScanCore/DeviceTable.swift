@@ -4,9 +4,9 @@ import PeerScanModel
 /// Merges what the sources know into devices, one per physical host, and keeps their presence.
 ///
 /// ## Merging
-/// - An mDNS host (a ``Device`` the ``MDNSHostTable`` derived from its services) is one device. The MAC addresses its
-///   addresses resolve to in the neighbour table are its own, and so are the other addresses those MAC addresses
-///   answer for (e.g. the IPv6 addresses mDNS did not publish).
+/// - An mDNS host (an ``AnnouncedHost`` the ``MDNSHostTable`` derived from its services) is one device. The MAC
+///   addresses its addresses resolve to in the neighbour table are its own, and so are the other addresses those MAC
+///   addresses answer for (e.g. the IPv6 addresses mDNS did not publish).
 /// - A MAC address that no mDNS host's address resolves to is a device of its own, with no host name: every
 ///   address that resolves to it is its.
 /// - Identifiers come from ``identities`` (see ``DeviceIdentities`` for the rules): a device keeps the first one it
@@ -98,16 +98,28 @@ public struct DeviceTable: Sendable {
         case bluetoothAddressUnresolved(address: String, error: String)
     }
 
+    /// A device that changed: its item as it is now, `nil` if it was removed.
+    public struct Change: Sendable {
+        /// The device's identifier.
+        public var id: DeviceID
+        /// The device's item as published (the table's box: the snapshot holds the same one), or `nil`.
+        public var item: ScanItem?
+        /// The device as published, or `nil` if it was removed.
+        public var device: Device? { item?.device }
+    }
+
     /// What a published device was derived from.
     enum Origin: Hashable, Sendable {
         case host(String)
         case mac(String)
         case bluetooth(BluetoothIdentity)
+
+        /// Whether a Bluetooth identity derives the device (a LAN origin takes a merged device over from it).
+        var isBluetooth: Bool { if case .bluetooth = self { true } else { false } }
     }
 
-    /// An mDNS host: the parts of the device the mDNS host table reports that derivation uses (not a whole
-    /// ``Device``: most of its fields are the table's own to set, and a `Device` inline in every entry of a dictionary
-    /// was the largest part of the table's memory), and its presence.
+    /// An mDNS host: the parts of the ``AnnouncedHost`` the mDNS host table reports that derivation uses, and its
+    /// presence.
     struct MDNSHost: Sendable {
         /// As the mDNS host table last reported them; the services are emptied once it has none left.
         var displayName: String?
@@ -136,24 +148,8 @@ public struct DeviceTable: Sendable {
     /// The mDNS hosts that announce each address (nearly always one): lists, not sets — a set's table for one name
     /// is twice an array's, for every address.
     var hostsByAddress: [String: [String]] = [:]
-    /// The kernel's entries, by address.
-    var neighbours: [String: Neighbour] = [:]
-    /// The MAC address each known address last answered with (and on which interface), and the reverse.
-    var macByAddress: [String: String] = [:]
-    var interfaceByAddress: [String: String] = [:]
-    var addressesByMAC: [String: Set<String>] = [:]
-    /// When each MAC address last answered (the kernel's confirmation, or when it was seen answering).
-    var lastAnswerByMAC: [String: Duration] = [:]
-    /// When the kernel's timer last ended a reachable entry of each MAC address (reachable to stale): presence counts
-    /// from then too, but it is no answer (see ``noteStaleness(of:replacing:now:)``).
-    var reachableUntilByMAC: [String: Duration] = [:]
-    var lastConflictLogged: [String: Duration] = [:]
-    /// The known addresses whose entry failed (or went), and since when: one that stays failed while its MAC address
-    /// answers again on another address was dropped by its host, and leaves the device.
-    var failedSince: [String: Duration] = [:]
-    /// The known addresses whose entry left the reachable state (stale, or being verified), and since when (see
-    /// ``isAnswering(_:now:)``).
-    var unconfirmedSince: [String: Duration] = [:]
+    /// What the kernel's neighbour table taught: which MAC address each address answers with, and when they answered.
+    var addressBook: NeighbourAddressBook
 
     /// Every key a device was known by, and its identifier.
     public internal(set) var identities: DeviceIdentities
@@ -161,7 +157,7 @@ public struct DeviceTable: Sendable {
     public internal(set) var labels: DeviceLabels
 
     /// Each published device's item as published: the snapshot's own box (``ScanItem/device(_:)`` is `indirect`), so
-    /// the table and the snapshot share one copy of its fields (``takeChangedItems(now:)`` hands the items on).
+    /// the table and the snapshot share one copy of its fields (``takeChanges(now:)`` hands the items on).
     var published: [DeviceID: ScanItem] = [:]
     var origins: [DeviceID: Origin] = [:]
     var idByOrigin: [Origin: DeviceID] = [:]
@@ -190,7 +186,7 @@ public struct DeviceTable: Sendable {
 
     var dirtyHosts: Set<String> = []
     var dirtyMACs: Set<String> = []
-    var pendingChanges: [(id: DeviceID, item: ScanItem?)] = []
+    var pendingChanges: [Change] = []
     var pendingEvents: [Event] = []
     var pendingQuestions: [HostQuestion] = []
 
@@ -211,6 +207,7 @@ public struct DeviceTable: Sendable {
         self.presence = presence
         self.vendorOf = vendorOf
         self.bluetooth = BluetoothAdvertisers(settings: bluetooth)
+        self.addressBook = NeighbourAddressBook(presence: presence)
         self.identities = identities
         self.labels = labels
     }
@@ -226,10 +223,10 @@ public struct DeviceTable: Sendable {
 
     // MARK: Inputs
 
-    /// An mDNS host's device as the mDNS host table reports it now; `nil` when its last service went.
-    /// - Complexity: O(a) for a addresses of the device.
-    public mutating func updateMDNSDevice(hostName: String, device: Device?, now: Duration) {
-        if let device {
+    /// An mDNS host as the mDNS host table reports it now; `nil` when its last service went.
+    /// - Complexity: O(a) for a addresses of the host.
+    public mutating func updateMDNSHost(hostName: String, host announced: AnnouncedHost?, now: Duration) {
+        if let announced {
             let old = mdnsHosts[hostName]
             let oldAddresses = old?.addresses ?? []
             var host =
@@ -244,18 +241,18 @@ public struct DeviceTable: Sendable {
                     appearedAt: now
                 )
             if !host.isPresent { host.appearedAt = now }
-            host.displayName = device.displayName
-            host.addresses = device.addresses
-            host.interfaces = device.interfaces
-            host.services = device.services
+            host.displayName = announced.displayName
+            host.addresses = announced.addresses
+            host.interfaces = announced.interfaces
+            host.services = announced.services
             host.isPresent = true
             host.lastSeen = now
             mdnsHosts[hostName] = host
-            for address in oldAddresses where !device.addresses.contains(address) {
-                if let mac = macByAddress[address] { markDirty(mac: mac) }
+            for address in oldAddresses where !announced.addresses.contains(address) {
+                if let mac = addressBook.macAddress(of: address) { markDirty(mac: mac) }
                 hostsByAddress.remove(hostName, fromListAt: address)
             }
-            for address in device.addresses { hostsByAddress.insert(hostName, intoListAt: address) }
+            for address in announced.addresses { hostsByAddress.insert(hostName, intoListAt: address) }
         } else {
             guard var host = mdnsHosts[hostName], host.isPresent else { return }
             host.isPresent = false
@@ -266,9 +263,47 @@ public struct DeviceTable: Sendable {
         markDirty(host: hostName)
     }
 
+    // MARK: Output
+
+    /// The devices that changed since the last take, each as its item is now (`nil` if removed), in order of
+    /// identifier, and the events to log. Checks the deadlines of devices that do not answer. Each item is the box the
+    /// table keeps, which the snapshot should hold too, so that the device's fields are stored once.
+    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
+    public mutating func takeChanges(now: Duration) -> (changes: [Change], events: [Event]) {
+        for id in silent {
+            guard let device = published[id]?.device, let last = lastAnswer[id], let origin = origins[id] else {
+                continue
+            }
+            let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
+            guard now >= last + deadline || isQuestionDue(origin, now: now) else { continue }
+            markForDerivation(origin)
+        }
+        bluetooth.markDue(now: now)
+        while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty || !bluetooth.dirty.isEmpty {
+            for hostName in dirtyHosts.sorted() {
+                dirtyHosts.remove(hostName)
+                derive(hostName: hostName, now: now)
+            }
+            for mac in dirtyMACs.sorted() {
+                dirtyMACs.remove(mac)
+                derive(mac: mac, now: now)
+            }
+            while let identity = bluetooth.dirty.popFirst() { derive(bluetooth: identity, now: now) }
+        }
+        defer {
+            pendingChanges = []
+            pendingEvents = []
+            displaced = [:]  // not published again: its removal stands
+            splitOff = []
+        }
+        var latest: [DeviceID: ScanItem?] = [:]
+        for change in pendingChanges { latest[change.id] = change.item }  // a device's last change counts
+        return (latest.map { Change(id: $0.key, item: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
+    }
+
     /// Forgets everything (scanning switched off): every device goes now.
     public mutating func removeAll() {
-        pendingChanges += published.keys.map { ($0, nil) }
+        pendingChanges += published.keys.map { Change(id: $0, item: nil) }
         published = [:]
         origins = [:]
         idByOrigin = [:]
@@ -278,15 +313,7 @@ public struct DeviceTable: Sendable {
         splitOff = []
         mdnsHosts = [:]
         hostsByAddress = [:]
-        neighbours = [:]
-        macByAddress = [:]
-        interfaceByAddress = [:]
-        addressesByMAC = [:]
-        lastAnswerByMAC = [:]
-        reachableUntilByMAC = [:]
-        lastConflictLogged = [:]
-        failedSince = [:]
-        unconfirmedSince = [:]
+        addressBook.removeAll()
         heldMACs = []
         dirtyHosts = []
         dirtyMACs = []

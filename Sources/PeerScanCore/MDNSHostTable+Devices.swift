@@ -1,15 +1,46 @@
-// The devices the mDNS host table derives from its rows and address records.
+// The hosts the mDNS host table derives from its rows and address records.
 
 import Discovery
 import PeerScanModel
 
-extension MDNSHostTable {
-    /// Every device, in no particular order.
-    public var devices: [Device] { keysByHost.keys.compactMap { device(hostName: $0) } }
+/// An mDNS host as its records announce it: what the device table derives its device from. It has no identifier:
+/// the device table gives devices theirs.
+public struct AnnouncedHost: Hashable, Sendable {
+    /// The canonical host name.
+    public var hostName: String
+    /// The instance name most of its services share, or the host name's first label (the host table always gives
+    /// one).
+    public var displayName: String?
+    /// Its addresses (from its rows and address records), in ``AddressOrder``.
+    public var addresses: [String]
+    /// The interfaces its rows were found on, sorted.
+    public var interfaces: [String]
+    /// One per service (the latest resolved row of each), sorted by service.
+    public var services: [DeviceService]
 
-    /// The device with this canonical host name, derived from its instances, or `nil` if it has none.
-    /// - Complexity: O(k log k) for k instances of the device.
-    public func device(hostName: String) -> Device? {
+    /// Creates a host.
+    public init(
+        hostName: String,
+        displayName: String?,
+        addresses: [String],
+        interfaces: [String],
+        services: [DeviceService]
+    ) {
+        self.hostName = hostName
+        self.displayName = displayName
+        self.addresses = addresses
+        self.interfaces = interfaces
+        self.services = services
+    }
+}
+
+extension MDNSHostTable {
+    /// Every host, in no particular order.
+    public var hosts: [AnnouncedHost] { keysByHost.keys.compactMap { host(named: $0) } }
+
+    /// The host with this canonical host name, derived from its instances, or `nil` if it has none.
+    /// - Complexity: O(k log k) for k instances of the host.
+    public func host(named hostName: String) -> AnnouncedHost? {
         guard let keys = keysByHost[hostName], !keys.isEmpty else { return nil }
         var addresses: Set<String> = []
         var interfaces: Set<String> = []
@@ -33,8 +64,7 @@ extension MDNSHostTable {
                 txt: Self.canonicalTXT(row.txt)
             )
         }
-        return Device(
-            id: DeviceID.make(hostName: hostName),
+        return AnnouncedHost(
             hostName: hostName,
             displayName: Self.displayName(hostName: hostName, services: services),
             addresses: addresses.sorted(by: AddressOrder.precedes),

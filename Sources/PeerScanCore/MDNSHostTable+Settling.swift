@@ -15,7 +15,7 @@ extension MDNSHostTable {
     /// Whether nothing is settling: no row found is still unresolved and no device is held back.
     public var isSettled: Bool { pendingRows.isEmpty && heldHosts.isEmpty && hostsAwaitingAddresses.isEmpty }
 
-    /// A settle window the caller must time: when it has passed, call ``takeChangedDevices(windowExpired:)`` with
+    /// A settle window the caller must time: when it has passed, call ``takeChangedHosts(windowExpired:)`` with
     /// its ``window``.
     public struct SettleRequest: Hashable, Sendable {
         /// The window's number.
@@ -28,15 +28,15 @@ extension MDNSHostTable {
     /// - Parameter expired: A window the caller reports as passed: what was held in it (or earlier) is released.
     /// - Returns: The changes to report, and a window to time if a device was held back and no window is open.
     /// - Complexity: O(c log c + r) for c changed hosts and r of their rows.
-    public mutating func takeChangedDevices(
+    public mutating func takeChangedHosts(
         windowExpired expired: Int? = nil
-    ) -> (changes: [(hostName: String, device: Device?)], settle: SettleRequest?) {
+    ) -> (changes: [(hostName: String, host: AnnouncedHost?)], settle: SettleRequest?) {
         var releasedNow: Set<String> = []
         if let expired {
             for (host, heldIn) in heldHosts where heldIn <= expired { releasedNow.insert(host) }
             if expired >= window { isWindowOpen = false }
         }
-        var changes: [(hostName: String, device: Device?)] = []
+        var changes: [(hostName: String, host: AnnouncedHost?)] = []
         var stillHeld: Set<String> = []
         var request: SettleRequest?
         for host in changedHosts.sorted() {
@@ -55,9 +55,9 @@ extension MDNSHostTable {
             heldHosts[host] = nil
             servicesLosingRows[host] = nil
             hostsLosingAddresses.remove(host)
-            let device = device(hostName: host)
-            if device != nil { reportedHosts.insert(host) } else { reportedHosts.remove(host) }
-            changes.append((host, device))
+            let announced = self.host(named: host)
+            if announced != nil { reportedHosts.insert(host) } else { reportedHosts.remove(host) }
+            changes.append((host, announced))
         }
         changedHosts = stillHeld
         return (changes, request)

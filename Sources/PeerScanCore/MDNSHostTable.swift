@@ -20,13 +20,13 @@ import PeerScanModel
 /// ## Settling
 /// mDNS reports one device in pieces: a service is one row per interface and IP protocol, each resolved on its own
 /// (milliseconds apart), and a withdrawn service goes row by row. So that one real event is one change, a table made
-/// with `settles: true` holds a device back from ``takeChangedDevices(windowExpired:)`` while it waits on something:
+/// with `settles: true` holds a device back from ``takeChangedHosts(windowExpired:)`` while it waits on something:
 /// - a device not yet reported is held while a row found on the network but not resolved yet may belong to it (a row
 ///   of the same service instance name: its other protocol or interface, or another service of the same instance);
 /// - a reported device is held while a service it lost a row of still has rows left, or another service of the same
 ///   instance name does, or after it lost an address record (its rows may be going: a device that leaves withdraws
 ///   all of them within milliseconds).
-/// A device waits at most one settle window: when it is first held, ``takeChangedDevices(windowExpired:)`` asks for
+/// A device waits at most one settle window: when it is first held, ``takeChangedHosts(windowExpired:)`` asks for
 /// a window (``SettleRequest``); once the caller reports that window expired, everything held in it is released. A
 /// device that waits on nothing is never held.
 public struct MDNSHostTable: Sendable {

@@ -19,7 +19,7 @@ enum SnapshotProjection {
     }
 
     /// `snapshot` edited to show the switch, the host and the changed devices (`nil`: removed). A device's item is
-    /// placed as given, box and all (``DeviceTable/takeChangedItems(now:)``: the table keeps the same box).
+    /// placed as given, box and all (``DeviceTable/takeChanges(now:)``: the table keeps the same box).
     ///
     /// - Returns: The snapshot (`snapshot` itself when nothing changed) and the log lines of devices whose fields
     ///   changed (coming and going have lines of their own).

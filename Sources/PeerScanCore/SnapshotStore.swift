@@ -265,12 +265,12 @@ public actor SnapshotStore {
             isTableSettled: table.isSettled
         )
         devices.holdsNeighbourOnlyDevices = gate.holdsNeighbourOnlyDevices
-        let (changedHosts, settle) = table.takeChangedDevices(windowExpired: windowExpired)
+        let (changedHosts, settle) = table.takeChangedHosts(windowExpired: windowExpired)
         if let window = settle?.window { effects.settleDeadline = window }
-        for (hostName, device) in changedHosts {
-            devices.updateMDNSDevice(hostName: hostName, device: device, now: time)
+        for (hostName, announced) in changedHosts {
+            devices.updateMDNSHost(hostName: hostName, host: announced, now: time)
         }
-        let (changed, events) = devices.takeChangedItems(now: time)
+        let (changed, events) = devices.takeChanges(now: time)
         // After the take: the devices it removed count (the Bluetooth cap empties when they go); likewise the
         // access points expired now.
         wireless.expire(now: time)
@@ -298,7 +298,7 @@ public actor SnapshotStore {
                 isScanning: isScanning,
                 host: host,
                 wirelessInterfaces: wireless.interfaceStatuses,
-                changed: changed,
+                changed: changed.map { ($0.id, $0.item) },
                 changedNetworks: wifi.networks
             )
             effects.logs += wifi.logs

@@ -31,7 +31,7 @@ extension DeviceTable {
     /// The kernel's neighbour entries seen, per IP protocol (an IPv6 address has a colon, an IPv4 one none).
     /// - Complexity: O(n) for n entries.
     func neighbourCounts(into counts: inout SystemLimitCounts) {
-        for address in neighbours.keys {
+        for address in addressBook.entryAddresses {
             counts.neighbourEntries[address.contains(":") ? .ipv6 : .ipv4, default: 0] += 1
         }
     }

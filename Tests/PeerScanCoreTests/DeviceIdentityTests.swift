@@ -16,9 +16,9 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         var first = DeviceTable(presence: presence)
         first.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         let id = try #require(first.takeChanges(now: .zero).changes.first?.id)
-        first.updateMDNSDevice(
+        first.updateMDNSHost(
             hostName: "nas.local",
-            device: makeMDNSDevice("nas.local", addresses: ["10.0.0.5"]),
+            host: makeMDNSHost("nas.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         _ = first.takeChanges(now: .zero)
@@ -28,9 +28,9 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
 
         // Second run, the mDNS host seen before its neighbour entry: the same identifier, not the host name's.
         var second = DeviceTable(presence: presence, identities: DeviceIdentities(bindings: bindings))
-        second.updateMDNSDevice(
+        second.updateMDNSHost(
             hostName: "nas.local",
-            device: makeMDNSDevice("nas.local", addresses: ["10.0.0.5"]),
+            host: makeMDNSHost("nas.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         let (changes, events) = second.takeChanges(now: .zero)
@@ -45,16 +45,16 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     @Test func oneMACAddressSharedByTwoHostNamesStaysWithTheFirst() throws {
         var table = DeviceTable(presence: presence)
         table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "a.local",
-            device: makeMDNSDevice("a.local", addresses: ["10.0.0.7"]),
+            host: makeMDNSHost("a.local", addresses: ["10.0.0.7"]),
             now: .zero
         )
         let a = try #require(table.takeChanges(now: .zero).changes.first { $0.device?.hostName == "a.local" }?.id)
         // A second name on the same host (a sleep proxy, a bridge): a device of its own.
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "b.local",
-            device: makeMDNSDevice("b.local", addresses: ["10.0.0.7"]),
+            host: makeMDNSHost("b.local", addresses: ["10.0.0.7"]),
             now: .zero
         )
         let b = try #require(table.takeChanges(now: .zero).changes.first { $0.device?.hostName == "b.local" }?.id)
@@ -103,7 +103,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     @Test func aHostNameKeyIsCanonical() {
         var identities = DeviceIdentities()
         var table = DeviceTable(identities: identities)
-        table.updateMDNSDevice(hostName: "NAS.local.", device: makeMDNSDevice("NAS.local.", addresses: []), now: .zero)
+        table.updateMDNSHost(hostName: "NAS.local.", host: makeMDNSHost("NAS.local.", addresses: []), now: .zero)
         _ = table.takeChanges(now: .zero)
         identities = table.identities
         #expect(identities.id(for: .hostName("nas.local")) == DeviceID.make(hostName: "NAS.local."))
@@ -121,13 +121,13 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         let id = DeviceID.make(macAddress: macA)
         let identities = DeviceIdentities(bindings: [.macAddress(macA): id, .hostName("nas.local"): id])
         var table = DeviceTable(presence: presence, identities: identities)
-        let nas = makeMDNSDevice("nas.local", addresses: ["fd00::99"])  // not in the neighbour table
+        let nas = makeMDNSHost("nas.local", addresses: ["fd00::99"])  // not in the neighbour table
         if macFirst {
             table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
             #expect(table.takeChanges(now: .zero).changes.map(\.id) == [id])
-            table.updateMDNSDevice(hostName: "nas.local", device: nas, now: .zero)
+            table.updateMDNSHost(hostName: "nas.local", host: nas, now: .zero)
         } else {
-            table.updateMDNSDevice(hostName: "nas.local", device: nas, now: .zero)
+            table.updateMDNSHost(hostName: "nas.local", host: nas, now: .zero)
             #expect(table.takeChanges(now: .zero).changes.map(\.id) == [id])
             table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         }

@@ -11,8 +11,8 @@ private let macA = "00:00:0c:11:22:33"
 private let macB = "3c:22:fb:44:55:66"
 
 /// A device announced over mDNS whose found name is not its host name, so that a label's name and the found one differ.
-private func foundDevice(_ hostName: String, addresses: [String]) -> Device {
-    makeMDNSDevice(hostName, addresses: addresses, displayName: "Found \(hostName)")
+private func foundDevice(_ hostName: String, addresses: [String]) -> AnnouncedHost {
+    makeMDNSHost(hostName, addresses: addresses, displayName: "Found \(hostName)")
 }
 
 private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(600))
@@ -21,9 +21,9 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
 @Suite struct DeviceLabelTests {
     @Test func aLabelNamesThePublishedDeviceAndAnEmptyNameClearsIt() throws {
         var table = DeviceTable(presence: presence)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "nas.local",
-            device: foundDevice("nas.local", addresses: ["10.0.0.5"]),
+            host: foundDevice("nas.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         let id = try #require(table.takeChanges(now: .zero).changes.first?.id)
@@ -55,9 +55,9 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         _ = table.setLabel(DeviceLabelEdit(name: "Kitchen plug", isImportant: true), of: id)
         _ = table.takeChanges(now: .zero)
 
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "plug.local",
-            device: foundDevice("plug.local", addresses: ["10.0.0.5"]),
+            host: foundDevice("plug.local", addresses: ["10.0.0.5"]),
             now: .seconds(1)
         )
         let changes = table.takeChanges(now: .seconds(1)).changes
@@ -107,9 +107,9 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
 
     @Test func aHostThatClaimsALabelledMACOnlyDeviceTakesItsLabelOnTheAutomaticMerge() throws {
         var table = DeviceTable(presence: presence)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: foundDevice("tv.local", addresses: ["10.0.0.9"]),
+            host: foundDevice("tv.local", addresses: ["10.0.0.9"]),
             now: .zero
         )
         table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
@@ -120,9 +120,9 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
         _ = table.takeChanges(now: .zero)
 
         // The TV announces the MAC-only device's address: the two are one, and the merged device was important.
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: foundDevice("tv.local", addresses: ["10.0.0.7", "10.0.0.9"]),
+            host: foundDevice("tv.local", addresses: ["10.0.0.7", "10.0.0.9"]),
             now: .seconds(1)
         )
         let (merged, events) = table.takeChanges(now: .seconds(1))
@@ -131,7 +131,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     }
 
     @Test func anImportantDevicesPresenceLinesAreAtWarning() throws {
-        var device = foundDevice("nas.local", addresses: ["10.0.0.5"])
+        var device = Device(foundDevice("nas.local", addresses: ["10.0.0.5"]))
         device.presenceReason = PresenceReason(.unanswered, ["arp"])
         let quiet = DeviceTable.Event.offline(device).logEntry()
         #expect(quiet.message == .deviceOffline && quiet.message.level == .info && quiet.metadata["important"] == nil)
@@ -163,7 +163,7 @@ private let presence = DeviceTable.Presence(offlineAfter: .seconds(60), forgetAf
     }
 
     @Test func everyNewDeviceIsAtWarningWithAlertNewDevices() {
-        let device = foundDevice("nas.local", addresses: ["10.0.0.5"])
+        let device = Device(foundDevice("nas.local", addresses: ["10.0.0.5"]))
         let entry = DeviceTable.Event.appeared(device).logEntry(alertsNewDevices: true)
         #expect(entry.message == .newDeviceAlert && entry.message.level == .warning)
         #expect(entry.metadata["important"] == nil, "alerted, not important")

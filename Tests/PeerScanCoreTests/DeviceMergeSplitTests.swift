@@ -111,9 +111,9 @@ private func stored(
     @Test func anMDNSHostNeverClaimsAMACAddressAPersonSplitOffIt() throws {
         var table = DeviceTable(presence: presence)
         table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: makeMDNSDevice("tv.local", addresses: ["10.0.0.7"]),
+            host: makeMDNSHost("tv.local", addresses: ["10.0.0.7"]),
             now: .zero
         )
         let tv = try #require(table.takeChanges(now: .zero).changes.first?.id)
@@ -124,9 +124,9 @@ private func stored(
         #expect(changes.first { $0.id == tv }?.device?.macAddresses == [], "the host keeps its name, not the MAC")
         #expect(changes.first { $0.id == macID }?.device?.macAddresses == [macB])
         // The host announces the address again, the neighbour entry is confirmed again: still two devices.
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: makeMDNSDevice("tv.local", addresses: ["10.0.0.7"]),
+            host: makeMDNSHost("tv.local", addresses: ["10.0.0.7"]),
             now: .seconds(2)
         )
         table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .seconds(2))
@@ -139,9 +139,9 @@ private func stored(
         stored(table.takeIdentityChanges(), into: &bindings, apart: &apart)
         #expect(apart == [tv: [.macAddress(macB)]])
         var restarted = DeviceTable(presence: presence, identities: DeviceIdentities(bindings: bindings, apart: apart))
-        restarted.updateMDNSDevice(
+        restarted.updateMDNSHost(
             hostName: "tv.local",
-            device: makeMDNSDevice("tv.local", addresses: ["10.0.0.7"]),
+            host: makeMDNSHost("tv.local", addresses: ["10.0.0.7"]),
             now: .zero
         )
         restarted.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
@@ -158,9 +158,9 @@ private func stored(
         var table = DeviceTable(presence: presence)
         table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         let id = try #require(table.takeChanges(now: .zero).changes.first?.id)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "nas.local",
-            device: makeMDNSDevice("nas.local", addresses: ["10.0.0.5"]),
+            host: makeMDNSHost("nas.local", addresses: ["10.0.0.5"]),
             now: .seconds(1)
         )
         _ = table.takeChanges(now: .seconds(1))
@@ -177,14 +177,14 @@ private func stored(
 
     @Test func mergesAreRefusedWithTheReason() throws {
         var table = DeviceTable(presence: presence)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "a.local",
-            device: makeMDNSDevice("a.local", addresses: ["10.0.0.1"]),
+            host: makeMDNSHost("a.local", addresses: ["10.0.0.1"]),
             now: .zero
         )
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "b.local",
-            device: makeMDNSDevice("b.local", addresses: ["10.0.0.2"]),
+            host: makeMDNSHost("b.local", addresses: ["10.0.0.2"]),
             now: .zero
         )
         _ = table.takeChanges(now: .zero)
@@ -199,9 +199,9 @@ private func stored(
 
     @Test func aMACOnlyDeviceMergedIntoAHostJoinsItAndItsLabelFollows() throws {
         var table = DeviceTable(presence: presence)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "laptop.local",
-            device: makeMDNSDevice("laptop.local", addresses: ["10.0.0.9"]),
+            host: makeMDNSHost("laptop.local", addresses: ["10.0.0.9"]),
             now: .zero
         )
         table.updateNeighbour(makeNeighbour("10.0.0.8", macC), now: .zero)
@@ -246,9 +246,9 @@ private func stored(
         var table = DeviceTable(presence: presence)
         table.updateNeighbour(makeNeighbour("10.0.0.5", macA), now: .zero)
         table.updateNeighbour(makeNeighbour("10.0.0.7", macB), now: .zero)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: makeMDNSDevice("tv.local", addresses: ["10.0.0.7"]),
+            host: makeMDNSHost("tv.local", addresses: ["10.0.0.7"]),
             now: .zero
         )
         _ = table.takeChanges(now: .zero)

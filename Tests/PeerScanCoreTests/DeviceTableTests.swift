@@ -8,8 +8,8 @@ private let macB = "3c:22:fb:44:55:66"
 private let randomMAC = "02:aa:bb:cc:dd:ee"
 
 /// A TV announced over mDNS: shown as "TV", with one AirPlay service.
-private func airPlayTV(_ hostName: String, addresses: [String]) -> Device {
-    makeMDNSDevice(
+private func airPlayTV(_ hostName: String, addresses: [String]) -> AnnouncedHost {
+    makeMDNSHost(
         hostName,
         addresses: addresses,
         displayName: "TV",
@@ -62,9 +62,9 @@ private let unprivilegedWindow = DeviceTable.Presence(
 
     @Test func anMDNSHostTakesTheMACsOfItsAddressesAndTheirOtherAddresses() throws {
         var table = DeviceTable(presence: presence, vendorOf: vendors)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
+            host: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         table.updateNeighbour(makeNeighbour("10.0.0.5", macB), now: .zero)
@@ -83,9 +83,9 @@ private let unprivilegedWindow = DeviceTable.Presence(
         table.updateNeighbour(makeNeighbour("10.0.0.5", macB), now: .zero)
         let macDevice = try #require(table.takeChanges(now: .zero).changes.first?.device)
         #expect(macDevice.id == DeviceID.make(macAddress: macB))
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
+            host: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         let (changes, events) = table.takeChanges(now: .zero)
@@ -95,10 +95,10 @@ private let unprivilegedWindow = DeviceTable.Presence(
         #expect(events.isEmpty, "\(events)")
         #expect(table.identities.id(for: .hostName("tv.local")) == macDevice.id)
         // And it stays so: its services going and coming back change nothing of its identity.
-        table.updateMDNSDevice(hostName: "tv.local", device: nil, now: .seconds(1))
-        table.updateMDNSDevice(
+        table.updateMDNSHost(hostName: "tv.local", host: nil, now: .seconds(1))
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
+            host: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
             now: .seconds(2)
         )
         #expect(table.takeChanges(now: .seconds(2)).changes.allSatisfy { $0.id == macDevice.id })
@@ -106,9 +106,9 @@ private let unprivilegedWindow = DeviceTable.Presence(
 
     @Test func aKnownHostThatTurnsOutToOwnAMACOnlyDeviceAbsorbsIt() throws {
         var table = DeviceTable(presence: presence, vendorOf: vendors)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: airPlayTV("tv.local", addresses: ["fd00::5"]),
+            host: airPlayTV("tv.local", addresses: ["fd00::5"]),
             now: .zero
         )
         let hostID = try #require(table.takeChanges(now: .zero).changes.first?.id)
@@ -116,9 +116,9 @@ private let unprivilegedWindow = DeviceTable.Presence(
         table.updateNeighbour(makeNeighbour("10.0.0.5", macB), now: .zero)
         let macDevice = try #require(table.takeChanges(now: .zero).changes.first?.device)
         // The host announces the address the MAC-only device answers on: the two are one.
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: airPlayTV("tv.local", addresses: ["10.0.0.5", "fd00::5"]),
+            host: airPlayTV("tv.local", addresses: ["10.0.0.5", "fd00::5"]),
             now: .seconds(1)
         )
         let (changes, events) = table.takeChanges(now: .seconds(1))
@@ -253,9 +253,9 @@ private let unprivilegedWindow = DeviceTable.Presence(
 
     @Test func anAddressMovingFromAQuietMACIsAMACChange() throws {
         var table = DeviceTable(presence: presence, vendorOf: vendors)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "nas.local",
-            device: airPlayTV("nas.local", addresses: ["10.0.0.9"]),
+            host: airPlayTV("nas.local", addresses: ["10.0.0.9"]),
             now: .zero
         )
         table.updateNeighbour(makeNeighbour("10.0.0.9", macA, confirmed: .zero), now: .zero)
@@ -284,27 +284,27 @@ private let unprivilegedWindow = DeviceTable.Presence(
 
     @Test func immediatePresenceRemovesAnMDNSDeviceWithItsLastService() {
         var table = DeviceTable()
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
+            host: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         #expect(table.takeChanges(now: .zero).changes.count == 1)
-        table.updateMDNSDevice(hostName: "tv.local", device: nil, now: .seconds(1))
+        table.updateMDNSHost(hostName: "tv.local", host: nil, now: .seconds(1))
         let (changes, _) = table.takeChanges(now: .seconds(1))
         #expect(changes.count == 1 && changes[0].device == nil, "gone in the same take, as an mDNS browser does")
     }
 
     @Test func anMDNSDeviceThatLeftButStillAnswersStaysOnlineWithoutServices() throws {
         var table = DeviceTable(presence: presence, vendorOf: vendors)
-        table.updateMDNSDevice(
+        table.updateMDNSHost(
             hostName: "tv.local",
-            device: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
+            host: airPlayTV("tv.local", addresses: ["10.0.0.5"]),
             now: .zero
         )
         table.updateNeighbour(makeNeighbour("10.0.0.5", macB), now: .zero)
         _ = table.takeChanges(now: .zero)
-        table.updateMDNSDevice(hostName: "tv.local", device: nil, now: .seconds(5))
+        table.updateMDNSHost(hostName: "tv.local", host: nil, now: .seconds(5))
         let device = try #require(table.takeChanges(now: .seconds(5)).changes.first?.device)
         #expect(device.services.isEmpty && device.online && device.displayName == "TV")
         #expect(table.takeChanges(now: .seconds(500)).changes.isEmpty, "its neighbour entry still answers")

@@ -20,9 +20,8 @@ private func entry(_ address: String, _ state: Neighbour.State, confirmed: Durat
     )
 }
 
-private func phone(addresses: [String] = ["10.0.0.7", "fd00::7"]) -> Device {
-    Device(
-        id: DeviceID.make(hostName: "phone.local"),
+private func phone(addresses: [String] = ["10.0.0.7", "fd00::7"]) -> AnnouncedHost {
+    AnnouncedHost(
         hostName: "phone.local",
         displayName: "Phone",
         addresses: addresses,
@@ -41,7 +40,7 @@ private func tableWithPhone(
     -> DeviceTable
 {
     var table = DeviceTable(presence: presence)
-    table.updateMDNSDevice(hostName: "phone.local", device: phone(addresses: addresses), now: .zero)
+    table.updateMDNSHost(hostName: "phone.local", host: phone(addresses: addresses), now: .zero)
     for address in addresses { table.updateNeighbour(entry(address, .reachable, confirmed: .zero), now: .zero) }
     _ = table.takeChanges(now: .zero)
     return table
@@ -155,11 +154,11 @@ private func leave(_ table: inout DeviceTable, addresses: [String] = ["10.0.0.7"
 
     @Test func `a host the kernel never resolved is judged by its records, as an mDNS browser does`() throws {
         var table = DeviceTable(presence: presence)
-        table.updateMDNSDevice(hostName: "phone.local", device: phone(), now: .zero)
+        table.updateMDNSHost(hostName: "phone.local", host: phone(), now: .zero)
         _ = table.takeChanges(now: .zero)
         #expect(table.takeChanges(now: .seconds(100)).changes.isEmpty, "online while it has records")
         #expect(table.takeQuestions().isEmpty, "nothing to ask: nothing failed")
-        table.updateMDNSDevice(hostName: "phone.local", device: nil, now: .seconds(100))
+        table.updateMDNSHost(hostName: "phone.local", host: nil, now: .seconds(100))
         #expect(table.takeChanges(now: .seconds(100)).changes.first?.device?.services == [], "its services went")
         #expect(table.takeChanges(now: .seconds(109)).changes.isEmpty)
         let (changes, events) = table.takeChanges(now: .seconds(110))
@@ -172,7 +171,7 @@ private func leave(_ table: inout DeviceTable, addresses: [String] = ["10.0.0.7"
         var table = DeviceTable(presence: presence)
         // A stale entry last confirmed long ago, then the host's records (Avahi's cache at start, or an announcement).
         table.updateNeighbour(entry("10.0.0.7", .stale, confirmed: .seconds(1)), now: .seconds(100))
-        table.updateMDNSDevice(hostName: "phone.local", device: phone(addresses: ["10.0.0.7"]), now: .seconds(100))
+        table.updateMDNSHost(hostName: "phone.local", host: phone(addresses: ["10.0.0.7"]), now: .seconds(100))
         #expect(table.takeChanges(now: .seconds(100)).changes.first?.device?.online == true)
         #expect(table.takeChanges(now: .seconds(109)).changes.isEmpty)
     }
@@ -184,14 +183,14 @@ private func leave(_ table: inout DeviceTable, addresses: [String] = ["10.0.0.7"
         var fewer = phone()
         fewer.services = []
         fewer.displayName = nil
-        table.updateMDNSDevice(hostName: "phone.local", device: fewer, now: .seconds(8))
+        table.updateMDNSHost(hostName: "phone.local", host: fewer, now: .seconds(8))
         _ = table.takeChanges(now: .seconds(8))
         #expect(table.takeChanges(now: .seconds(10)).changes.first?.device?.online == false)
     }
 
     @Test func `a host whose records went is asked all the same: it spoke mDNS`() {
         var table = tableWithPhone()
-        table.updateMDNSDevice(hostName: "phone.local", device: nil, now: .seconds(1))  // its services withdrawn
+        table.updateMDNSHost(hostName: "phone.local", host: nil, now: .seconds(1))  // its services withdrawn
         _ = table.takeChanges(now: .seconds(1))
         leave(&table)
         _ = table.takeChanges(now: .seconds(1))

@@ -12,9 +12,9 @@ private let tvV6 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addre
 
 /// What one take reports: host → its addresses (`nil` for a device that is gone), and the window asked for.
 private func take(_ table: inout MDNSHostTable, expired: Int? = nil) -> (reported: [String: [String]?], window: Int?) {
-    let (changes, settle) = table.takeChangedDevices(windowExpired: expired)
+    let (changes, settle) = table.takeChangedHosts(windowExpired: expired)
     var reported: [String: [String]?] = [:]
-    for change in changes { reported[change.hostName] = .some(change.device?.addresses) }
+    for change in changes { reported[change.hostName] = .some(change.host?.addresses) }
     return (reported, settle?.window)
 }
 
@@ -23,7 +23,7 @@ private func tableWithTelevision() -> MDNSHostTable {
     var table = MDNSHostTable(settles: true)
     table.apply(.serviceResolved(tvV4))
     table.apply(.serviceResolved(tvV6))
-    _ = table.takeChangedDevices()
+    _ = table.takeChangedHosts()
     return table
 }
 
@@ -69,7 +69,7 @@ private func tableWithTelevision() -> MDNSHostTable {
         table.apply(.serviceResolved(tvV4))
         #expect(take(&table).reported.isEmpty)
         table.apply(.serviceResolved(ssh))
-        let device = table.takeChangedDevices().changes.first?.device
+        let device = table.takeChangedHosts().changes.first?.host
         #expect(device?.services.map(\.type) == ["_http._tcp", "_ssh._tcp"])
     }
 
@@ -131,7 +131,7 @@ private func tableWithTelevision() -> MDNSHostTable {
         let raop = makeInstance("TV", type: "_raop._tcp", host: "tv.local", addresses: ["10.0.0.7"])
         table.apply(.serviceResolved(tvV4))
         table.apply(.serviceResolved(raop))
-        _ = table.takeChangedDevices()
+        _ = table.takeChangedHosts()
         table.apply(.serviceRemoved(raop.key))
         #expect(take(&table).reported.isEmpty, "held: the TV's other service may be going too")
         table.apply(.serviceRemoved(tvV4.key))
@@ -143,7 +143,7 @@ private func tableWithTelevision() -> MDNSHostTable {
         let ssh = makeInstance("TV shell", type: "_ssh._tcp", host: "tv.local", addresses: ["10.0.0.7"])
         table.apply(.serviceResolved(tvV4))
         table.apply(.serviceResolved(ssh))
-        _ = table.takeChangedDevices()
+        _ = table.takeChangedHosts()
         table.apply(.serviceRemoved(ssh.key))
         let result = take(&table)
         #expect(result.reported == ["tv.local": ["10.0.0.7"]])
@@ -195,23 +195,23 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         table.apply(.addressAdded(record("10.0.0.8")))
         table.apply(.addressAdded(record("10.0.0.8", ipProtocol: .ipv6)))  // the same record over IPv6
         table.apply(.addressAdded(record("10.0.0.7")))
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"])
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"])
         table.apply(.addressRemoved(record("10.0.0.8")))
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"], "still seen over IPv6")
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"], "still seen over IPv6")
         table.apply(.addressRemoved(record("10.0.0.8", ipProtocol: .ipv6)))
         table.apply(.addressRemoved(record("10.0.0.7")))
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7"], "the row's own address stays")
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7"], "the row's own address stays")
     }
 
     @Test func recordsOfAHostNoRowPointsToAreIgnoredAndGoWithItsLastRow() {
         var table = MDNSHostTable()
         table.apply(.addressAdded(record("10.0.0.9", host: "ghost.local")))
-        #expect(table.device(hostName: "ghost.local") == nil)
+        #expect(table.host(named: "ghost.local") == nil)
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
         table.apply(.serviceRemoved(tvV4.key))
         table.apply(.serviceResolved(tvV4))
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7"], "followed anew")
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7"], "followed anew")
     }
 
     @Test func aNewDeviceWaitsUntilItsHostsAddressesAreKnown() {
@@ -229,7 +229,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
     @Test func anAddressAddedLaterIsOneUpdateAndOneRemovedIsTooAfterItsWindow() {
         var table = MDNSHostTable(settles: true)
         table.apply(.serviceResolved(tvV4))
-        _ = table.takeChangedDevices()
+        _ = table.takeChangedHosts()
         table.apply(.addressAdded(record("10.0.0.8")))
         #expect(take(&table).reported == ["tv.local": ["10.0.0.7", "10.0.0.8"]])
         table.apply(.addressRemoved(record("10.0.0.8")))
@@ -242,7 +242,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         var table = MDNSHostTable(settles: true)
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
-        _ = table.takeChangedDevices()
+        _ = table.takeChangedHosts()
         table.apply(.addressRemoved(record("10.0.0.8")))
         #expect(take(&table).reported.isEmpty)
         table.apply(.serviceRemoved(tvV4.key))
@@ -259,13 +259,13 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         table.finishResyncOfTypesSeenAgain()  // the rows are back (found): the resync of rows is over
         #expect(!table.isResyncing)
         #expect(
-            table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8", "10.0.0.9"],
+            table.host(named: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8", "10.0.0.9"],
             "the records are followed again only once the rows resolve: kept meanwhile"
         )
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.9")))
         table.finishAddressResync()
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.9"])
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.9"])
     }
 
     @Test func aRecordFlushedAndReportedAgainDuringTheAddressResyncNeverLeaves() {
@@ -273,7 +273,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         table.apply(.serviceResolved(tvV4))
         table.apply(.addressAdded(record("10.0.0.8")))
         table.apply(.addressAdded(record("10.0.0.9")))
-        _ = table.takeChangedDevices()
+        _ = table.takeChangedHosts()
         table.beginResync()
         table.apply(.serviceResolved(tvV4))
         table.finishResync()
@@ -285,7 +285,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         table.apply(.addressAdded(record("10.0.0.9")))  // asked for again
         table.finishAddressResync()
         #expect(take(&table).reported.isEmpty, "nothing changed: not one update")
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8", "10.0.0.9"])
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8", "10.0.0.9"])
     }
 
     @Test func aRecordRemovedDuringTheAddressResyncAndNotReportedAgainGoesWhenItEnds() {
@@ -297,12 +297,12 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         table.finishResync()
         table.apply(.addressAdded(record("10.0.0.8")))
         table.apply(.addressRemoved(record("10.0.0.8")))
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"], "kept meanwhile")
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"], "kept meanwhile")
         table.finishAddressResync()
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7"])
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7"])
         table.apply(.addressAdded(record("10.0.0.8")))
         table.apply(.addressRemoved(record("10.0.0.8")))
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7"], "after the resync: removed at once")
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7"], "after the resync: removed at once")
     }
 
     // A daemon that comes back to a large LAN asks every host again, which takes it a while, and a host's records
@@ -326,7 +326,7 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         #expect(take(&table).reported.isEmpty, "nothing dropped before the last round")
         table.apply(.addressAdded(record("10.0.0.8")))  // the TV's other record, seconds later
         #expect(table.finishAddressResync(final: false) == 1)
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"])
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7", "10.0.0.8"])
         #expect(table.finishAddressResync(final: true) == 0)
         #expect(take(&table).reported == ["nas.local": ["10.0.0.20", "10.0.0.21"]], "what never came back goes")
     }
@@ -339,6 +339,6 @@ private func record(_ address: String, host: String = "tv.local", ipProtocol: IP
         table.apply(.addressAdded(record("10.0.0.8")))
         #expect(table.finishAddressResync(final: false) == 0)
         table.apply(.addressRemoved(record("10.0.0.8")))
-        #expect(table.device(hostName: "tv.local")?.addresses == ["10.0.0.7"], "after the resync: removed at once")
+        #expect(table.host(named: "tv.local")?.addresses == ["10.0.0.7"], "after the resync: removed at once")
     }
 }

@@ -12,13 +12,13 @@ import Testing
 private func makeTable(_ instances: ServiceInstance...) -> MDNSHostTable {
     var table = MDNSHostTable()
     for instance in instances { table.apply(.serviceResolved(instance)) }
-    _ = table.takeChangedDevices().changes
+    _ = table.takeChangedHosts().changes
     return table
 }
 
-/// The host names `takeChangedDevices()` reports, and whether each still has a device.
+/// The host names `takeChangedHosts()` reports, and whether each still has a device.
 private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
-    Dictionary(uniqueKeysWithValues: table.takeChangedDevices().changes.map { ($0.hostName, $0.device != nil) })
+    Dictionary(uniqueKeysWithValues: table.takeChangedHosts().changes.map { ($0.hostName, $0.host != nil) })
 }
 
 @Suite struct MDNSHostTableTests {
@@ -32,8 +32,7 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
             makeInstance("TV", type: "_raop._tcp", host: "TV.local.", interface: "wlan0", ipProtocol: .ipv6)
         )
         #expect(table.deviceCount == 1)
-        let device = try #require(table.device(hostName: "tv.local"))
-        #expect(device.id == DeviceID.make(hostName: "tv.local"))
+        let device = try #require(table.host(named: "tv.local"))
         #expect(device.hostName == "tv.local")
         #expect(device.interfaces == ["eth0", "wlan0"])
         #expect(device.services.map(\.type) == ["_airplay._tcp", "_raop._tcp"])
@@ -45,7 +44,7 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
             makeInstance("TV", type: "_ssh._tcp", host: "nas.local")
         )
         #expect(table.deviceCount == 2)
-        #expect(Set(table.devices.map(\.hostName)) == ["tv.local", "nas.local"])
+        #expect(Set(table.hosts.map(\.hostName)) == ["tv.local", "nas.local"])
     }
 
     @Test func sortsServicesByTypeThenName() throws {
@@ -54,7 +53,7 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
             makeInstance("z", type: "_http._tcp", host: "nas.local"),
             makeInstance("a", type: "_ssh._tcp", host: "nas.local")
         )
-        let services = try #require(table.device(hostName: "nas.local")).services
+        let services = try #require(table.host(named: "nas.local")).services
         #expect(
             services.map(\.key) == [
                 ServiceKey(name: "z", type: "_http._tcp", domain: "local"),
@@ -72,7 +71,7 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
             makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addresses: ["fe80::1%eth0", "2001:db8::1"]),
             makeInstance("TV", host: "tv.local", interface: "wlan0", addresses: ["10.0.0.7", "10.0.0.10"])
         )
-        let device = try #require(table.device(hostName: "tv.local"))
+        let device = try #require(table.host(named: "tv.local"))
         #expect(device.addresses == ["10.0.0.7", "10.0.0.10", "192.168.1.2", "2001:db8::1", "fe80::1%eth0"])
     }
 
@@ -81,7 +80,7 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
             makeInstance("TV", host: "tv.local", interface: "eth0", ipProtocol: .ipv6, addresses: ["fe80::1%eth0"]),
             makeInstance("TV", host: "tv.local", interface: "wlan0", ipProtocol: .ipv6, addresses: ["fe80::1%wlan0"])
         )
-        #expect(try #require(table.device(hostName: "tv.local")).addresses == ["fe80::1%eth0", "fe80::1%wlan0"])
+        #expect(try #require(table.host(named: "tv.local")).addresses == ["fe80::1%eth0", "fe80::1%wlan0"])
     }
 
     @Test(arguments: [
@@ -107,12 +106,12 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
         )
         table.apply(.serviceRemoved(makeInstanceKey("TV", interface: "eth0", ipProtocol: .ipv4)))
         table.apply(.serviceRemoved(makeInstanceKey("TV", interface: "eth0", ipProtocol: .ipv6)))
-        let stillThere = try #require(table.device(hostName: "tv.local"))
+        let stillThere = try #require(table.host(named: "tv.local"))
         #expect(stillThere.services.map(\.name) == ["TV", "SSH"])
         #expect(stillThere.interfaces == ["eth0", "wlan0"], "the SSH instance is still on eth0")
 
         table.apply(.serviceRemoved(makeInstanceKey("TV", interface: "wlan0", ipProtocol: .ipv4)))
-        let afterLast = try #require(table.device(hostName: "tv.local"))
+        let afterLast = try #require(table.host(named: "tv.local"))
         #expect(afterLast.services.map(\.name) == ["SSH"])
         #expect(afterLast.interfaces == ["eth0"])
     }
@@ -126,8 +125,8 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
         #expect(table.deviceCount == 1)
         table.apply(.serviceRemoved(makeInstanceKey("SSH", type: "_ssh._tcp")))
         #expect(table.deviceCount == 0)
-        #expect(table.device(hostName: "tv.local") == nil)
-        #expect(table.devices.isEmpty)
+        #expect(table.host(named: "tv.local") == nil)
+        #expect(table.hosts.isEmpty)
         #expect(takeChanges(&table) == ["tv.local": false])
     }
 
@@ -140,10 +139,10 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
         )
         table.apply(.serviceResolved(makeInstance("TV", host: "tv.local", txt: [TXTEntry(key: "v", value: "3")])))
         table.apply(.serviceRemoved(makeInstanceKey("SSH", type: "_ssh._tcp")))
-        #expect(table.device(hostName: "tv.local")?.services.map(\.txt) == [[TXTEntry(key: "v", value: "3")]])
+        #expect(table.host(named: "tv.local")?.services.map(\.txt) == [[TXTEntry(key: "v", value: "3")]])
         table.apply(.serviceRemoved(makeInstanceKey("TV")))
         #expect(table.deviceCount == 0)
-        #expect(table.device(hostName: "tv.local") == nil)
+        #expect(table.host(named: "tv.local") == nil)
         #expect(takeChanges(&table) == ["tv.local": false])
     }
 
@@ -177,14 +176,14 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
                 ]
             )
         )
-        let txt = try #require(table.device(hostName: "tv.local")).services[0].txt
+        let txt = try #require(table.host(named: "tv.local")).services[0].txt
         #expect(txt == [TXTEntry("Deviceid", "1"), TXTEntry("bare", nil), TXTEntry("model", "X")])
     }
 
     @Test func ignoresTheOrderAResponderPublishesTXTIn() {
         let forwards = makeTable(makeInstance("TV", host: "tv.local", txt: [TXTEntry("a", "1"), TXTEntry("b", "2")]))
         let backwards = makeTable(makeInstance("TV", host: "tv.local", txt: [TXTEntry("b", "2"), TXTEntry("a", "1")]))
-        #expect(forwards.device(hostName: "tv.local") == backwards.device(hostName: "tv.local"))
+        #expect(forwards.host(named: "tv.local") == backwards.host(named: "tv.local"))
     }
 
     @Test func takesPortAndTXTFromTheMostRecentlyResolvedInstance() throws {
@@ -192,17 +191,17 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
             makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, port: 80, txt: [TXTEntry("v", "1")]),
             makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, port: 8080, txt: [TXTEntry("v", "2")])
         )
-        var service = try #require(table.device(hostName: "tv.local")).services[0]
+        var service = try #require(table.host(named: "tv.local")).services[0]
         #expect(service.port == 8080)
         #expect(service.txt == [TXTEntry("v", "2")])
 
         table.apply(.serviceResolved(makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, port: 81)))
-        service = try #require(table.device(hostName: "tv.local")).services[0]
+        service = try #require(table.host(named: "tv.local")).services[0]
         #expect(service.port == 81)
         #expect(service.txt == [])
 
         table.apply(.serviceRemoved(makeInstanceKey("TV", ipProtocol: .ipv4)))
-        service = try #require(table.device(hostName: "tv.local")).services[0]
+        service = try #require(table.host(named: "tv.local")).services[0]
         #expect(service.port == 8080, "the remaining instance's")
         #expect(service.txt == [TXTEntry("v", "2")])
     }
@@ -217,7 +216,7 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
             makeInstance("Office", type: "_http._tcp", host: "office.local"),
             makeInstance("Office", type: "_ssh._tcp", host: "office.local")
         )
-        #expect(try #require(table.device(hostName: "office.local")).displayName == "Office")
+        #expect(try #require(table.host(named: "office.local")).displayName == "Office")
     }
 
     @Test func breaksDisplayNameTiesWithTheSmallestName() throws {
@@ -226,7 +225,7 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
             makeInstance("Attic", type: "_ssh._tcp", host: "pi.local"),
             makeInstance("Lounge", type: "_smb._tcp", host: "pi.local")
         )
-        #expect(try #require(table.device(hostName: "pi.local")).displayName == "Attic")
+        #expect(try #require(table.host(named: "pi.local")).displayName == "Attic")
     }
 
     @Test(arguments: [("tv.local", "tv"), ("tv", "tv"), ("", "")])
@@ -242,12 +241,12 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
             makeInstance("SSH", type: "_ssh._tcp", host: "old.local")
         )
         table.apply(.serviceResolved(makeInstance("TV", host: "new.local")))
-        #expect(try #require(table.device(hostName: "old.local")).services.map(\.name) == ["SSH"])
-        #expect(try #require(table.device(hostName: "new.local")).services.map(\.name) == ["TV"])
+        #expect(try #require(table.host(named: "old.local")).services.map(\.name) == ["SSH"])
+        #expect(try #require(table.host(named: "new.local")).services.map(\.name) == ["TV"])
         #expect(takeChanges(&table) == ["old.local": true, "new.local": true])
 
         table.apply(.serviceResolved(makeInstance("SSH", type: "_ssh._tcp", host: "new.local")))
-        #expect(table.device(hostName: "old.local") == nil)
+        #expect(table.host(named: "old.local") == nil)
         #expect(table.deviceCount == 1)
         #expect(takeChanges(&table) == ["old.local": false, "new.local": true])
     }
@@ -264,14 +263,14 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
         #expect(table.isResyncing)
         table.apply(.serviceResolved(makeInstance("TV", host: "tv.local", interface: "eth0")))
         table.apply(.serviceResolved(makeInstance("Pi", type: "_ssh._tcp", host: "pi.local")))
-        _ = table.takeChangedDevices().changes
+        _ = table.takeChangedHosts().changes
         #expect(table.deviceCount == 3, "nothing is removed before the resync finishes")
 
         table.finishResync()
         #expect(!table.isResyncing)
-        #expect(try #require(table.device(hostName: "tv.local")).interfaces == ["eth0"])
-        #expect(table.device(hostName: "nas.local") == nil)
-        #expect(table.device(hostName: "pi.local") != nil, "found during the resync")
+        #expect(try #require(table.host(named: "tv.local")).interfaces == ["eth0"])
+        #expect(table.host(named: "nas.local") == nil)
+        #expect(table.host(named: "pi.local") != nil, "found during the resync")
         #expect(takeChanges(&table) == ["tv.local": true, "nas.local": false])
     }
 
@@ -281,7 +280,7 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
         table.apply(.serviceRemoved(makeInstanceKey("TV")))
         table.apply(.serviceResolved(makeInstance("TV", host: "tv.local", interface: "wlan0")))
         table.finishResync()
-        #expect(table.device(hostName: "tv.local")?.interfaces == ["wlan0"])
+        #expect(table.host(named: "tv.local")?.interfaces == ["wlan0"])
     }
 
     @Test func removeAllForgetsEveryDeviceAndEndsTheResync() {
@@ -289,7 +288,7 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
         table.beginResync()
         table.removeAll()
         #expect(table.deviceCount == 0)
-        #expect(table.devices.isEmpty)
+        #expect(table.hosts.isEmpty)
         #expect(!table.isResyncing)
         #expect(takeChanges(&table) == ["tv.local": false, "nas.local": false])
     }
@@ -314,6 +313,6 @@ private func takeChanges(_ table: inout MDNSHostTable) -> [String: Bool] {
     @Test func reportsChangedHostsInOrderOfHostName() {
         var table = MDNSHostTable()
         for host in ["c.local", "a.local", "b.local"] { table.apply(.serviceResolved(makeInstance(host, host: host))) }
-        #expect(table.takeChangedDevices().changes.map(\.hostName) == ["a.local", "b.local", "c.local"])
+        #expect(table.takeChangedHosts().changes.map(\.hostName) == ["a.local", "b.local", "c.local"])
     }
 }

@@ -20,7 +20,7 @@ private func tableWithTwoDevices() -> MDNSHostTable {
     var table = MDNSHostTable()
     for instance in [tvOnEth0, tvOnWlan0, nasOnEth0] { table.apply(.serviceResolved(instance)) }
     table.apply(.addressAdded(record("10.0.0.70")))
-    _ = table.takeChangedDevices()
+    _ = table.takeChangedHosts()
     return table
 }
 
@@ -34,16 +34,16 @@ private func withdrawEth0(_ table: inout MDNSHostTable) {
 
 /// The host names reported by one take, with whether each still has a device.
 private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
-    Dictionary(uniqueKeysWithValues: table.takeChangedDevices().changes.map { ($0.hostName, $0.device != nil) })
+    Dictionary(uniqueKeysWithValues: table.takeChangedHosts().changes.map { ($0.hostName, $0.host != nil) })
 }
 
 @Suite struct MDNSHostTableWithdrawalTests {
     @Test func aWithdrawnInterfaceKeepsItsDevicesAsTheyWere() {
         var table = tableWithTwoDevices()
-        let before = table.devices.sorted { $0.id.description < $1.id.description }
+        let before = table.hosts.sorted { $0.hostName < $1.hostName }
         withdrawEth0(&table)
         #expect(take(&table).isEmpty, "nothing changed")
-        #expect(table.devices.sorted { $0.id.description < $1.id.description } == before)
+        #expect(table.hosts.sorted { $0.hostName < $1.hostName } == before)
     }
 
     @Test func whatIsReportedAgainWhenTheLinkIsBackStaysAndTheRestGoesAtTheDeadline() throws {
@@ -56,7 +56,7 @@ private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
         #expect(take(&table) == ["tv.local": true], "reported again, and unchanged")
         #expect(table.finishWithdrawal(of: "eth0").devices == 1, "the NAS was not reported again")
         #expect(take(&table) == ["nas.local": false])
-        let tv = try #require(table.device(hostName: "tv.local"))
+        let tv = try #require(table.host(named: "tv.local"))
         #expect(tv.addresses == ["10.0.0.7", "10.0.0.70", "10.1.0.7"])
         #expect(tv.interfaces == ["eth0", "wlan0"])
     }
@@ -66,7 +66,7 @@ private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
         withdrawEth0(&table)
         #expect(table.finishWithdrawal(of: "eth0").devices == 2)
         #expect(take(&table) == ["tv.local": true, "nas.local": false])
-        let tv = try #require(table.device(hostName: "tv.local"))
+        let tv = try #require(table.host(named: "tv.local"))
         #expect(tv.interfaces == ["wlan0"], "still seen on wlan0")
         #expect(tv.addresses == ["10.1.0.7"])
     }
@@ -80,7 +80,7 @@ private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
         _ = take(&table)
         table.finishWithdrawal(of: "eth0")
         #expect(take(&table) == ["tv.local": true])
-        #expect(try #require(table.device(hostName: "tv.local")).addresses == ["10.0.0.7", "10.1.0.7"])
+        #expect(try #require(table.host(named: "tv.local")).addresses == ["10.0.0.7", "10.1.0.7"])
     }
 
     @Test func aRecordNotReportedAgainWaitsForTheLastRound() throws {
@@ -93,9 +93,9 @@ private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
         _ = take(&table)
         _ = table.finishWithdrawal(of: "eth0", final: false)  // busy: the rows came back
         #expect(table.finishWithdrawal(of: "eth0", final: false) == (devices: 0, waiting: 1), "the record waits")
-        #expect(try #require(table.device(hostName: "tv.local")).addresses == ["10.0.0.7", "10.0.0.70", "10.1.0.7"])
+        #expect(try #require(table.host(named: "tv.local")).addresses == ["10.0.0.7", "10.0.0.70", "10.1.0.7"])
         #expect(table.finishWithdrawal(of: "eth0", final: true) == (devices: 1, waiting: 0), "the last round")
-        #expect(try #require(table.device(hostName: "tv.local")).addresses == ["10.0.0.7", "10.1.0.7"])
+        #expect(try #require(table.host(named: "tv.local")).addresses == ["10.0.0.7", "10.1.0.7"])
     }
 
     @Test func theRowsWaitUntilTheDaemonHasReportedFromTheLinkAgain() {
@@ -104,7 +104,7 @@ private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
         table.apply(.interfaceReturned("eth0"))
         _ = table.finishWithdrawal(of: "eth0", final: false)  // busy: the removals
         #expect(table.finishWithdrawal(of: "eth0", final: false).devices == 0, "quiet, but nothing came back yet")
-        #expect(table.device(hostName: "nas.local") != nil)
+        #expect(table.host(named: "nas.local") != nil)
     }
 
     @Test func aRoundInWhichSomethingCameBackRemovesNothing() {
@@ -113,7 +113,7 @@ private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
         table.apply(.interfaceReturned("eth0"))
         table.apply(.serviceFound(tvOnEth0.key))  // the daemon is learning the link again
         #expect(table.finishWithdrawal(of: "eth0", final: false) == (devices: 0, waiting: 2), "the NAS and a record")
-        #expect(table.device(hostName: "nas.local") != nil)
+        #expect(table.host(named: "nas.local") != nil)
         #expect(table.finishWithdrawal(of: "eth0", final: false).devices == 1, "a quiet round: the NAS goes")
         #expect(take(&table)["nas.local"] == false)
     }
@@ -130,7 +130,7 @@ private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
         #expect(take(&table).isEmpty)
         table.apply(.addressAdded(record("10.0.0.70")))  // asked for again
         #expect(table.finishWithdrawal(of: "eth0", final: false).waiting == 0)
-        #expect(try #require(table.device(hostName: "tv.local")).addresses.contains("10.0.0.70"))
+        #expect(try #require(table.host(named: "tv.local")).addresses.contains("10.0.0.70"))
         table.apply(.addressRemoved(record("10.0.0.70")))
         #expect(take(&table) == ["tv.local": true], "the withdrawal is over: a removal is a removal again")
     }
@@ -150,7 +150,7 @@ private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
         table.apply(.interfaceWithdrawn("eth0"))
         table.apply(.serviceRemoved(tvOnWlan0.key))
         #expect(take(&table) == ["tv.local": true])
-        #expect(table.device(hostName: "tv.local")?.interfaces == ["eth0"])
+        #expect(table.host(named: "tv.local")?.interfaces == ["eth0"])
     }
 
     @Test func anOutageOfTheDaemonTakesOverTheWithdrawal() {
@@ -169,7 +169,7 @@ private func take(_ table: inout MDNSHostTable) -> [String: Bool] {
         table.removeAll()
         table.apply(.serviceResolved(nasOnEth0))
         table.apply(.serviceRemoved(nasOnEth0.key))
-        #expect(table.device(hostName: "nas.local") == nil, "eth0 is no longer withdrawn: a removal is final")
+        #expect(table.host(named: "nas.local") == nil, "eth0 is no longer withdrawn: a removal is final")
     }
 
     @Test func countsTheDevicesLearntOnAnInterface() {

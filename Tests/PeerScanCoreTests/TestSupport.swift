@@ -73,16 +73,15 @@ func makeNeighbourInput(
     )
 }
 
-/// A device announced over mDNS by `hostName` on `lan0`, with one service: by default an `_http._tcp` service on port
-/// 80 named after the host. Its display name is the host name unless `displayName` says otherwise.
-func makeMDNSDevice(
+/// The mDNS host `hostName` as its records announce it on `lan0`, with one service: by default an `_http._tcp` service
+/// on port 80 named after the host. Its display name is the host name unless `displayName` says otherwise.
+func makeMDNSHost(
     _ hostName: String,
     addresses: [String],
     displayName: String? = nil,
     service: DeviceService? = nil
-) -> Device {
-    Device(
-        id: DeviceID.make(hostName: hostName),
+) -> AnnouncedHost {
+    AnnouncedHost(
         hostName: hostName,
         displayName: displayName ?? hostName,
         addresses: addresses,
@@ -91,6 +90,21 @@ func makeMDNSDevice(
             service ?? DeviceService(name: hostName, type: "_http._tcp", domain: "local", port: 80, txt: [])
         ]
     )
+}
+
+extension Device {
+    /// The device of an mDNS host as it announced itself (an identifier from its host name, nothing more), for the
+    /// log lines' tests.
+    init(_ host: AnnouncedHost) {
+        self.init(
+            id: DeviceID.make(hostName: host.hostName),
+            hostName: host.hostName,
+            displayName: host.displayName,
+            addresses: host.addresses,
+            interfaces: host.interfaces,
+            services: host.services
+        )
+    }
 }
 
 extension TXTEntry {
