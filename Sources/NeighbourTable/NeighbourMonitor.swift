@@ -9,8 +9,8 @@ import MonitoringLog
 ///
 /// ``run()`` joins the neighbour multicast group first, then dumps the table (so no change falls between the two) and
 /// reports it as ``NeighbourEvent/table(_:)``, then reports each change until its task is cancelled. When the socket
-/// overruns (`ENOBUFS`: the kernel dropped changes), it dumps again. The socket is read on a thread of its own
-/// (`poll(2)`), never on the concurrency pool.
+/// overruns (`ENOBUFS`: the kernel dropped changes), it dumps again. The socket is read on a ``ReaderThread`` of its
+/// own, never on the concurrency pool.
 public final class NeighbourMonitor: Sendable {
     /// The events, in order. Iterated by one consumer.
     public let events: AsyncStream<NeighbourEvent>
@@ -49,40 +49,18 @@ public final class NeighbourMonitor: Sendable {
             return (monitor, requests, try Self.dump(requests))
         }
         continuation.yield(.table(table))
-        let wakeup = try ThreadWakeup { NeighbourTableError("eventfd", code: $0) }
-        let reader = Reader(monitor: monitor, requests: requests, wakeup: wakeup, continuation: continuation)
-        let (logger, namespacePath) = (self.logger, self.namespacePath)
-        try await wakeup.run(threadNamed: "peerscan-neighbours") {
+        let reader = try ReaderThread { NeighbourTableError("eventfd", code: $0) }
+        let (logger, namespacePath, continuation) = (self.logger, self.namespacePath, self.continuation)
+        try await reader.run(threadNamed: "peerscan-neighbours", handing: (monitor, requests)) { sockets in
             // The thread names interfaces by index: in the namespace it reads.
             if let namespacePath { try enterNetworkNamespace(namespacePath) }
-            try reader.loop(logger: logger)
-        }
-    }
-
-    /// The socket, read on a thread of its own.
-    private final class Reader: @unchecked Sendable {  // used by one thread at a time: its own, after start
-        let monitor: NetlinkSocket
-        let requests: NetlinkSocket
-        let wakeup: ThreadWakeup
-        let continuation: AsyncStream<NeighbourEvent>.Continuation
-
-        init(
-            monitor: NetlinkSocket,
-            requests: NetlinkSocket,
-            wakeup: ThreadWakeup,
-            continuation: AsyncStream<NeighbourEvent>.Continuation
-        ) {
-            self.monitor = monitor
-            self.requests = requests
-            self.wakeup = wakeup
-            self.continuation = continuation
-        }
-
-        func loop(logger: Logger) throws {
-            let descriptors = [monitor.fileDescriptor]
-            while try wakeup.waitForInput(on: descriptors, orThrow: { NeighbourTableError("poll", code: $0) }) != nil {
+            let (monitor, requests) = sockets
+            try reader.loop(
+                orThrow: { NeighbourTableError("poll", code: $0) },
+                prepare: { ReaderThread.Interest([Watched(monitor.fileDescriptor)]) }
+            ) { _ in
                 do {
-                    try monitor.receive { [continuation] header in
+                    try monitor.receive { header in
                         guard let entry = NeighbourMonitor.entry(header) else { return }
                         switch Int32(header.pointee.nlmsg_type) {
                         case Int32(RTM_NEWNEIGH): continuation.yield(.updated(entry))
