@@ -35,7 +35,7 @@
 //   MACVendors        the organization behind a MAC address, from the IEEE's assignment files (Debian's ieee-data)
 //   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
 //   CMosquitto        the system library libmosquitto (Debian: libmosquitto-dev; no pkg-config: its -D_REENTRANT is refused)
-//   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up
+//   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up, on a reader thread
 //   PeerScanMQTT      the snapshot mirrored on an MQTT broker: topics, payloads, Home Assistant discovery, the service
 //   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
 //   peerscand         the daemon, the composition root: makes the store, the sources, the server and the services
@@ -406,7 +406,7 @@ let package = Package(
         ),
         .target(
             name: "MQTTClient",
-            dependencies: ["CMosquitto", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+            dependencies: ["AsyncPrimitives", "CMosquitto"]
         ),
         .target(
             name: "PeerScanMQTT",
