@@ -3,20 +3,23 @@ internal import CNetlink
 import Glibc
 import Logging
 import MonitoringLog
+import Synchronization
 
 /// The kernel's neighbour table (IPv4 ARP and IPv6 NDP entries) over rtnetlink, as `ip neigh show` and
 /// `ip monitor neigh` read it: one dump, then every change.
 ///
 /// ``run()`` joins the neighbour multicast group first, then dumps the table (so no change falls between the two) and
 /// reports it as ``NeighbourEvent/table(_:)``, then reports each change until its task is cancelled. When the socket
-/// overruns (`ENOBUFS`: the kernel dropped changes), it dumps again. The socket is read on a ``ReaderThread`` of its
-/// own, never on the concurrency pool.
+/// overruns (`ENOBUFS`: the kernel dropped changes), or when ``requestTable()`` asks, it dumps again. The socket is
+/// read, and the table dumped, on a ``ReaderThread`` of its own, never on the concurrency pool or a caller's thread.
 public final class NeighbourMonitor: Sendable {
     /// The events, in order. Iterated by one consumer.
     public let events: AsyncStream<NeighbourEvent>
     private let continuation: AsyncStream<NeighbourEvent>.Continuation
     private let namespacePath: String?
     private let logger: Logger
+    /// The running reader thread, and whether a table was asked for (``requestTable()``).
+    private let tableRequest = Mutex<(reader: ReaderThread?, isPending: Bool)>((nil, false))
 
     /// Creates a monitor.
     ///
@@ -38,9 +41,20 @@ public final class NeighbourMonitor: Sendable {
         }
     }
 
+    /// Asks for the whole table again, reported as ``NeighbourEvent/table(_:)`` in order with the changes: dumped on
+    /// the monitor's thread, not the caller's. Before ``run()`` dumps, the table it reports first answers it; a
+    /// failed dump is logged (`neighbour table read failed`).
+    public func requestTable() {
+        tableRequest.withLock { request in
+            request.isPending = true
+            request.reader?.signal()
+        }
+    }
+
     /// Reports the table, then its changes, until the task is cancelled; throws if the kernel's table cannot be read
     /// (no netlink socket).
     public func run() async throws {
+        tableRequest.withLock { $0.isPending = false }  // the first dump answers it
         let (monitor, requests, table) = try withNetworkNamespace(namespacePath) {
             () throws -> (NetlinkSocket, NetlinkSocket, [NeighbourEntry]) in
             let monitor = try NetlinkSocket(groups: UInt32(RTMGRP_NEIGH))
@@ -50,14 +64,20 @@ public final class NeighbourMonitor: Sendable {
         }
         continuation.yield(.table(table))
         let reader = try ReaderThread { NeighbourTableError("eventfd", code: $0) }
+        tableRequest.withLock { request in
+            request.reader = reader
+            if request.isPending { reader.signal() }
+        }
+        defer { tableRequest.withLock { $0.reader = nil } }
         let (logger, namespacePath, continuation) = (self.logger, self.namespacePath, self.continuation)
-        try await reader.run(threadNamed: "peerscan-neighbours", handing: (monitor, requests)) { sockets in
+        try await reader.run(threadNamed: "peerscan-neighbours", handing: (monitor, requests)) { [self] sockets in
             // The thread names interfaces by index: in the namespace it reads.
             if let namespacePath { try enterNetworkNamespace(namespacePath) }
             let (monitor, requests) = sockets
             try reader.loop(
                 orThrow: { NeighbourTableError("poll", code: $0) },
-                prepare: { ReaderThread.Interest([Watched(monitor.fileDescriptor)]) }
+                prepare: { ReaderThread.Interest([Watched(monitor.fileDescriptor)]) },
+                onWake: { answerTableRequest(requests) }
             ) { _ in
                 do {
                     try monitor.receive { header in
@@ -74,6 +94,21 @@ public final class NeighbourMonitor: Sendable {
                 }
             }
         }
+    }
+
+    /// On the reader thread, after a wakeup: dumps the table if ``requestTable()`` asked for it; whether to go on.
+    private func answerTableRequest(_ requests: NetlinkSocket) -> Bool {
+        let isPending = tableRequest.withLock { request in
+            defer { request.isPending = false }
+            return request.isPending
+        }
+        guard isPending else { return true }
+        do {
+            continuation.yield(.table(try Self.dump(requests)))
+        } catch {
+            logger.log(.neighbourTableReadFailed, ["error": "\(error)"])
+        }
+        return true
     }
 
     static func dump(_ socket: NetlinkSocket) throws -> [NeighbourEntry] {
