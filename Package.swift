@@ -203,6 +203,7 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         .target(name: "SystemBus", dependencies: ["AsyncPrimitives", "CSystemdBus"]),
+        .testTarget(name: "SystemBusTests", dependencies: ["SystemBus"]),
         .target(
             name: "BluetoothSource",
             dependencies: [
@@ -349,6 +350,7 @@ let package = Package(
             providers: [.apt(["libnl-genl-3-dev"])]
         ),
         .target(name: "Nl80211", dependencies: ["AsyncPrimitives", "CNl80211"]),
+        .testTarget(name: "Nl80211Tests", dependencies: ["Nl80211"]),
         .target(
             name: "Probing",
             dependencies: [
@@ -407,6 +409,10 @@ let package = Package(
         .target(
             name: "MQTTClient",
             dependencies: ["AsyncPrimitives", "CMosquitto"]
+        ),
+        .testTarget(
+            name: "MQTTClientTests",
+            dependencies: ["MQTTClient", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .target(
             name: "PeerScanMQTT",
