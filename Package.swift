@@ -5,7 +5,7 @@
 // diff -> subscribers -> socket -> client). Modules depend downward only; each C library (C…) has one Swift wrapper, its only importer.
 //   Diffable          snapshots of sections and items, and their minimal-move differences; no dependencies
 //   CEventFD          eventfd(2)'s header as a system library (Swift's Glibc module leaves it out)
-//   AsyncPrimitives   a draining queue, a one-shot signal, a poll(2) thread woken by cancellation; generic (NIO's lock)
+//   AsyncPrimitives   a draining queue, a one-shot signal, the reader thread (poll(2), an eventfd); generic (NIO's lock)
 //   MonitoringLog     the catalogue of log messages, levels and keys (the monitoring contract) and how they are logged
 //   CAvahi            the system library libavahi-client (pkg-config avahi-client)
 //   AvahiBrowser      the Swift wrapper of CAvahi, its only importer: browse, resolve, typed events and errors
@@ -17,7 +17,7 @@
 //   MDNSQuestions     the question source: one-shot mDNS queries asking a host whose neighbour entries failed if it is there
 //   WirelessSource    the Wi-Fi source: nl80211's interfaces and scan results as wireless observations, beacons parsed
 //   CSystemdBus       the system library libsystemd (pkg-config libsystemd): sd-bus, the D-Bus client
-//   SystemBus         the Swift wrapper of CSystemdBus, its only importer: calls, signal matches, values, the bus's poll loop
+//   SystemBus         the Swift wrapper of CSystemdBus, its only importer: calls, signal matches, values, the bus's loop
 //   BluetoothSource   the Bluetooth LE source: BlueZ's adapters and devices (D-Bus) as Bluetooth observations
 //   BluetoothCompanies the Bluetooth SIG's company identifiers and their names (bluetooth-numbers' table, committed)
 //   CCrypto           the system library libcrypto, OpenSSL's (pkg-config libcrypto)
@@ -37,7 +37,7 @@
 //   MACVendors        the organization behind a MAC address, from the IEEE's assignment files (Debian's ieee-data)
 //   DeviceRegistry    every device ever seen (identity keys, first/last seen, history) in SQLite through GRDB
 //   CMosquitto        the system library libmosquitto (Debian: libmosquitto-dev; no pkg-config: its -D_REENTRANT is refused)
-//   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up
+//   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up, on a reader thread
 //   PeerScanMQTT      the snapshot mirrored on an MQTT broker: topics, payloads, Home Assistant discovery, the service
 //   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
 //   peerscand         the daemon, the composition root: makes the store, the sources, the server and the services
@@ -81,7 +81,7 @@ let package = Package(
             ]
         ),
 
-        // MARK: AsyncPrimitives — a draining queue, a one-shot signal, a poll(2) thread woken by cancellation. Generic.
+        // MARK: AsyncPrimitives — a draining queue, a one-shot signal, the reader thread the C wrappers read on. Generic.
         .systemLibrary(name: "CEventFD"),
         .target(
             name: "AsyncPrimitives",
@@ -211,6 +211,7 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         .target(name: "SystemBus", dependencies: ["POSIXText", "AsyncPrimitives", "CSystemdBus"]),
+        .testTarget(name: "SystemBusTests", dependencies: ["SystemBus"]),
         .target(
             name: "BluetoothSource",
             dependencies: [
@@ -364,6 +365,7 @@ let package = Package(
             providers: [.apt(["libnl-genl-3-dev"])]
         ),
         .target(name: "Nl80211", dependencies: ["POSIXText", "AsyncPrimitives", "CNl80211"]),
+        .testTarget(name: "Nl80211Tests", dependencies: ["Nl80211"]),
         .target(
             name: "Probing",
             dependencies: [
@@ -423,7 +425,11 @@ let package = Package(
         ),
         .target(
             name: "MQTTClient",
-            dependencies: ["CMosquitto", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+            dependencies: ["AsyncPrimitives", "CMosquitto"]
+        ),
+        .testTarget(
+            name: "MQTTClientTests",
+            dependencies: ["MQTTClient", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .target(
             name: "PeerScanMQTT",

@@ -43,6 +43,23 @@ public final class OneShotSignal: Sendable {
         }
     }
 
+    /// Whether the event fired.
+    public var hasFired: Bool { state.withLockedValue { $0.fired } }
+
+    /// Returns once the event fired, even if the task is cancelled (a reader thread's end, which cancellation only
+    /// asks for).
+    func waitIgnoringCancellation() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLockedValue { state in
+                if state.fired { return true }
+                defer { state.nextWaiter += 1 }
+                state.waiters[state.nextWaiter] = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
     /// The number of tasks waiting (for tests that must know a wait began).
     var waiterCount: Int { state.withLockedValue { $0.waiters.count } }
 }

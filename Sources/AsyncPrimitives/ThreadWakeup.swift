@@ -2,13 +2,12 @@ internal import CEventFD
 import Foundation
 import Glibc
 
-/// A blocking reader on a thread of its own, and the eventfd that wakes it: what the neighbour table's, nl80211's
+/// The eventfd that wakes a thread blocked in `poll(2)`: what the neighbour table's, nl80211's
 /// and the D-Bus loops share, so that none of them blocks a thread of the concurrency pool.
 ///
-/// ``run(threadNamed:onCancel:_:)`` starts the thread and returns (or throws, with the body's own error type) when
-/// the body does; cancelling the awaiting task signals the eventfd. A body that waits in
-/// ``waitForInput(on:orThrow:)`` then returns: the eventfd is never drained there, so a signal sent before the wait
-/// began still ends it.
+/// ``wait(for:timeout:orThrow:)`` waits on any descriptors, for input or room to write, with a timeout, and returns
+/// `nil` when signalled: the eventfd is never drained there, so a signal sent before the wait began still ends it.
+/// ``ReaderThread`` is the thread that waits in it.
 ///
 /// Writing and reading an eventfd are atomic: every method is safe from any thread, hence `Sendable`.
 public final class ThreadWakeup: Sendable {
@@ -41,55 +40,75 @@ public final class ThreadWakeup: Sendable {
 
     /// Blocks the calling thread until signalled or `timeout` passed, then drains.
     public func wait(timeout: Duration) {
-        var descriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-        _ = poll(&descriptor, 1, Int32(clamping: milliseconds))
+        struct Ignored: Error {}
+        _ = try? wait(for: [], timeout: timeout) { _ in Ignored() }  // a failed poll ends the wait early: harmless
         drain()
     }
 
-    /// Blocks the calling thread in `poll(2)` until one of `descriptors` has an event or this wakeup is signalled;
-    /// an interrupted `poll` (`EINTR`) is retried.
+    /// Blocks the calling thread in `poll(2)` until one of `watched` has an event it asks for (or an error or a
+    /// hang-up), `timeout` passed, or this wakeup is signalled. An interrupted `poll` (`EINTR`) is retried for the
+    /// time left: the one place that handles it.
     ///
     /// - Parameters:
-    ///   - descriptors: The descriptors to wait for input on.
+    ///   - watched: The descriptors and the events to wait for on each.
+    ///   - timeout: How long to wait at most; `nil` for no limit.
     ///   - makeError: The caller's error for `poll(2)`'s `errno`.
-    /// - Returns: For each of `descriptors`, whether it has an event (input, an error or a hang-up); `nil` once
-    ///   signalled (not drained: a later call returns `nil` at once).
+    /// - Returns: For each of `watched`, the events it has (all empty: the timeout passed); `nil` once signalled
+    ///   (not drained: a later call returns `nil` at once).
     /// - Throws: What `makeError` makes, if `poll` fails.
-    public func waitForInput<Failure: Error>(
-        on descriptors: [Int32],
+    /// - Complexity: O(n) for n watched descriptors, besides the wait.
+    public func wait<Failure: Error>(
+        for watched: [Watched],
+        timeout: Duration?,
         orThrow makeError: (_ errno: Int32) -> Failure
-    ) throws(Failure) -> [Bool]? {
-        var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    ) throws(Failure) -> [PollEvents]? {
+        var polled = watched.map { pollfd(fd: $0.descriptor, events: $0.events.rawValue, revents: 0) }
         polled.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
-        while poll(&polled, nfds_t(polled.count), -1) < 0 {
+        let clock = ContinuousClock()
+        let deadline = timeout.map { clock.now + $0 }
+        while poll(&polled, nfds_t(polled.count), Self.milliseconds(until: deadline, on: clock)) < 0 {
             guard errno == EINTR else { throw makeError(errno) }
         }
-        if polled[descriptors.count].revents != 0 { return nil }
-        return polled.dropLast().map { $0.revents != 0 }
+        if polled[watched.count].revents != 0 { return nil }
+        return polled.dropLast().map { PollEvents(rawValue: $0.revents) }
     }
 
-    /// Runs `body` on a new thread named `name` and returns when it returns, or throws what it throws. Cancelling
-    /// the awaiting task runs `onCancel` (by default ``signal()``), which must make `body` return.
-    ///
-    /// - Parameters:
-    ///   - name: The thread's name (`peerscan-…`: seen in `top -H`, gdb and crash reports).
-    ///   - onCancel: What cancellation does instead of ``signal()`` (e.g. mark a state cancelled, then signal).
-    ///   - body: The loop; it runs on the new thread only.
-    public func run<Failure: Error>(
-        threadNamed name: String,
-        onCancel: (@Sendable () -> Void)? = nil,
-        _ body: @escaping @Sendable () throws(Failure) -> Void
-    ) async throws(Failure) {
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (done: CheckedContinuation<Result<Void, Failure>, Never>) in
-                let thread = Thread { done.resume(returning: Result(catching: body)) }
-                thread.name = name
-                thread.start()
-            }
-        } onCancel: {
-            if let onCancel { onCancel() } else { signal() }
-        }
-        try result.get()
+    /// A `poll(2)` timeout: the milliseconds until `deadline`, rounded up (a wait never ends early), -1 for none.
+    private static func milliseconds(until deadline: ContinuousClock.Instant?, on clock: ContinuousClock) -> Int32 {
+        guard let deadline else { return -1 }
+        let left = deadline - clock.now
+        guard left > .zero else { return 0 }
+        let (seconds, attoseconds) = left.components
+        return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
+}
+
+/// A descriptor to wait on, and the events to wait for (``ThreadWakeup/wait(for:timeout:orThrow:)``).
+public struct Watched: Hashable, Sendable {
+    /// The file descriptor.
+    public var descriptor: Int32
+    /// What to wait for: ``PollEvents/readable``, ``PollEvents/writable`` or both.
+    public var events: PollEvents
+
+    /// Creates a watch; `events` defaults to input.
+    public init(_ descriptor: Int32, for events: PollEvents = .readable) {
+        self.descriptor = descriptor
+        self.events = events
+    }
+}
+
+/// `poll(2)`'s event bits, asked for (``readable``, ``writable``) or reported (those, and ``failed``).
+public struct PollEvents: OptionSet, Hashable, Sendable {
+    public let rawValue: Int16
+
+    /// Creates events from `poll(2)`'s bits.
+    public init(rawValue: Int16) { self.rawValue = rawValue }
+
+    /// Input to read (`POLLIN`).
+    public static let readable = PollEvents(rawValue: Int16(POLLIN))
+    /// Room to write (`POLLOUT`).
+    public static let writable = PollEvents(rawValue: Int16(POLLOUT))
+    /// An error, a hang-up or a closed descriptor (`POLLERR | POLLHUP | POLLNVAL`): reported even when not asked for;
+    /// a read or write then tells which.
+    public static let failed = PollEvents(rawValue: Int16(POLLERR | POLLHUP | POLLNVAL))
 }

@@ -1,7 +1,7 @@
 // Setting a connection's client up: libmosquitto's options, and its callbacks, which report on the network thread
 // through the connection's `CallbackContext`.
 
-import CMosquitto
+internal import CMosquitto
 import Synchronization
 
 extension MQTTConnection {

@@ -1,14 +1,21 @@
-import CMosquitto
-import Dispatch
-import Foundation
-import NIOConcurrencyHelpers
+import AsyncPrimitives
+internal import CMosquitto
+import Glibc
 
 /// One client connection to an MQTT broker, through libmosquitto, that keeps itself connected.
 ///
-/// A thread of the connection's own runs libmosquitto's network loop: it connects, pings, reconnects with backoff
-/// after any failure, and reports through ``events``. ``publish(_:)`` and ``subscribe(_:qos:)`` may be called from any task; while disconnected they
-/// fail with `MOSQ_ERR_NO_CONN` rather than queue without bound inside the library. MQTT 5 is asked for; a broker
-/// that refuses it is spoken to in MQTT 3.1.1.
+/// A ``ReaderThread`` of the connection's own drives libmosquitto (no thread of the library's): it connects, waits
+/// in `poll(2)` on the socket (for room to write only while `mosquitto_want_write`), reads, writes and pings
+/// (`mosquitto_loop_read`, `_write`, `_misc`), reconnects with backoff after any failure, and reports through
+/// ``events``. A publish, subscription or stop wakes it through its eventfd.
+///
+/// ``publish(_:)`` and ``subscribe(_:qos:)`` may be called from any task; while disconnected they fail with
+/// `MOSQ_ERR_NO_CONN` rather than queue without bound inside the library. MQTT 5 is asked for; a broker that refuses
+/// it is spoken to in MQTT 3.1.1.
+///
+/// Threading: libmosquitto is in threaded mode (`mosquitto_threaded_set`: it locks its state), so publishers call it
+/// from any thread; only the network thread reads, writes and connects. ``stop()`` awaits that thread's end without
+/// blocking a thread of the pool.
 public final class MQTTConnection: Sendable {
     /// Every event, in order. Ends after ``stop()``.
     public let events: AsyncStream<MQTTEvent>
@@ -18,12 +25,18 @@ public final class MQTTConnection: Sendable {
     private let continuation: AsyncStream<MQTTEvent>.Continuation
     let configuration: MQTTConfiguration
     private let context: Unmanaged<CallbackContext>
-    private let running = Running()
+    private let reader: ReaderThread
+    /// Whether ``stop()`` was called: the network thread then writes what was queued before it ends (the reader's own
+    /// stop would end it at once).
+    private let stopping = OneShotSignal()
 
     /// Creates a connection (not connected yet: see ``start()``).
     /// - Throws: ``MQTTError`` if libmosquitto refuses the configuration (a TLS file it cannot read, say).
     public init(configuration: MQTTConfiguration) throws(MQTTError) {
         _ = Self.libraryInitialized
+        reader = try ReaderThread { (errno: Int32) -> MQTTError in
+            .library(operation: "eventfd", code: MOSQ_ERR_ERRNO.rawValue, message: String(cString: strerror(errno)))
+        }
         let (events, continuation) = AsyncStream<MQTTEvent>.makeStream()
         let context = Unmanaged.passRetained(CallbackContext(continuation: continuation))
         guard let client = mosquitto_new(configuration.clientID, true, context.toOpaque()) else {
@@ -35,19 +48,15 @@ public final class MQTTConnection: Sendable {
         self.configuration = configuration
         self.context = context
         self.handle = Handle(client)
-        do {
-            try configure()
-        } catch {
-            mosquitto_destroy(client)
-            context.release()
-            throw error
-        }
+        try configure()  // if it throws, deinit frees the client: every property is set
     }
 
     deinit {
-        // A network thread still blocked (in a TCP connect to a broker that never answers, say) keeps using the
-        // client: leak it rather than free it under that thread's feet. Only at exit, in practice.
-        guard running.stop() else { return }
+        // A network thread still running (blocked in a TCP connect to a broker that never answers, say) keeps using
+        // the client: leak it rather than free it under that thread's feet. Only at exit, in practice.
+        stopping.fire()
+        reader.signal()
+        guard !reader.isRunning else { return }
         mosquitto_destroy(handle.client)
         context.release()
     }
@@ -55,51 +64,26 @@ public final class MQTTConnection: Sendable {
     /// Starts connecting in the background, on a thread of the connection's own; ``events`` tells when it is
     /// connected. Every failure — a broker that is not there yet, a name that does not resolve, a refused TLS
     /// handshake, a lost connection — is reported as ``MQTTEvent/disconnected(reason:)`` and retried after the
-    /// ``MQTTConfiguration/reconnectDelay`` (doubling up to its upper bound), until ``stop()``.
+    /// ``MQTTConfiguration/reconnectDelay`` (doubling up to its upper bound), until ``stop()``. Call once.
     public func start() {
-        running.markStarted()
-        let thread = Thread { [handle, configuration, continuation, running] in
-            Self.runNetwork(handle: handle, configuration: configuration, events: continuation, running: running)
-        }
-        thread.name = "mqtt"
-        thread.start()
-    }
-
-    /// The network thread: connect, then run libmosquitto's loop (reads, writes, pings) until the connection fails;
-    /// wait; connect again. libmosquitto's own `mosquitto_loop_forever` gives up for good on some failures
-    /// (`MOSQ_ERR_EAI`, `MOSQ_ERR_TLS`), which a daemon must not.
-    private static func runNetwork(
-        handle: Handle,
-        configuration: MQTTConfiguration,
-        events: AsyncStream<MQTTEvent>.Continuation,
-        running: Running
-    ) {
-        defer { running.finished() }
-        var delay = configuration.reconnectDelay.lowerBound
-        var connected = false
-        while running.shouldContinue(connected: connected) {
-            var code: Int32
-            if !connected {
-                code = mosquitto_connect(
-                    handle.client,
-                    configuration.host,
-                    Int32(configuration.port),
-                    Int32(configuration.keepAlive)
+        reader.start(threadNamed: "peerscan-mqtt") { [handle, configuration, continuation, reader, stopping] in
+            var network = NetworkLoop(client: handle.client, configuration: configuration, events: continuation)
+            do {
+                try reader.loop(
+                    orThrow: { (errno: Int32) -> any Error in
+                        MQTTError
+                            .library(
+                                operation: "poll",
+                                code: MOSQ_ERR_ERRNO.rawValue,
+                                message: String(cString: strerror(errno))
+                            )
+                    },
+                    prepare: { network.prepare(stopping: stopping.hasFired) },
+                    handle: { network.handle($0, stopping: stopping.hasFired) }
                 )
-                connected = code == MOSQ_ERR_SUCCESS.rawValue
-                if connected { continue }
-            } else {
-                code = mosquitto_loop(handle.client, 200, 1)
-                if code == MOSQ_ERR_SUCCESS.rawValue {
-                    delay = configuration.reconnectDelay.lowerBound
-                    continue
-                }
-                connected = false
+            } catch {
+                continuation.yield(.disconnected(reason: "\(error)"))  // poll(2) failed: the thread ends
             }
-            if running.isStopping { break }
-            events.yield(.disconnected(reason: message(code)))
-            running.sleep(for: delay)
-            delay = min(delay * 2, configuration.reconnectDelay.upperBound)
         }
     }
 
@@ -122,24 +106,30 @@ public final class MQTTConnection: Sendable {
             )
         }
         try check(code, "publish \(message.topic)")
+        reader.signal()  // the network thread now waits for room to write
         return messageID
     }
 
     /// Subscribes to a topic filter; matching messages arrive as ``MQTTEvent/received(_:)``, retained ones first.
     public func subscribe(_ filter: String, qos: Int = 1) throws(MQTTError) {
         try check(mosquitto_subscribe_v5(handle.client, nil, filter, Int32(qos), 0, nil), "subscribe \(filter)")
+        reader.signal()
     }
 
     /// Ends a subscription.
     public func unsubscribe(_ filter: String) throws(MQTTError) {
         try check(mosquitto_unsubscribe_v5(handle.client, nil, filter, nil), "unsubscribe \(filter)")
+        reader.signal()
     }
 
-    /// Disconnects cleanly (the broker does not publish the will) and stops the network thread, waiting for what
-    /// was published to be written; ends ``events``.
-    public func stop() {
+    /// Disconnects cleanly (the broker does not publish the will) and stops the network thread, which writes what
+    /// was published first (for at most 2 s); ends ``events``. Awaits the thread's end without blocking a thread,
+    /// for at most 5 s (a thread blocked in a connect ends later, on its own).
+    public func stop() async {
         mosquitto_disconnect_v5(handle.client, 0, nil)
-        running.stop()
+        stopping.fire()
+        reader.signal()
+        await reader.join(within: .seconds(5))
         continuation.finish()
     }
 
@@ -161,56 +151,4 @@ public final class MQTTConnection: Sendable {
 struct Handle: @unchecked Sendable {
     let client: OpaquePointer
     init(_ client: OpaquePointer) { self.client = client }
-}
-
-/// Whether the network thread should go on, its interruptible sleep between attempts, and its end.
-private final class Running: Sendable {
-    private struct State {
-        var stopRequested: ContinuousClock.Instant?
-        var finished = false
-        var started = false
-    }
-
-    private let state = NIOLockedValueBox(State())
-    private let wake = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
-
-    /// Whether to go on: until ``stop()``, and after it while `connected`, for at most 2 s, so that what was queued
-    /// (the DISCONNECT last) is written.
-    func shouldContinue(connected: Bool) -> Bool {
-        state.withLockedValue { state in
-            guard let requested = state.stopRequested else { return true }
-            return connected && ContinuousClock.now - requested < .seconds(2)
-        }
-    }
-
-    var isStopping: Bool { state.withLockedValue { $0.stopRequested != nil } }
-
-    /// Sleeps for `duration`, or until ``stop()``.
-    func sleep(for duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        _ = wake.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
-    }
-
-    /// Marks the network thread started.
-    func markStarted() { state.withLockedValue { $0.started = true } }
-
-    /// Called by the network thread as it ends.
-    func finished() {
-        state.withLockedValue { $0.finished = true }
-        done.signal()
-    }
-
-    /// Tells the network thread to end and waits for it (at most 5 s), if it runs.
-    /// - Returns: Whether no network thread runs any more.
-    @discardableResult
-    func stop() -> Bool {
-        let runs = state.withLockedValue { state in
-            if state.stopRequested == nil { state.stopRequested = .now }
-            return state.started && !state.finished
-        }
-        guard runs else { return true }
-        wake.signal()
-        return done.wait(timeout: .now() + .seconds(5)) == .success
-    }
 }

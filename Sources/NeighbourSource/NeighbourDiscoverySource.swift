@@ -73,13 +73,8 @@ public final class NeighbourDiscoverySource: DiscoverySource {
             defer { state = enabled }
             return state
         }
-        guard enabled && !wasBrowsing else { return }
-        do {
-            let entries = try monitor.dump()
-            continuation.yield(.neighbour(.neighbourTable(entries.compactMap { Self.neighbour($0, now: clock.now()) })))
-        } catch {
-            logger.log(.neighbourTableReadFailed, ["error": "\(error)"])
-        }
+        // The table arrives as a `.table` event, dumped on the monitor's thread (never this caller's).
+        if enabled && !wasBrowsing { monitor.requestTable() }
     }
 
     /// An entry in PeerScanCore's terms, or `nil` for one the kernel never resolves.

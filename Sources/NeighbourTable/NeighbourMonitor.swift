@@ -4,20 +4,23 @@ import Glibc
 import Logging
 import MonitoringLog
 internal import POSIXText
+import Synchronization
 
 /// The kernel's neighbour table (IPv4 ARP and IPv6 NDP entries) over rtnetlink, as `ip neigh show` and
 /// `ip monitor neigh` read it: one dump, then every change.
 ///
 /// ``run()`` joins the neighbour multicast group first, then dumps the table (so no change falls between the two) and
 /// reports it as ``NeighbourEvent/table(_:)``, then reports each change until its task is cancelled. When the socket
-/// overruns (`ENOBUFS`: the kernel dropped changes), it dumps again. The socket is read on a thread of its own
-/// (`poll(2)`), never on the concurrency pool.
+/// overruns (`ENOBUFS`: the kernel dropped changes), or when ``requestTable()`` asks, it dumps again. The socket is
+/// read, and the table dumped, on a ``ReaderThread`` of its own, never on the concurrency pool or a caller's thread.
 public final class NeighbourMonitor: Sendable {
     /// The events, in order. Iterated by one consumer.
     public let events: AsyncStream<NeighbourEvent>
     private let continuation: AsyncStream<NeighbourEvent>.Continuation
     private let namespacePath: String?
     private let logger: Logger
+    /// The running reader thread, and whether a table was asked for (``requestTable()``).
+    private let tableRequest = Mutex<(reader: ReaderThread?, isPending: Bool)>((nil, false))
 
     /// Creates a monitor.
     ///
@@ -39,9 +42,20 @@ public final class NeighbourMonitor: Sendable {
         }
     }
 
+    /// Asks for the whole table again, reported as ``NeighbourEvent/table(_:)`` in order with the changes: dumped on
+    /// the monitor's thread, not the caller's. Before ``run()`` dumps, the table it reports first answers it; a
+    /// failed dump is logged (`neighbour table read failed`).
+    public func requestTable() {
+        tableRequest.withLock { request in
+            request.isPending = true
+            request.reader?.signal()
+        }
+    }
+
     /// Reports the table, then its changes, until the task is cancelled; throws if the kernel's table cannot be read
     /// (no netlink socket).
     public func run() async throws {
+        tableRequest.withLock { $0.isPending = false }  // the first dump answers it
         let (monitor, requests, table) = try withNetworkNamespace(namespacePath) {
             () throws -> (NetlinkSocket, NetlinkSocket, [NeighbourEntry]) in
             let monitor = try NetlinkSocket(groups: UInt32(RTMGRP_NEIGH))
@@ -50,40 +64,24 @@ public final class NeighbourMonitor: Sendable {
             return (monitor, requests, try Self.dump(requests))
         }
         continuation.yield(.table(table))
-        let wakeup = try ThreadWakeup { NeighbourTableError("eventfd", code: $0) }
-        let reader = Reader(monitor: monitor, requests: requests, wakeup: wakeup, continuation: continuation)
-        let (logger, namespacePath) = (self.logger, self.namespacePath)
-        try await wakeup.run(threadNamed: "peerscan-neighbours") {
+        let reader = try ReaderThread { NeighbourTableError("eventfd", code: $0) }
+        tableRequest.withLock { request in
+            request.reader = reader
+            if request.isPending { reader.signal() }
+        }
+        defer { tableRequest.withLock { $0.reader = nil } }
+        let (logger, namespacePath, continuation) = (self.logger, self.namespacePath, self.continuation)
+        try await reader.run(threadNamed: "peerscan-neighbours", handing: (monitor, requests)) { [self] sockets in
             // The thread names interfaces by index: in the namespace it reads.
             if let namespacePath { try enterNetworkNamespace(namespacePath) }
-            try reader.loop(logger: logger)
-        }
-    }
-
-    /// The socket, read on a thread of its own.
-    private final class Reader: @unchecked Sendable {  // used by one thread at a time: its own, after start
-        let monitor: NetlinkSocket
-        let requests: NetlinkSocket
-        let wakeup: ThreadWakeup
-        let continuation: AsyncStream<NeighbourEvent>.Continuation
-
-        init(
-            monitor: NetlinkSocket,
-            requests: NetlinkSocket,
-            wakeup: ThreadWakeup,
-            continuation: AsyncStream<NeighbourEvent>.Continuation
-        ) {
-            self.monitor = monitor
-            self.requests = requests
-            self.wakeup = wakeup
-            self.continuation = continuation
-        }
-
-        func loop(logger: Logger) throws {
-            let descriptors = [monitor.fileDescriptor]
-            while try wakeup.waitForInput(on: descriptors, orThrow: { NeighbourTableError("poll", code: $0) }) != nil {
+            let (monitor, requests) = sockets
+            try reader.loop(
+                orThrow: { NeighbourTableError("poll", code: $0) },
+                prepare: { ReaderThread.Interest([Watched(monitor.fileDescriptor)]) },
+                onWake: { answerTableRequest(requests) }
+            ) { _ in
                 do {
-                    try monitor.receive { [continuation] header in
+                    try monitor.receive { header in
                         guard let entry = NeighbourMonitor.entry(header) else { return }
                         switch Int32(header.pointee.nlmsg_type) {
                         case Int32(RTM_NEWNEIGH): continuation.yield(.updated(entry))
@@ -97,6 +95,21 @@ public final class NeighbourMonitor: Sendable {
                 }
             }
         }
+    }
+
+    /// On the reader thread, after a wakeup: dumps the table if ``requestTable()`` asked for it; whether to go on.
+    private func answerTableRequest(_ requests: NetlinkSocket) -> Bool {
+        let isPending = tableRequest.withLock { request in
+            defer { request.isPending = false }
+            return request.isPending
+        }
+        guard isPending else { return true }
+        do {
+            continuation.yield(.table(try Self.dump(requests)))
+        } catch {
+            logger.log(.neighbourTableReadFailed, ["error": "\(error)"])
+        }
+        return true
     }
 
     static func dump(_ socket: NetlinkSocket) throws -> [NeighbourEntry] {

@@ -30,68 +30,53 @@ public final class Nl80211Monitor: Sendable {
             _ = nl_socket_set_nonblocking(socket.socket)
             _ = nl_socket_set_buffer_size(socket.socket, 1 << 20, 0)
         }
-        let wakeup = try ThreadWakeup { Nl80211Error("eventfd", errno: $0) }
-        let reader = Reader(wireless: wireless, links: links, wakeup: wakeup, continuation: continuation)
+        let reader = try ReaderThread { Nl80211Error("eventfd", errno: $0) }
         continuation.yield(.subscribed)
-        try await wakeup.run(threadNamed: "peerscan-nl80211") { try reader.loop() }
+        try await reader.run(threadNamed: "peerscan-nl80211", handing: (wireless, links)) { [self] sockets in
+            try read(sockets.0, sockets.1, on: reader)
+        }
     }
 
-    /// The sockets, read on a thread of their own.
-    private final class Reader: @unchecked Sendable {  // used by one thread at a time: its own, after start
-        let wireless: GenericNetlinkSocket
-        let links: GenericNetlinkSocket
-        let wakeup: ThreadWakeup
-        let continuation: AsyncStream<Nl80211Event>.Continuation
-
-        init(
-            wireless: GenericNetlinkSocket,
-            links: GenericNetlinkSocket,
-            wakeup: ThreadWakeup,
-            continuation: AsyncStream<Nl80211Event>.Continuation
-        ) {
-            self.wireless = wireless
-            self.links = links
-            self.wakeup = wakeup
-            self.continuation = continuation
-        }
-
-        func loop() throws {
-            let context = Unmanaged.passUnretained(self).toOpaque()
-            nl_socket_modify_cb(
-                wireless.socket,
-                NL_CB_VALID,
-                NL_CB_CUSTOM,
-                { message, context in
-                    guard let message, let context else { return Int32(NL_OK.rawValue) }
-                    let reader = Unmanaged<Reader>.fromOpaque(context).takeUnretainedValue()
-                    if let event = Nl80211Monitor.event(message) { reader.continuation.yield(event) }
-                    return Int32(NL_OK.rawValue)
-                },
-                context
-            )
-            nl_socket_modify_cb(
-                links.socket,
-                NL_CB_VALID,
-                NL_CB_CUSTOM,
-                { message, context in
-                    guard let message, let context else { return Int32(NL_OK.rawValue) }
-                    let reader = Unmanaged<Reader>.fromOpaque(context).takeUnretainedValue()
-                    if let event = Nl80211Monitor.linkEvent(message) { reader.continuation.yield(event) }
-                    return Int32(NL_OK.rawValue)
-                },
-                context
-            )
-            let descriptors = [wireless.fileDescriptor, links.fileDescriptor]
-            try withExtendedLifetime(self) {
-                while let ready = try wakeup.waitForInput(on: descriptors, orThrow: { Nl80211Error("poll", errno: $0) })
-                {
-                    for (index, socket) in [wireless, links].enumerated() where ready[index] {
-                        let received = nl_recvmsgs_default(socket.socket)
-                        if received == -NLE_NOMEM || received == -NLE_MSG_OVERFLOW {
-                            continuation.yield(.overrun)
-                        } else if received < 0 && received != -NLE_AGAIN {
-                            throw GenericNetlinkSocket.libnlError("receive events", received)
-                        }
+    /// The reader thread's loop: hands each socket's messages to libnl, whose callbacks yield the events.
+    private func read(_ wireless: GenericNetlinkSocket, _ links: GenericNetlinkSocket, on reader: ReaderThread) throws {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        nl_socket_modify_cb(
+            wireless.socket,
+            NL_CB_VALID,
+            NL_CB_CUSTOM,
+            { message, context in
+                guard let message, let context else { return Int32(NL_OK.rawValue) }
+                let monitor = Unmanaged<Nl80211Monitor>.fromOpaque(context).takeUnretainedValue()
+                if let event = Nl80211Monitor.event(message) { monitor.continuation.yield(event) }
+                return Int32(NL_OK.rawValue)
+            },
+            context
+        )
+        nl_socket_modify_cb(
+            links.socket,
+            NL_CB_VALID,
+            NL_CB_CUSTOM,
+            { message, context in
+                guard let message, let context else { return Int32(NL_OK.rawValue) }
+                let monitor = Unmanaged<Nl80211Monitor>.fromOpaque(context).takeUnretainedValue()
+                if let event = Nl80211Monitor.linkEvent(message) { monitor.continuation.yield(event) }
+                return Int32(NL_OK.rawValue)
+            },
+            context
+        )
+        let sockets = [wireless, links]
+        let watched = sockets.map { Watched($0.fileDescriptor) }
+        try withExtendedLifetime(self) {
+            try reader.loop(
+                orThrow: { Nl80211Error("poll", errno: $0) },
+                prepare: { ReaderThread.Interest(watched) }
+            ) { ready in
+                for (socket, events) in zip(sockets, ready) where !events.isEmpty {
+                    let received = nl_recvmsgs_default(socket.socket)
+                    if received == -NLE_NOMEM || received == -NLE_MSG_OVERFLOW {
+                        continuation.yield(.overrun)
+                    } else if received < 0 && received != -NLE_AGAIN {
+                        throw GenericNetlinkSocket.libnlError("receive events", received)
                     }
                 }
             }

@@ -92,7 +92,7 @@ public struct MQTTService: Service {
             if mirror.isConnected {
                 _ = try? connection.publish(mirror.offlineMessage)
             }
-            connection.stop()
+            await connection.stop()
             subscription.cancel()
             subscription.updates.finish()
             inputs.finish()

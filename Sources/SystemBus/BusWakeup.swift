@@ -1,12 +1,12 @@
 public import AsyncPrimitives
 import Glibc
 
-/// The eventfd another thread signals to wake a bus loop (``SystemBus/run(wakeup:onSignal:onWake:)``) or a wait:
-/// the shared ``ThreadWakeup``, which also runs the bus's thread.
-public typealias BusWakeup = ThreadWakeup
+/// The reader thread a bus loop (``SystemBus/run(wakeup:onSignal:onUnreadable:onWake:)``) runs on and waits in:
+/// the shared ``ReaderThread``, whose wakeup another thread signals.
+public typealias BusWakeup = ReaderThread
 
-extension ThreadWakeup {
-    /// Creates the eventfd of a bus loop.
+extension ReaderThread {
+    /// Creates the reader thread of a bus loop (its eventfd; no thread runs yet).
     ///
     /// - Throws: ``DBusError`` with ``DBusError/Code/connect`` if no eventfd can be made.
     public convenience init() throws(DBusError) {

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 internal import CSystemdBus
 import Glibc
 
@@ -162,7 +163,8 @@ public final class SystemBus {
     /// Processes the bus until `onWake` returns `false`: hands each matched signal to `onSignal` (which may call
     /// methods), those whose arguments could not be read to `onUnreadable` — once for all that arrived together
     /// (their `interface.member` and errors: the caller reads its sender's state again, once), before the readable
-    /// ones — and waits in `poll(2)` on the bus's socket and `wakeup` (drained before `onWake` runs).
+    /// ones — and waits in `wakeup`'s `poll(2)` on the bus's socket (a signal of `wakeup` is drained before `onWake`
+    /// runs).
     ///
     /// - Throws: ``DBusError/Code/disconnected`` when the connection ends, or what a handler throws.
     public func run(
@@ -170,6 +172,23 @@ public final class SystemBus {
         onSignal: (DBusSignal) throws -> Void,
         onUnreadable: (_ signals: [UnreadableSignal]) throws -> Void,
         onWake: () throws -> Bool
+    ) throws {
+        try wakeup.loop(
+            orThrow: { DBusError(.disconnected, operation: "poll", message: String(cString: strerror($0))) },
+            prepare: { () throws in
+                try dispatch(onSignal: onSignal, onUnreadable: onUnreadable)
+                let events = PollEvents(rawValue: Int16(truncatingIfNeeded: sd_bus_get_events(bus)))
+                return ReaderThread.Interest([Watched(sd_bus_get_fd(bus), for: events)], timeout: nextTimeout())
+            },
+            onWake: onWake,
+            handle: { _ in }  // the next prepare processes what arrived
+        )
+    }
+
+    /// Processes what the bus has and hands the matched signals over, until nothing is left.
+    private func dispatch(
+        onSignal: (DBusSignal) throws -> Void,
+        onUnreadable: (_ signals: [UnreadableSignal]) throws -> Void
     ) throws {
         while true {
             while true {
@@ -180,39 +199,24 @@ public final class SystemBus {
             if sd_bus_is_open(bus) <= 0 {
                 throw DBusError(.disconnected, operation: "process", message: "the bus closed the connection")
             }
-            if !received.isEmpty || !unreadable.isEmpty {
-                let signals = received
-                let failures = unreadable
-                received = []
-                unreadable = []
-                if !failures.isEmpty { try onUnreadable(failures) }
-                for signal in signals { try onSignal(signal) }
-                continue
-            }
-            var descriptors = [
-                pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
-                pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0),
-            ]
-            let polled = poll(&descriptors, 2, pollTimeoutMilliseconds())
-            if polled < 0 {
-                if errno == EINTR { continue }
-                throw DBusError(.disconnected, operation: "poll", message: String(cString: strerror(errno)))
-            }
-            if descriptors[1].revents & Int16(POLLIN) != 0 {
-                wakeup.drain()
-                if try !onWake() { return }
-            }
+            guard !received.isEmpty || !unreadable.isEmpty else { return }
+            let signals = received
+            let failures = unreadable
+            received = []
+            unreadable = []
+            if !failures.isEmpty { try onUnreadable(failures) }
+            for signal in signals { try onSignal(signal) }
         }
     }
 
-    /// sd-bus's next timeout (a pending call's) as a `poll(2)` timeout; -1 for none.
-    private func pollTimeoutMilliseconds() -> Int32 {
+    /// sd-bus's next timeout (a pending call's); `nil` for none.
+    private func nextTimeout() -> Duration? {
         var deadline: UInt64 = 0
-        guard sd_bus_get_timeout(bus, &deadline) >= 0, deadline != UInt64.max else { return -1 }
+        guard sd_bus_get_timeout(bus, &deadline) >= 0, deadline != UInt64.max else { return nil }
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-        guard deadline > nowMicroseconds else { return 0 }
-        return Int32(min((deadline - nowMicroseconds + 999) / 1000, 60_000))
+        guard deadline > nowMicroseconds else { return .zero }
+        return .microseconds(min(deadline - nowMicroseconds, 60_000_000))
     }
 }

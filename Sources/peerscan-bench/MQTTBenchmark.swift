@@ -56,19 +56,33 @@ struct MQTTBenchmark: AsyncParsableCommand {
         var addresses = Array(0..<devices)
         await store.apply([.discovery(.neighbour(.neighbourTable((0..<devices).map { neighbour($0, address: $0) })))])
         Measurement.resetPeakResidentBytes()
-        let clock = ContinuousClock()
         let service = MQTTService(
             store: store,
             configuration: MQTTConfiguration(host: "127.0.0.1", port: port, clientID: topics.clientID),
             settings: MQTTMirror.Settings(topics: topics),
             logger: silent
         )
+        do {
+            try await measure(store: store, service: service, subscriber: subscriber, broker: &broker)
+        } catch {
+            await subscriber.connection.stop()
+            throw error
+        }
+        await subscriber.connection.stop()
+    }
+
+    /// The three measurements: the initial publish, the change delay, the broker's restart.
+    private func measure(
+        store: SnapshotStore,
+        service: MQTTService,
+        subscriber: BenchSubscriber,
+        broker: inout Broker
+    ) async throws {
+        let clock = ContinuousClock()
+        var addresses = Array(0..<devices)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await subscriber.consume() }
-            defer {
-                group.cancelAll()
-                subscriber.connection.stop()
-            }
+            defer { group.cancelAll() }  // the subscriber's stream ends with its task
             try await subscriber.waitConnected()
             let started = clock.now
             group.addTask { try await service.run() }

@@ -1,124 +1,63 @@
-// The reader thread and its eventfd: cancellation wakes the thread out of poll(2), input is reported per descriptor,
-// and the body's error ends the run with its own type.
+// The eventfd and its poll(2): events per descriptor and per kind, a timeout, a signal that wins and stays.
 
 import Glibc
-import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 
 @testable import AsyncPrimitives
 
 @Suite(.timeLimit(.minutes(1))) struct ThreadWakeupTests {
-    struct ReadFailure: Error, Equatable {
-        var operation: String
-        var errno: Int32
-    }
-
-    /// A pipe: a descriptor to poll that the test makes readable.
-    final class Pipe: Sendable {
-        let readEnd: Int32
-        let writeEnd: Int32
-
-        init() throws {
-            var ends: [Int32] = [0, 0]
-            guard pipe(&ends) == 0 else { throw ReadFailure(operation: "pipe", errno: errno) }
-            (readEnd, writeEnd) = (ends[0], ends[1])
-        }
-
-        deinit {
-            close(readEnd)
-            close(writeEnd)
-        }
-
-        func write(_ byte: UInt8) {
-            var byte = byte
-            _ = Glibc.write(writeEnd, &byte, 1)
-        }
-    }
-
-    @Test func cancellingTheAwaitingTaskWakesTheThreadOutOfPoll() async throws {
-        let wakeup = try ThreadWakeup { ReadFailure(operation: "eventfd", errno: $0) }
-        let idle = try Pipe()
-        let polls = NIOLockedValueBox((started: 0, woken: 0))
-        let reader = Task {
-            try await wakeup.run(threadNamed: "peerscan-test") { () throws(ReadFailure) in
-                while true {
-                    polls.withLockedValue { $0.started += 1 }
-                    let ready = try wakeup.waitForInput(on: [idle.readEnd]) {
-                        ReadFailure(operation: "poll", errno: $0)
-                    }
-                    guard ready != nil else { break }
-                }
-                polls.withLockedValue { $0.woken += 1 }
-            }
-        }
-        #expect(await eventually { polls.withLockedValue { $0.started } == 1 }, "the thread waits in poll")
-        reader.cancel()
-        let ended = await eventually(within: .seconds(10)) { polls.withLockedValue { $0.woken } == 1 }
-        if !ended { wakeup.signal() }  // so that a failure fails instead of hanging the suite
-        try await reader.value
-        #expect(ended, "cancelling the task ended the poll")
-        #expect(polls.withLockedValue { $0 } == (started: 1, woken: 1), "one poll, ended by the wakeup alone")
-    }
-
-    @Test func aTaskCancelledBeforeTheThreadStartsStillEndsIt() async throws {
-        let wakeup = try ThreadWakeup { ReadFailure(operation: "eventfd", errno: $0) }
-        let idle = try Pipe()
-        let wokenBySignal = NIOLockedValueBox(0)
-        let reader = Task {
-            withUnsafeCurrentTask { $0?.cancel() }  // before run: the eventfd is signalled before the thread exists
-            try await wakeup.run(threadNamed: "peerscan-test") { () throws(ReadFailure) in
-                let ready = try wakeup.waitForInput(on: [idle.readEnd]) { ReadFailure(operation: "poll", errno: $0) }
-                if ready == nil { wokenBySignal.withLockedValue { $0 += 1 } }
-            }
-        }
-        let ended = await eventually(within: .seconds(10)) { wokenBySignal.withLockedValue { $0 } == 1 }
-        if !ended { wakeup.signal() }  // so that a failure fails instead of hanging the suite
-        try await reader.value
-        #expect(ended, "the signal sent at cancellation was kept for the poll")
-    }
-
-    @Test func inputIsReportedForItsDescriptorOnly() async throws {
+    @Test func inputIsReportedForItsDescriptorOnly() throws {
         let wakeup = try ThreadWakeup { ReadFailure(operation: "eventfd", errno: $0) }
         let (first, second) = (try Pipe(), try Pipe())
         second.write(7)
-        let ready = try wakeup.waitForInput(on: [first.readEnd, second.readEnd]) {
-            ReadFailure(operation: "poll", errno: $0)
+        let ready = try wakeup.wait(for: [Watched(first.readEnd), Watched(second.readEnd)], timeout: nil) {
+            pollFailure($0)
         }
-        #expect(ready == [false, true])
+        #expect(ready == [[], .readable])
         wakeup.signal()
-        let afterSignal = try wakeup.waitForInput(on: [second.readEnd]) { ReadFailure(operation: "poll", errno: $0) }
+        let afterSignal = try wakeup.wait(for: [Watched(second.readEnd)], timeout: nil) { pollFailure($0) }
         #expect(afterSignal == nil, "a signal wins over pending input, and stays until drained")
         wakeup.drain()
-        #expect(try wakeup.waitForInput(on: [second.readEnd]) { ReadFailure(operation: "poll", errno: $0) } == [true])
+        #expect(try wakeup.wait(for: [Watched(second.readEnd)], timeout: nil) { pollFailure($0) } == [.readable])
     }
 
-    @Test func aReadErrorEndsTheRunWithTheBodysTypedError() async throws {
+    @Test func eachDescriptorIsWatchedForTheEventsAskedFor() throws {
         let wakeup = try ThreadWakeup { ReadFailure(operation: "eventfd", errno: $0) }
-        let input = try Pipe()
-        input.write(1)
-        do throws(ReadFailure) {
-            try await wakeup.run(threadNamed: "peerscan-test") { () throws(ReadFailure) in
-                let ready = try wakeup.waitForInput(on: [input.readEnd]) { ReadFailure(operation: "poll", errno: $0) }
-                if ready == [true] { throw ReadFailure(operation: "receive", errno: EIO) }
-            }
-            Issue.record("the run returned instead of throwing")
-        } catch {
-            // `error` is a ReadFailure by its static type: run(threadNamed:) rethrows the body's type.
-            #expect(error == ReadFailure(operation: "receive", errno: EIO))
-        }
+        let pipe = try Pipe()
+        let watched = [Watched(pipe.readEnd, for: .readable), Watched(pipe.writeEnd, for: .writable)]
+        #expect(try wakeup.wait(for: watched, timeout: nil) { pollFailure($0) } == [[], .writable])
+        pipe.write(1)
+        let both = [Watched(pipe.readEnd, for: .readable), Watched(pipe.writeEnd, for: [.readable, .writable])]
+        #expect(try wakeup.wait(for: both, timeout: nil) { pollFailure($0) } == [.readable, .writable])
     }
 
-    @Test func aWaitWithATimeoutReturnsWhenSignalledAndDrains() async throws {
+    @Test func aTimeoutReturnsNoEvents() throws {
+        let wakeup = try ThreadWakeup { ReadFailure(operation: "eventfd", errno: $0) }
+        let idle = try Pipe()
+        let ready = try wakeup.wait(for: [Watched(idle.readEnd)], timeout: .milliseconds(20)) { pollFailure($0) }
+        #expect(ready == [[]], "the timeout passed: no event, and not a signal")
+        #expect(try wakeup.wait(for: [], timeout: .zero) { pollFailure($0) } == [])
+    }
+
+    @Test func aClosedWriteEndIsReportedAsFailedOrReadable() throws {
+        let wakeup = try ThreadWakeup { ReadFailure(operation: "eventfd", errno: $0) }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        close(ends[1])
+        let ready = try wakeup.wait(for: [Watched(ends[0])], timeout: nil) { pollFailure($0) }
+        #expect(ready?.first?.isDisjoint(with: [.failed, .readable]) == false, "a hang-up ends the wait")
+    }
+
+    @Test func aWaitWithATimeoutReturnsWhenSignalledAndDrains() throws {
         let wakeup = try ThreadWakeup { ReadFailure(operation: "eventfd", errno: $0) }
         wakeup.signal()
         let clock = ContinuousClock()
         let waited = clock.measure { wakeup.wait(timeout: .seconds(30)) }
         #expect(waited < .seconds(10), "signalled: no wait for the timeout")
         let idle = try Pipe()
-        wakeup.signal()
-        wakeup.drain()
         idle.write(1)
-        #expect(try wakeup.waitForInput(on: [idle.readEnd]) { ReadFailure(operation: "poll", errno: $0) } == [true])
+        #expect(try wakeup.wait(for: [Watched(idle.readEnd)], timeout: nil) { pollFailure($0) } == [.readable])
     }
 }

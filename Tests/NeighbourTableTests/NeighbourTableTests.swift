@@ -85,6 +85,39 @@ struct NeighbourTableTests {
         }
     }
 
+    @Test func aRequestedTableArrivesAsAnEventWithWhatChangedSince() async throws {
+        let link = try NamespaceLink()
+        let monitor = NeighbourMonitor(namespacePath: link.nearPath, logger: Logger.silent)
+        try await withThrowingTaskGroup { group in
+            group.addTask { try await monitor.run() }
+            var events = monitor.events.makeAsyncIterator()
+            guard case .table(let first) = await events.next() else {
+                Issue.record("the first event is not the table")
+                return
+            }
+            #expect(!first.contains { $0.address == "10.9.0.6" })
+            try runCommand(
+                "ip",
+                "-n",
+                link.near,
+                "neigh",
+                "add",
+                "10.9.0.6",
+                "lladdr",
+                "02:00:00:00:00:06",
+                "dev",
+                "near0"
+            )
+            monitor.requestTable()  // dumped on the monitor's thread: this call returns at once
+            var table: [NeighbourEntry]?
+            while table == nil, let event = await events.next() {
+                if case .table(let entries) = event { table = entries }
+            }
+            #expect(table?.first { $0.address == "10.9.0.6" }?.macAddress == "02:00:00:00:00:06")
+            group.cancelAll()
+        }
+    }
+
     @Test func aHostThatAnswersIsReachableWithItsRealMAC() async throws {
         let link = try NamespaceLink()
         try poke(link.near, "10.9.0.2")
