@@ -130,6 +130,6 @@ private final class Slot<Value: Sendable>: Sendable {
         #expect(await store.snapshot.item(withIdentifier: a)?.device?.displayName == "Phone")
         await group.triggerGracefulShutdown()
         try await running.value
-        #expect(await service.edit { .forget([a], reply: $0) } == nil)
+        #expect(await service.edit { .forget([a], reply: $0) } == nil, "not queued once the service stopped")
     }
 }
