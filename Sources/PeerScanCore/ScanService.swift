@@ -63,72 +63,28 @@ public struct ScanService: Service {
     /// Switches scanning on or off and returns the sequence number once the change is in the snapshot.
     /// Once the service has stopped, nothing changes any more: the current sequence is returned.
     public func setScanning(_ enabled: Bool) async -> UInt64 {
-        let reply = await withCheckedContinuation { (continuation: CheckedContinuation<UInt64?, Never>) in
-            let queued = inputs.push(.setScanning(enabled, reply: { continuation.resume(returning: $0) }))
-            if !queued { continuation.resume(returning: nil) }
-        }
-        if let reply { return reply }
+        if let reply = await request({ .setScanning(enabled, reply: $0) }) { return reply }
         return await store.sequence
     }
 
-    /// Forgets devices and their keys (see ``DeviceTable/forget(_:now:)``) and returns whether each was known; `nil`
-    /// once the service has stopped.
-    public func forget(_ ids: [DeviceID]) async -> [Bool]? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<[Bool]?, Never>) in
-            let queued = inputs.push(.forget(ids, reply: { continuation.resume(returning: $0) }))
-            if !queued { continuation.resume(returning: nil) }
-        }
+    /// Applies a person's edit of the devices (see ``DeviceTable/apply(_:now:)``) and returns its reply once the
+    /// change is in the snapshot; `nil` once the service has stopped.
+    ///
+    /// - Parameter make: Builds the edit around its reply, e.g. `{ .forget(ids, reply: $0) }`.
+    public func edit<Reply: Sendable>(_ make: (@escaping DeviceEdit.Reply<Reply>) -> DeviceEdit) async -> Reply? {
+        await request { .edit(make($0)) }
     }
 
-    /// Applies a person's change to a device's label and returns the label now; `nil` for a device not known, or
-    /// once the service has stopped.
-    public func setLabel(_ edit: DeviceLabelEdit, of id: DeviceID) async -> DeviceLabel? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<DeviceLabel?, Never>) in
-            let queued = inputs.push(.setLabel(id, edit, reply: { continuation.resume(returning: $0) }))
-            if !queued { continuation.resume(returning: nil) }
-        }
-    }
-
-    /// A person's merge of `others` into `survivor` (see ``DeviceTable/merge(_:into:)``), once it is in the
-    /// snapshot; `nil` once the service has stopped.
-    public func merge(_ others: [DeviceID], into survivor: DeviceID) async -> Result<Void, DeviceEditError>? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, DeviceEditError>?, Never>) in
-            let queued = inputs.push(.merge(survivor, others: others, reply: { continuation.resume(returning: $0) }))
-            if !queued { continuation.resume(returning: nil) }
-        }
-    }
-
-    /// A person's split of `key` off `id` (see ``DeviceTable/split(_:from:)``), once it is in the snapshot: the
-    /// key's new identifier; `nil` once the service has stopped.
-    public func split(_ key: IdentityKey, from id: DeviceID) async -> Result<DeviceID, DeviceEditError>? {
-        await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<DeviceID, DeviceEditError>?, Never>) in
-            let queued = inputs.push(.split(id, key: key, reply: { continuation.resume(returning: $0) }))
-            if !queued { continuation.resume(returning: nil) }
-        }
-    }
-
-    /// Binds a Bluetooth IRK to `id`, or removes its key (`nil`) (see ``DeviceTable/setIRK(_:for:)``), once it is in
-    /// the snapshot; `nil` once the service has stopped.
-    public func setIRK(_ key: IdentityResolvingKey?, for id: DeviceID) async -> Result<Void, DeviceEditError>? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, DeviceEditError>?, Never>) in
-            let queued = inputs.push(.setIRK(id, key, reply: { continuation.resume(returning: $0) }))
-            if !queued { continuation.resume(returning: nil) }
-        }
-    }
-
-    /// A person's change of the Wi-Fi evil-twin baseline (see ``WirelessTable/apply(_:)-(WiFiTrustEdit)``): the
-    /// SSID's known networks after it; `nil` once the service has stopped.
-    public func editWiFiTrust(_ edit: WiFiTrustEdit) async -> Result<[KnownWiFiNetwork], WiFiTrustError>? {
-        await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<[KnownWiFiNetwork], WiFiTrustError>?, Never>) in
-            let queued = inputs.push(.editWiFiTrust(edit, reply: { continuation.resume(returning: $0) }))
-            if !queued { continuation.resume(returning: nil) }
-        }
+    /// Queues a command built around its reply and returns the reply once the change is in the snapshot; `nil` once
+    /// the service has stopped (see ``StoreInput/request(_:submit:)``).
+    public func request<Reply: Sendable>(_ make: (@escaping @Sendable (Reply) -> Void) -> StoreInput) async -> Reply? {
+        await StoreInput.request(make, submit: submit)
     }
 
     /// Queues a command without waiting for it.
-    public func submit(_ input: StoreInput) {
+    /// - Returns: Whether it was queued (not once the service has stopped).
+    @discardableResult
+    public func submit(_ input: StoreInput) -> Bool {
         inputs.push(input)
     }
 

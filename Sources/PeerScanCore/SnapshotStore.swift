@@ -38,75 +38,57 @@ public actor SnapshotStore {
     let sourceStateKnown = OneShotSignal()
     private let initialBrowseSettled = OneShotSignal()
 
-    /// Creates a store.
+    /// Creates a store over its parts.
     ///
     /// - Parameters:
     ///   - isScanning: The scanning switch at start.
     ///   - interfaces: The interfaces browsed at start, for the `host` item; later changes come as
     ///     ``MDNSEvent/browsedInterfaces(_:)``.
-    ///   - settles: Whether a device is held back while it waits on rows of its own, for at most a settle window, so
-    ///     that one event on the network is one changeset (see ``MDNSHostTable``; peerscand's `--settle-window`). The
-    ///     owner times the windows the store asks for (``StoreEffects/settleDeadline``).
-    ///   - waitsForInitialBrowse: Whether ``waitUntilInitialBrowseSettled()`` waits for the first browse after start
-    ///     to settle (see ``InitialBrowseGate``), or for ``StoreInput/initialBrowseDeadline``; otherwise, and while
-    ///     scanning is off, it returns at once.
-    ///   - initialBrowseQuietPeriod: How long nothing new must have been found (a row, a resolution, an address)
-    ///     before the initial browse counts as settled (the owner checks again when the store asks,
-    ///     ``StoreEffects/checkAfter``).
-    ///   - presence: When devices that stopped answering go offline and are forgotten (see ``DeviceTable``); by
-    ///     default at once.
-    ///   - vendorOf: The organization behind a MAC address.
-    ///   - identities: The identifiers known from before (the registry's), which devices keep.
-    ///   - labels: What people said about devices before (the registry's).
-    ///   - alertsNewDevices: Whether every `new device` line is logged at warning (as arpwatch reports a new
-    ///     station), not only an important device's.
+    ///   - devices: The device table (its presence, vendors, the identities, labels and Bluetooth settings known from
+    ///     before).
+    ///   - wireless: The Wi-Fi networks' table (its `--wifi-expire`, the networks known from before).
+    ///   - mdns: The mDNS host table; one that settles holds a device back while it waits on rows of its own, for at
+    ///     most a settle window, so that one event on the network is one changeset (see ``MDNSHostTable``;
+    ///     peerscand's `--settle-window`). The owner times the windows the store asks for
+    ///     (``StoreEffects/settleDeadline``).
+    ///   - initialBrowseQuietPeriod: If not `nil`, ``waitUntilInitialBrowseSettled()`` waits for the first browse
+    ///     after start to settle (see ``InitialBrowseGate``), or for ``StoreInput/initialBrowseDeadline``: until
+    ///     nothing new was found (a row, a resolution, an address) for this long (the owner checks again when the
+    ///     store asks, ``StoreEffects/checkAfter``). `nil`, and while scanning is off, it returns at once.
+    ///   - systemLimits: The system's limits as read at start, for the `host` item's `limits` (``SystemLimitCheck``).
     ///   - clock: The clock presence is measured on (and neighbours' confirmations are given on): the daemon's one
     ///     clock, which the scan service times the store's deadlines on too.
-    ///   - recordDevices: Called with what each batch taught about devices, on the store's executor before the
-    ///     changeset is published (the registry's intake: it must not block).
-    ///   - wireless: The Wi-Fi networks' table (its `--wifi-expire`, the networks known from before).
-    ///   - bluetooth: How Bluetooth advertisers are judged (`--bluetooth-away`, company names, known IRKs).
-    ///   - recordNetworks: Called with what each batch taught about Wi-Fi networks, like `recordDevices`.
-    ///   - recordUpdate: Called with every update as it is published, on the store's executor, before any
-    ///     subscriber sees it — so that, once ``sequence`` reads `n`, it has had every update up to `n` (a history
-    ///     of recent changes that clients resume from: it must not block).
-    ///   - systemLimits: The system's limits as read at start, for the `host` item's `limits` (``SystemLimitCheck``).
+    ///   - alertsNewDevices: Whether every `new device` line is logged at warning (as arpwatch reports a new
+    ///     station), not only an important device's.
+    ///   - recorders: Where what each batch taught, and every update, are reported.
     public init(
         isScanning: Bool,
         interfaces: [String],
-        settles: Bool = false,
-        waitsForInitialBrowse: Bool = false,
-        initialBrowseQuietPeriod: Duration = .zero,
-        presence: DeviceTable.Presence = .immediate,
-        vendorOf: @escaping @Sendable (String) -> String? = { _ in nil },
-        identities: DeviceIdentities = DeviceIdentities(),
-        labels: DeviceLabels = DeviceLabels(),
-        alertsNewDevices: Bool = false,
-        clock: ScanClock = .continuous,
-        recordDevices: (@Sendable (DeviceRecords) -> Void)? = nil,
+        devices: DeviceTable = DeviceTable(),
         wireless: WirelessTable = WirelessTable(expiry: .seconds(150)),
-        bluetooth: BluetoothSettings = BluetoothSettings(),
-        recordNetworks: (@Sendable (WirelessRecords) -> Void)? = nil,
-        recordUpdate: (@Sendable (StoreUpdate) -> Void)? = nil,
-        systemLimits: SystemLimitSettings = SystemLimitSettings()
+        mdns: MDNSHostTable = MDNSHostTable(),
+        initialBrowseQuietPeriod: Duration? = nil,
+        systemLimits: SystemLimitSettings = SystemLimitSettings(),
+        clock: ScanClock = .continuous,
+        alertsNewDevices: Bool = false,
+        recorders: StoreRecorders = StoreRecorders()
     ) {
         self.limits = SystemLimitTracker(settings: systemLimits)
         self.isScanning = isScanning
-        self.table = MDNSHostTable(settles: settles)
-        self.devices = DeviceTable(presence: presence, vendorOf: vendorOf, identities: identities, labels: labels)
-        self.devices.bluetooth = BluetoothAdvertisers(settings: bluetooth)
+        self.table = mdns
+        self.devices = devices
         self.alertsNewDevices = alertsNewDevices
         self.gate = InitialBrowseGate(
-            waits: waitsForInitialBrowse,
+            waits: initialBrowseQuietPeriod != nil,
             isScanning: isScanning,
-            quietPeriod: initialBrowseQuietPeriod
+            quietPeriod: initialBrowseQuietPeriod ?? .zero
         )
         self.devices.holdsNeighbourOnlyDevices = gate.holdsNeighbourOnlyDevices
         self.clock = clock
-        self.recordDevices = recordDevices
+        self.recordDevices = recorders.devices
         self.wireless = wireless
-        self.recordNetworks = recordNetworks
-        self.recordUpdate = recordUpdate
+        self.recordNetworks = recorders.networks
+        self.recordUpdate = recorders.updates
         if gate.isSettled { initialBrowseSettled.fire() }
         self.host = HostStatus(interfaces: interfaces)
         self.snapshot = SnapshotProjection.initial(isScanning: isScanning, host: host)
@@ -145,9 +127,7 @@ public actor SnapshotStore {
         let wasScanning = isScanning
         var requestedScanning = isScanning
         var expiredWindow: Int?
-        var forgetReplies: [(@Sendable ([Bool]) -> Void, [Bool])] = []
-        var labelReplies: [(@Sendable (DeviceLabel?) -> Void, DeviceLabel?)] = []
-        var editReplies: [@Sendable () -> Void] = []
+        var answers: [@Sendable () -> Void] = []  // the edits' replies, in order
         for input in inputs {
             switch input {
             case .discovery(let event):
@@ -164,25 +144,11 @@ public actor SnapshotStore {
             case .probeNoRoom(let counts):
                 limits.neighbourNoRoom = counts
                 limits.countsChanged = true
-            case .forget(let ids, let reply):
-                let time = clock.now()
-                let known = ids.map { devices.forget($0, now: time) }
-                if let reply { forgetReplies.append((reply, known)) }
-            case .merge(let survivor, let others, let reply):
-                let outcome = Result { () throws(DeviceEditError) in try devices.merge(others, into: survivor) }
-                if let reply { editReplies.append { reply(outcome) } }
-            case .split(let id, let key, let reply):
-                let outcome = Result { () throws(DeviceEditError) in try devices.split(key, from: id) }
-                if let reply { editReplies.append { reply(outcome) } }
-            case .setIRK(let id, let key, let reply):
-                let outcome = Result { () throws(DeviceEditError) in try devices.setIRK(key, for: id) }
-                if let reply { editReplies.append { reply(outcome) } }
+            case .edit(let edit):
+                answers.append(devices.apply(edit, now: clock.now()))
             case .editWiFiTrust(let edit, let reply):
                 let outcome = Result { () throws(WiFiTrustError) in try wireless.apply(edit) }
-                if let reply { editReplies.append { reply(outcome) } }
-            case .setLabel(let id, let edit, let reply):
-                let label = devices.setLabel(edit, of: id)
-                if let reply { labelReplies.append((reply, label)) }
+                if let reply { answers.append { reply(outcome) } }
             case .resyncDeadline(let generation):
                 limits.countsChanged = true
                 schedule.resyncDeadline(
@@ -232,9 +198,7 @@ public actor SnapshotStore {
             initialBrowseSettled.fire()
         }
         for reply in replies { reply(sequence) }
-        for (reply, known) in forgetReplies { reply(known) }
-        for (reply, label) in labelReplies { reply(label) }
-        for reply in editReplies { reply() }
+        for answer in answers { answer() }
         return effects
     }
 

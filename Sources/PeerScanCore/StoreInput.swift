@@ -24,25 +24,54 @@ public enum StoreInput: Sendable {
     /// `gc_thresh3`), by protocol (a protocol with none absent): the `neighbour-table` limit is reached while any is
     /// counted (``SystemLimitCheck``).
     case probeNoRoom([IPProtocol: Int])
-    /// Forget devices and their keys (``DeviceTable/forget(_:now:)``); `reply` gets whether each was known.
-    case forget([DeviceID], reply: (@Sendable ([Bool]) -> Void)?)
-    /// Change a device's label (``DeviceTable/setLabel(_:of:)``); `reply` gets the label now, `nil` for an unknown
-    /// device.
-    case setLabel(DeviceID, DeviceLabelEdit, reply: (@Sendable (DeviceLabel?) -> Void)?)
-    /// A person's merge of `others` into the device (``DeviceTable/merge(_:into:)``); `reply` gets the outcome.
-    case merge(DeviceID, others: [DeviceID], reply: (@Sendable (Result<Void, DeviceEditError>) -> Void)?)
-    /// A person's split of a key off the device (``DeviceTable/split(_:from:)``); `reply` gets the key's new
-    /// identifier.
-    case split(DeviceID, key: IdentityKey, reply: (@Sendable (Result<DeviceID, DeviceEditError>) -> Void)?)
+    /// A person's edit of the devices, with its reply (``DeviceTable/apply(_:now:)``).
+    case edit(DeviceEdit)
     /// A person's change of the Wi-Fi evil-twin baseline (``WirelessTable/apply(_:)-(WiFiTrustEdit)``); `reply` gets
     /// the SSID's known networks after it.
     case editWiFiTrust(
         WiFiTrustEdit,
         reply: (@Sendable (Result<[KnownWiFiNetwork], WiFiTrustError>) -> Void)?
     )
-    /// Bind a Bluetooth IRK to the device, or remove its key (`nil`) (``DeviceTable/setIRK(_:for:)``); `reply` gets
-    /// the outcome.
-    case setIRK(DeviceID, IdentityResolvingKey?, reply: (@Sendable (Result<Void, DeviceEditError>) -> Void)?)
+}
+
+extension StoreInput {
+    /// Queues a command with `submit` and waits for its reply: the one way to ask the store something and wait.
+    ///
+    /// - Parameters:
+    ///   - make: Builds the command around its reply (e.g. `{ .edit(.forget(ids, reply: $0)) }`).
+    ///   - submit: Queues a command; returns `false` when nothing is queued any more (the scan service has stopped).
+    /// - Returns: The reply, once the command's change is in the snapshot; `nil` if the command was not queued.
+    public static func request<Reply: Sendable>(
+        _ make: (@escaping @Sendable (Reply) -> Void) -> StoreInput,
+        submit: (StoreInput) -> Bool
+    ) async -> Reply? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Reply?, Never>) in
+            if !submit(make { continuation.resume(returning: $0) }) { continuation.resume(returning: nil) }
+        }
+    }
+}
+
+/// Where the store reports what it learnt and published, on its executor (each must not block).
+public struct StoreRecorders: Sendable {
+    /// Called with what each batch taught about devices, before the changeset is published (the registry's intake).
+    public var devices: (@Sendable (DeviceRecords) -> Void)?
+    /// Called with what each batch taught about Wi-Fi networks, like ``devices``.
+    public var networks: (@Sendable (WirelessRecords) -> Void)?
+    /// Called with every update as it is published, before any subscriber sees it — so that, once
+    /// ``SnapshotStore/sequence`` reads `n`, it has had every update up to `n` (a history of recent changes that
+    /// clients resume from).
+    public var updates: (@Sendable (StoreUpdate) -> Void)?
+
+    /// Creates the recorders; by default none.
+    public init(
+        devices: (@Sendable (DeviceRecords) -> Void)? = nil,
+        networks: (@Sendable (WirelessRecords) -> Void)? = nil,
+        updates: (@Sendable (StoreUpdate) -> Void)? = nil
+    ) {
+        self.devices = devices
+        self.networks = networks
+        self.updates = updates
+    }
 }
 
 /// What the store asks its owner to do after a batch, outside the actor: I/O, timers and log lines.

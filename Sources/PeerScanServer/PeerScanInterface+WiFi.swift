@@ -33,7 +33,7 @@ extension PeerScanInterface {
             try await context.reply(PeerScanWire.KnownWiFiNetworksReply(networks: networks))
             return
         }
-        guard let outcome = await memory?.editWiFiTrust(edit) else {
+        guard let outcome = await devices?.request({ .editWiFiTrust(edit, reply: $0) }) else {
             throw VarlinkError(PeerScanWire.ErrorReply.wifiNetworkNotFound(ssid: edit.ssid, reason: "not available"))
         }
         let networks: [KnownWiFiNetwork]

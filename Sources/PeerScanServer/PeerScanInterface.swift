@@ -7,59 +7,43 @@ import PeerScanModel
 import Varlink
 import VarlinkServer
 
-/// What the daemon remembers of devices (its registry), as the interface reads it: domain values, which the
-/// interface turns into their wire form.
-public struct DeviceMemory: Sendable {
+/// The interface's access to the devices: the registry's records, read as domain values (which the interface turns
+/// into their wire form), and the scan service, which takes a person's edits to the store.
+public struct DeviceAccess: Sendable {
     /// Every device remembered, most recently seen first.
     public var knownDevices: @Sendable () -> [KnownDeviceRecord]
     /// One device's history, or `nil`.
     public var device: @Sendable (DeviceID) -> KnownDeviceRecord?
-    /// Forgets a device and its history; returns whether it was known.
-    public var forget: @Sendable (DeviceID) async -> Bool
-    /// Changes a device's label; returns the label now, `nil` for a device not known.
-    public var setLabel: @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel?
-    /// A person's merge of devices into the first (``DeviceTable/merge(_:into:)``); `nil` once the daemon stops.
-    public var merge: @Sendable (DeviceID, [DeviceID]) async -> Result<Void, DeviceEditError>?
-    /// A person's split of a key off a device (``DeviceTable/split(_:from:)``); `nil` once the daemon stops.
-    public var split: @Sendable (DeviceID, IdentityKey) async -> Result<DeviceID, DeviceEditError>?
-    /// Binds a Bluetooth IRK to a device, or removes its key (``DeviceTable/setIRK(_:for:)``); `nil` once the daemon
-    /// stops.
-    public var setIRK: @Sendable (DeviceID, IdentityResolvingKey?) async -> Result<Void, DeviceEditError>?
-    /// A person's change of the Wi-Fi evil-twin baseline (``WirelessTable/apply(_:)-(WiFiTrustEdit)``); `nil` once the
-    /// daemon stops.
-    public var editWiFiTrust: @Sendable (WiFiTrustEdit) async -> Result<[KnownWiFiNetwork], WiFiTrustError>?
+    /// Queues a command for the store (``ScanService/submit(_:)``); returns `false` once the daemon stops.
+    public var submit: @Sendable (StoreInput) -> Bool
 
     /// Creates the access.
     public init(
         knownDevices: @escaping @Sendable () -> [KnownDeviceRecord],
         device: @escaping @Sendable (DeviceID) -> KnownDeviceRecord?,
-        forget: @escaping @Sendable (DeviceID) async -> Bool,
-        setLabel: @escaping @Sendable (DeviceID, DeviceLabelEdit) async -> DeviceLabel? = { _, _ in nil },
-        merge: @escaping @Sendable (DeviceID, [DeviceID]) async -> Result<Void, DeviceEditError>? = { _, _ in nil },
-        split: @escaping @Sendable (DeviceID, IdentityKey) async -> Result<DeviceID, DeviceEditError>? = { _, _ in nil
-        },
-        setIRK: @escaping @Sendable (DeviceID, IdentityResolvingKey?) async -> Result<Void, DeviceEditError>? = {
-            _,
-            _ in nil
-        },
-        editWiFiTrust: @escaping @Sendable (WiFiTrustEdit) async -> Result<[KnownWiFiNetwork], WiFiTrustError>? = {
-            _ in nil
-        }
+        submit: @escaping @Sendable (StoreInput) -> Bool = { _ in false }
     ) {
-        self.editWiFiTrust = editWiFiTrust
-        self.setIRK = setIRK
-        self.merge = merge
-        self.split = split
         self.knownDevices = knownDevices
         self.device = device
-        self.forget = forget
-        self.setLabel = setLabel
+        self.submit = submit
+    }
+
+    /// Applies a person's edit of the devices and returns its reply once the change is in the snapshot; `nil` once
+    /// the daemon stops.
+    public func edit<Reply: Sendable>(_ make: (@escaping DeviceEdit.Reply<Reply>) -> DeviceEdit) async -> Reply? {
+        await request { .edit(make($0)) }
+    }
+
+    /// Queues a command built around its reply and returns the reply (``StoreInput/request(_:submit:)``); `nil` once
+    /// the daemon stops.
+    public func request<Reply: Sendable>(_ make: (@escaping @Sendable (Reply) -> Void) -> StoreInput) async -> Reply? {
+        await StoreInput.request(make, submit: submit)
     }
 }
 
-/// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, GetDevice,
-/// ListKnownDevices, ForgetDevice and SetDeviceLabel from its memory of devices, and the Wi-Fi baseline's methods
-/// (PeerScanInterface+WiFi).
+/// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, GetDevice and
+/// ListKnownDevices from the registry, a person's edits (ForgetDevice, SetDeviceLabel, MergeDevices, SplitDevice,
+/// SetDeviceIRK) through the scan service to the store, and the Wi-Fi baseline's methods (PeerScanInterface+WiFi).
 ///
 /// Every Monitor call gets a bounded queue (``clientQueueLimit`` changesets). A client that stops reading never
 /// slows the others or grows memory: when its queue overflows, its queued changesets are dropped and, once it reads
@@ -74,7 +58,7 @@ public struct PeerScanInterface: VarlinkInterface {
     private let controlGroup: String?
     private let clientQueueLimit: Int
     private let history: ChangeHistory
-    let memory: DeviceMemory?
+    let devices: DeviceAccess?
 
     /// Creates the interface.
     ///
@@ -86,7 +70,7 @@ public struct PeerScanInterface: VarlinkInterface {
     ///   - controlGroup: The group whose members may call SetScanning, SetDeviceLabel and ForgetDevice (root always
     ///     may); `nil` for root only.
     ///   - clientQueueLimit: How many changesets are queued for a Monitor client before it is resynced.
-    ///   - memory: What the daemon remembers of devices; `nil` for none (GetDevice finds nothing).
+    ///   - devices: The registry's devices and the way to edit them; `nil` for none (GetDevice finds nothing).
     ///   - setScanning: Switches scanning and returns the sequence at which the switch is in the snapshot.
     public init(
         store: SnapshotStore,
@@ -94,10 +78,10 @@ public struct PeerScanInterface: VarlinkInterface {
         history: ChangeHistory,
         controlGroup: String?,
         clientQueueLimit: Int = 256,
-        memory: DeviceMemory? = nil,
+        devices: DeviceAccess? = nil,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) {
-        self.memory = memory
+        self.devices = devices
         self.store = store
         self.history = history
         self.epoch = epoch
@@ -121,7 +105,7 @@ public struct PeerScanInterface: VarlinkInterface {
             try await context.reply(PeerScanWire.SetScanningReply(sequence: await setScanning(enabled)))
         case "GetDevice":
             let id = try deviceID(call)
-            guard let known = memory?.device(id) else { throw deviceNotFound(id) }
+            guard let known = devices?.device(id) else { throw deviceNotFound(id) }
             let item = await store.current().snapshot.item(withIdentifier: id)
             try await context.reply(
                 PeerScanWire.GetDeviceReply(
@@ -131,19 +115,21 @@ public struct PeerScanInterface: VarlinkInterface {
                 )
             )
         case "ListKnownDevices":
-            let devices = memory?.knownDevices().map(PeerScanWire.KnownDevice.init) ?? []
-            try await context.reply(PeerScanWire.ListKnownDevicesReply(devices: devices))
+            let known = devices?.knownDevices().map(PeerScanWire.KnownDevice.init) ?? []
+            try await context.reply(PeerScanWire.ListKnownDevicesReply(devices: known))
         case "ForgetDevice":
             let id = try deviceID(call)
             try authorize("ForgetDevice", "forgetting devices", context: context)
-            guard await memory?.forget(id) == true else { throw deviceNotFound(id) }
+            guard await devices?.edit({ .forget([id], reply: $0) })?.first == true else { throw deviceNotFound(id) }
             context.logger.log(.clientForgotDevice, ["id": "\(id)"])
             try await context.reply(PeerScanWire.ForgetDeviceReply())
         case "SetDeviceLabel":
             let parameters = try call.parameters(as: PeerScanWire.SetDeviceLabelParameters.self)
             let id = try deviceID(parameters.id)
             try authorize("SetDeviceLabel", "labelling devices", context: context)
-            guard let label = await memory?.setLabel(id, parameters.edit) else { throw deviceNotFound(id) }
+            guard case let label?? = await devices?.edit({ .setLabel(parameters.edit, of: id, reply: $0) }) else {
+                throw deviceNotFound(id)
+            }
             var metadata: Logger.Metadata = ["id": "\(id)", "important": "\(label.isImportant)"]
             if let name = parameters.name { metadata["label"] = "\(name)" }
             if let note = parameters.note { metadata["note"] = "\(note)" }
@@ -154,7 +140,9 @@ public struct PeerScanInterface: VarlinkInterface {
             let id = try deviceID(parameters.id)
             let others = try parameters.others.map { try deviceID($0, parameter: "others") }
             try authorize("MergeDevices", "merging devices", context: context)
-            guard let outcome = await memory?.merge(id, others) else { throw deviceNotFound(id) }
+            guard let outcome = await devices?.edit({ .merge(others, into: id, reply: $0) }) else {
+                throw deviceNotFound(id)
+            }
             try outcome.get(orThrow: editError)
             context.logger.log(
                 .clientMergedDevices,
@@ -166,7 +154,9 @@ public struct PeerScanInterface: VarlinkInterface {
             let id = try deviceID(parameters.id)
             guard let key = IdentityKey(typed: parameters.key) else { throw VarlinkError.invalidParameter("key") }
             try authorize("SplitDevice", "splitting devices", context: context)
-            guard let outcome = await memory?.split(id, key) else { throw deviceNotFound(id) }
+            guard let outcome = await devices?.edit({ .split(key, from: id, reply: $0) }) else {
+                throw deviceNotFound(id)
+            }
             let newID = try outcome.get(orThrow: editError)
             context.logger.log(.clientSplitDevice, ["id": "\(id)", "key": "\(key)"])
             try await context.reply(PeerScanWire.SplitDeviceReply(id: newID.description))
@@ -191,7 +181,7 @@ public struct PeerScanInterface: VarlinkInterface {
             key = parsed
         }
         try authorize("SetDeviceIRK", "binding IRKs", context: context)
-        guard let outcome = await memory?.setIRK(id, key) else { throw deviceNotFound(id) }
+        guard let outcome = await devices?.edit({ .setIRK(key, for: id, reply: $0) }) else { throw deviceNotFound(id) }
         try outcome.get(orThrow: editError)
         context.logger.log(.clientSetDeviceIRK, ["id": "\(id)", "irk": "\(key == nil ? "removed" : "set")"])
         try await context.reply(PeerScanWire.SetDeviceIRKReply())

@@ -133,9 +133,9 @@ struct BeaconFloodBenchmark: AsyncParsableCommand {
         let store = SnapshotStore(
             isScanning: true,
             interfaces: [],
-            clock: ScanClock(clock),
             wireless: WirelessTable(expiry: .seconds(150), capacity: capacity),
-            recordNetworks: { registry.record($0, at: base + Self.seconds(clock.now.offset)) }
+            clock: ScanClock(clock),
+            recorders: StoreRecorders(networks: { registry.record($0, at: base + Self.seconds(clock.now.offset)) })
         )
         let air = Air(stable: stable)
         var maxListed = 0

@@ -88,7 +88,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
         var logger = Logger(label: "peerscan-bench")
         logger.logLevel = .error
         let history = ChangeHistory(epoch: "bench")
-        let store = SnapshotStore(isScanning: true, interfaces: ["bench0"], recordUpdate: { history.record($0) })
+        let store = SnapshotStore(
+            isScanning: true,
+            interfaces: ["bench0"],
+            recorders: StoreRecorders(updates: { history.record($0) })
+        )
         await store.apply(
             (0..<devices).map { StoreInput.discovery(.mdns(.serviceResolved(Self.instance(device: $0, value: 0)))) }
         )

@@ -51,7 +51,7 @@ struct MQTTBenchmark: AsyncParsableCommand {
         let store = SnapshotStore(
             isScanning: true,
             interfaces: ["lan0"],
-            presence: .init(offlineAfter: .zero, forgetAfter: .seconds(86400))
+            devices: DeviceTable(presence: .init(offlineAfter: .zero, forgetAfter: .seconds(86400)))
         )
         var addresses = Array(0..<devices)
         await store.apply([.discovery(.neighbour(.neighbourTable((0..<devices).map { neighbour($0, address: $0) })))])

@@ -101,11 +101,15 @@ struct RadioFloodBenchmark: AsyncParsableCommand {
         let store = SnapshotStore(
             isScanning: true,
             interfaces: [],
-            presence: .init(offlineAfter: .seconds(120), forgetAfter: .seconds(7 * 86400)),
+            devices: DeviceTable(
+                presence: .init(offlineAfter: .seconds(120), forgetAfter: .seconds(7 * 86400)),
+                bluetooth: settings
+            ),
             clock: ScanClock(clock),
-            recordDevices: { registry.record($0) },
-            bluetooth: settings,
-            recordUpdate: { update in updates.withLockedValue { $0.append(update) } }
+            recorders: StoreRecorders(
+                devices: { registry.record($0) },
+                updates: { update in updates.withLockedValue { $0.append(update) } }
+            )
         )
         var mirror = MQTTMirror(
             settings: .init(topics: topics, homeAssistant: true),

@@ -46,18 +46,17 @@ struct RegistryChurnBenchmark: AsyncParsableCommand {
         let registry = DeviceRegistry(path: path, forgetAfter: .seconds(7 * 86400), logger: logger)
         let presence = DeviceTable.Presence(offlineAfter: .zero, forgetAfter: .seconds(7 * 86400))
         let recordTimes = Samples()
-        let plain = SnapshotStore(isScanning: true, interfaces: ["lan0"], presence: presence)
+        let plain = SnapshotStore(isScanning: true, interfaces: ["lan0"], devices: DeviceTable(presence: presence))
         let recorded = SnapshotStore(
             isScanning: true,
             interfaces: ["lan0"],
-            presence: presence,
-            identities: registry.identities,
-            recordDevices: { records in
+            devices: DeviceTable(presence: presence, identities: registry.identities),
+            recorders: StoreRecorders(devices: { records in
                 // The registry's share of the changeset path, timed on its own.
                 let began = ContinuousClock.now
                 registry.record(records)
                 recordTimes.append(Measurement.milliseconds(ContinuousClock.now - began))
-            }
+            })
         )
         func neighbour(_ index: Int, address: Int, answering: Bool) -> Neighbour {
             Neighbour(

@@ -37,15 +37,10 @@ extension Peerscand {
             history: history,
             controlGroup: controlGroupName,
             clientQueueLimit: clientQueue,
-            memory: DeviceMemory(
+            devices: DeviceAccess(
                 knownDevices: { registry.knownDevices() },
                 device: { registry.device($0) },
-                forget: { await scanner.forget([$0])?.first ?? false },
-                setLabel: { await scanner.setLabel($1, of: $0) },
-                merge: { await scanner.merge($1, into: $0) },
-                split: { await scanner.split($1, from: $0) },
-                setIRK: { await scanner.setIRK($1, for: $0) },
-                editWiFiTrust: { await scanner.editWiFiTrust($0) }
+                submit: { scanner.submit($0) }
             ),
             setScanning: setScanning
         )

@@ -59,25 +59,28 @@ extension Peerscand {
         return SnapshotStore(
             isScanning: isScanning,
             interfaces: interfaces,
-            settles: scanning.settleWindow > 0,
-            waitsForInitialBrowse: scanning.startupSettle > 0,
-            initialBrowseQuietPeriod: .seconds(1),
-            presence: DeviceTable.Presence(
-                offlineAfter: .seconds(scanning.offlineAfter),
-                forgetAfter: .seconds(scanning.forgetAfter),
-                staleGrace: scanning.staleGrace
+            devices: DeviceTable(
+                presence: DeviceTable.Presence(
+                    offlineAfter: .seconds(scanning.offlineAfter),
+                    forgetAfter: .seconds(scanning.forgetAfter),
+                    staleGrace: scanning.staleGrace
+                ),
+                vendorOf: { vendors.vendor(for: $0) },
+                identities: registry.identities,
+                labels: registry.labels,
+                bluetooth: bluetoothSettings
             ),
-            vendorOf: { vendors.vendor(for: $0) },
-            identities: registry.identities,
-            labels: registry.labels,
-            alertsNewDevices: alertNewDevices,
-            clock: clock,
-            recordDevices: { registry.record($0) },
             wireless: wifi.makeTable(known: registry.knownNetworks, vendorOf: { vendors.vendor(for: $0) }),
-            bluetooth: bluetoothSettings,
-            recordNetworks: { registry.record($0) },
-            recordUpdate: { history.record($0) },
-            systemLimits: limits.settings
+            mdns: MDNSHostTable(settles: scanning.settleWindow > 0),
+            initialBrowseQuietPeriod: scanning.startupSettle > 0 ? .seconds(1) : nil,
+            systemLimits: limits.settings,
+            clock: clock,
+            alertsNewDevices: alertNewDevices,
+            recorders: StoreRecorders(
+                devices: { registry.record($0) },
+                networks: { registry.record($0) },
+                updates: { history.record($0) }
+            )
         )
     }
 }

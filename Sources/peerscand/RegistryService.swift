@@ -37,7 +37,7 @@ struct RegistryService: Service {
                 )
                 if !expired.isEmpty {
                     logger.log(.registryForgetting, ["devices": "\(expired.count)"])
-                    _ = await scanner.forget(expired)
+                    _ = await scanner.edit { .forget(expired, reply: $0) }
                     registry.remove(expired)  // any the store did not know
                 }
                 await registry.forgetNetworks(forgetAfter: forgetAfter, limit: networkLimit)

@@ -164,7 +164,11 @@ private func column(_ path: String, _ sql: String) async throws -> [String] {
         try await withTemporaryDirectory { directory in
             let path = directory + "/registry.sqlite"
             let registry = DeviceRegistry(path: path, forgetAfter: .seconds(86400), now: t0, logger: .silent)
-            let store = SnapshotStore(isScanning: true, interfaces: [], recordNetworks: { registry.record($0) })
+            let store = SnapshotStore(
+                isScanning: true,
+                interfaces: [],
+                recorders: StoreRecorders(networks: { registry.record($0) })
+            )
             let point = AccessPoint(
                 bssid: "02:00:00:00:01:00",
                 ssid: "home",

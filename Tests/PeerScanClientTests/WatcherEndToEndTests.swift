@@ -166,7 +166,12 @@ func removed(_ name: String) -> StoreInput {
 /// A store of the daemon's run `epoch`, recording its updates in the history clients resume from.
 func makeStore(epoch: String) -> (SnapshotStore, ChangeHistory) {
     let history = ChangeHistory(epoch: epoch)
-    return (SnapshotStore(isScanning: true, interfaces: ["lan0"], recordUpdate: { history.record($0) }), history)
+    let store = SnapshotStore(
+        isScanning: true,
+        interfaces: ["lan0"],
+        recorders: StoreRecorders(updates: { history.record($0) })
+    )
+    return (store, history)
 }
 
 /// io.peerscan served from a store on a socket, as peerscand serves it.

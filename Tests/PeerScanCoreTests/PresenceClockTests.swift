@@ -110,7 +110,7 @@ private func startService(
     let store = SnapshotStore(
         isScanning: true,
         interfaces: ["eth0"],
-        presence: DeviceTable.Presence(offlineAfter: offlineAfter, forgetAfter: .seconds(600)),
+        devices: DeviceTable(presence: DeviceTable.Presence(offlineAfter: offlineAfter, forgetAfter: .seconds(600))),
         clock: ScanClock(clock)
     )
     let logs = InMemoryLogHandler()

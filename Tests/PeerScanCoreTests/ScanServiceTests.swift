@@ -154,7 +154,12 @@ private func waitUntilApplied(
 
     @Test func aDeviceWaitingOnARowIsPublishedOnceWhole() async throws {
         let clock = ManualClock()
-        let store = SnapshotStore(isScanning: true, interfaces: [], settles: true, clock: ScanClock(clock))
+        let store = SnapshotStore(
+            isScanning: true,
+            interfaces: [],
+            mdns: MDNSHostTable(settles: true),
+            clock: ScanClock(clock)
+        )
         try await withRunningService(store: store, settleWindow: .milliseconds(250)) { _, source in
             let tvV4 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv4, addresses: ["10.0.0.7"])
             let tvV6 = makeInstance("TV", host: "tv.local", ipProtocol: .ipv6, addresses: ["fd00::7"])
@@ -170,7 +175,12 @@ private func waitUntilApplied(
 
     @Test func aDeviceWaitingOnARowThatNeverResolvesIsPublishedWhenItsSettleWindowEnds() async throws {
         let clock = ManualClock()
-        let store = SnapshotStore(isScanning: true, interfaces: [], settles: true, clock: ScanClock(clock))
+        let store = SnapshotStore(
+            isScanning: true,
+            interfaces: [],
+            mdns: MDNSHostTable(settles: true),
+            clock: ScanClock(clock)
+        )
         try await withRunningService(store: store, settleWindow: .milliseconds(250)) { _, source in
             let radio = makeInstance("Radio", host: "radio.local", ipProtocol: .ipv6, addresses: ["fd00::8"])
             source.send(

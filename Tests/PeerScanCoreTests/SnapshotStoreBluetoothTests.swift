@@ -46,10 +46,9 @@ private func makeStore(
     SnapshotStore(
         isScanning: true,
         interfaces: [],
-        presence: presence,
+        devices: DeviceTable(presence: presence, bluetooth: bluetooth),
         clock: ScanClock(clock),
-        recordDevices: { records in recorded.withLockedValue { $0.append(records) } },
-        bluetooth: bluetooth
+        recorders: StoreRecorders(devices: { records in recorded.withLockedValue { $0.append(records) } })
     )
 }
 

@@ -19,9 +19,11 @@ private let macB = "00:00:0c:44:55:66"
         SnapshotStore(
             isScanning: true,
             interfaces: ["eth0"],
-            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
+            devices: DeviceTable(
+                presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600))
+            ),
             alertsNewDevices: alertsNewDevices,
-            recordDevices: { [records] batch in records.withLockedValue { $0.append(batch) } }
+            recorders: StoreRecorders(devices: { [records] batch in records.withLockedValue { $0.append(batch) } })
         )
     }
 
@@ -33,7 +35,15 @@ private let macB = "00:00:0c:44:55:66"
 
         let label = NIOLockedValueBox<DeviceLabel?>(nil)
         let labelled = try await applyBatch(
-            [.setLabel(a, DeviceLabelEdit(name: "Phone"), reply: { reply in label.withLockedValue { $0 = reply } })],
+            [
+                .edit(
+                    .setLabel(
+                        DeviceLabelEdit(name: "Phone"),
+                        of: a,
+                        reply: { reply in label.withLockedValue { $0 = reply } }
+                    )
+                )
+            ],
             to: store
         )
         #expect(label.withLockedValue { $0 } == DeviceLabel(name: "Phone"))
@@ -42,7 +52,7 @@ private let macB = "00:00:0c:44:55:66"
 
         let merged = NIOLockedValueBox<Result<Void, DeviceEditError>?>(nil)
         let merging = try await applyBatch(
-            [.merge(a, others: [b], reply: { reply in merged.withLockedValue { $0 = reply } })],
+            [.edit(.merge([b], into: a, reply: { reply in merged.withLockedValue { $0 = reply } }))],
             to: store
         )
         #expect(merged.withLockedValue { (try? $0?.get()) != nil })
@@ -54,7 +64,7 @@ private let macB = "00:00:0c:44:55:66"
 
         let split = NIOLockedValueBox<Result<DeviceID, DeviceEditError>?>(nil)
         let splitting = try await applyBatch(
-            [.split(a, key: .macAddress(macB), reply: { reply in split.withLockedValue { $0 = reply } })],
+            [.edit(.split(.macAddress(macB), from: a, reply: { reply in split.withLockedValue { $0 = reply } }))],
             to: store
         )
         #expect(split.withLockedValue { try? $0?.get() } == b)
@@ -66,7 +76,7 @@ private let macB = "00:00:0c:44:55:66"
 
         let refused = NIOLockedValueBox<Result<DeviceID, DeviceEditError>?>(nil)
         _ = await store.apply([
-            .split(a, key: .macAddress(macA), reply: { reply in refused.withLockedValue { $0 = reply } })
+            .edit(.split(.macAddress(macA), from: a, reply: { reply in refused.withLockedValue { $0 = reply } }))
         ])
         guard case .failure(let error)? = refused.withLockedValue({ $0 }) else {
             Issue.record("the split of its only key was not refused")

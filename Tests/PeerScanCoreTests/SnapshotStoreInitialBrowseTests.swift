@@ -14,8 +14,8 @@ private func makeWaitingStore(isScanning: Bool = true) -> SnapshotStore {
     SnapshotStore(
         isScanning: isScanning,
         interfaces: [],
-        settles: true,
-        waitsForInitialBrowse: true
+        mdns: MDNSHostTable(settles: true),
+        initialBrowseQuietPeriod: .zero
     )
 }
 
@@ -45,7 +45,6 @@ private func makeWaitingStore(isScanning: Bool = true) -> SnapshotStore {
         let store = SnapshotStore(
             isScanning: true,
             interfaces: [],
-            waitsForInitialBrowse: true,
             initialBrowseQuietPeriod: .seconds(1),
             clock: ScanClock(clock)
         )

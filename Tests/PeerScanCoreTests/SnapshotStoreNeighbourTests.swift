@@ -25,8 +25,10 @@ final class TestTime: Sendable {
         SnapshotStore(
             isScanning: true,
             interfaces: ["eth0"],
-            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
-            vendorOf: { $0.hasPrefix("00:00:0c") ? "Cisco Systems, Inc" : nil },
+            devices: DeviceTable(
+                presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
+                vendorOf: { $0.hasPrefix("00:00:0c") ? "Cisco Systems, Inc" : nil }
+            ),
             clock: time.scanClock
         )
     }
@@ -91,8 +93,10 @@ final class TestTime: Sendable {
         let store = SnapshotStore(
             isScanning: true,
             interfaces: ["eth0"],
-            waitsForInitialBrowse: true,
-            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
+            devices: DeviceTable(
+                presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600))
+            ),
+            initialBrowseQuietPeriod: .zero,
             clock: ScanClock(ManualClock())
         )
         let update = Neighbour(
@@ -127,7 +131,9 @@ final class TestTime: Sendable {
         let store = SnapshotStore(
             isScanning: false,
             interfaces: ["eth0"],
-            presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600)),
+            devices: DeviceTable(
+                presence: DeviceTable.Presence(offlineAfter: .seconds(60), forgetAfter: .seconds(3600))
+            ),
             clock: time.scanClock
         )
         let entry = Neighbour(

@@ -73,8 +73,8 @@ private func scanResults(_ aps: [AccessPoint]) -> StoreInput {
         let store = SnapshotStore(
             isScanning: true,
             interfaces: [],
-            clock: ScanClock(clock),
-            wireless: WirelessTable(expiry: .seconds(30))
+            wireless: WirelessTable(expiry: .seconds(30)),
+            clock: ScanClock(clock)
         )
         await store.apply([scanResults([accessPoint("02:00:00:00:01:00", "home")])])
         let first = await store.sequence

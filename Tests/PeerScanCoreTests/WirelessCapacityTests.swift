@@ -109,8 +109,8 @@ private func scan(_ table: inout WirelessTable, _ points: [AccessPoint], now: Du
         let store = SnapshotStore(
             isScanning: true,
             interfaces: [],
-            clock: ScanClock(clock),
-            wireless: WirelessTable(expiry: .seconds(150), capacity: NetworkCapacity(maximum: 2))
+            wireless: WirelessTable(expiry: .seconds(150), capacity: NetworkCapacity(maximum: 2)),
+            clock: ScanClock(clock)
         )
         let scan = StoreInput.discovery(
             .wireless(.scanResults(interface: "wlan0", accessPoints: (1...3).map { ap($0, signal: -50 - $0) }))

@@ -142,7 +142,11 @@ private func devicesInserted(_ sequence: UInt64, count: Int, txtBytes: Int) -> S
 
     @Test func aStoreRecordsEveryUpdateBeforeItsSequenceIsVisible() async throws {
         let history = ChangeHistory(epoch: "e")
-        let store = SnapshotStore(isScanning: true, interfaces: [], recordUpdate: { history.record($0) })
+        let store = SnapshotStore(
+            isScanning: true,
+            interfaces: [],
+            recorders: StoreRecorders(updates: { history.record($0) })
+        )
         for enabled in [false, true, false] { await store.apply([.setScanning(enabled, reply: nil)]) }
         let sequence = await store.sequence
         #expect(sequence == 3)
