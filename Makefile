@@ -35,9 +35,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# ruff over every Python file (rules in pyproject.toml); `make test` runs it first, before the build.
+# ruff over every Python file (rules in pyproject.toml) and swift-format over every Swift file (rules in
+# .swift-format; `swift format -i FILE` fixes what it reports); `make test` runs both first, before the build.
 lint: deps
 	$(VENV)/bin/ruff check
+	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Package.swift
 
 # What CI runs (.ci/run): the Python lint (ruff) and the build, then scripts/run-tests, stage by stage, each timed:
 # Wi-Fi and Bluetooth LE on simulated radios in a qemu guest (radio, ~14 min; the first run downloads Debian's kernel)

@@ -57,7 +57,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("\(DeviceID.make(macAddress: "3c:22:fb:44:55:66")) ec0234a357c8ad05341010a60a397d", 1, "neither 32 hex digits"),
+        (
+            "\(DeviceID.make(macAddress: "3c:22:fb:44:55:66")) ec0234a357c8ad05341010a60a397d", 1,
+            "neither 32 hex digits"
+        ),
         ("\n phone ec0234a357c8ad05341010a60a397d9b", 2, "not a device id"),
         ("ec0234a357c8ad05341010a60a397d9b", 1, "expected DEVICE-ID IRK"),
     ])

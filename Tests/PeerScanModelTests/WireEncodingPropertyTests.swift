@@ -67,7 +67,11 @@ import Testing
         #expect(decoded.changes == changes)
         for keys in [["e\u{301}", "\u{e9} "], ["\u{e9} ", "e\u{301}"]] {
             let service = DeviceService(
-                name: "n", type: "_t._tcp", domain: "local", port: 1, txt: keys.map { TXTEntry(key: $0, value: nil) }
+                name: "n",
+                type: "_t._tcp",
+                domain: "local",
+                port: 1,
+                txt: keys.map { TXTEntry(key: $0, value: nil) }
             )
             var device = WireSamples.device()
             device.services = [service]

@@ -128,7 +128,9 @@ import Testing
         for value in ["handle 0", "'readable'", "handle 1", "handle 2"] { try emit(value) }
         // A round trip: the bus forwarded the signals before it replies.
         _ = try bus.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            destination: "org.freedesktop.DBus",
+            path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus",
             member: "GetId"
         )
         let wakeup = try BusWakeup()
