@@ -22,8 +22,8 @@ extension Peerscand {
         return (.path(socket, permissions: socketMode.mode), socket)
     }
 
-    /// io.peerscan: the snapshot and its changesets from `store`, the registry's devices, edits through `scanner`.
-    func makeInterface(
+    /// The Varlink interface io.peerscan: the snapshot and its changesets from `store`, the registry's devices, edits through `scanner`.
+    func makeVarlinkInterface(
         store: SnapshotStore,
         epoch: String,
         history: ChangeHistory,
@@ -46,8 +46,9 @@ extension Peerscand {
         )
     }
 
-    /// The Varlink server of io.peerscan (``makeInterface(store:epoch:history:registry:scanner:setScanning:)``) on
-    /// ``makeListener()``'s socket; `served` ends once it accepts connections (for READY=1).
+    /// The Varlink server of io.peerscan
+    /// (``makeVarlinkInterface(store:epoch:history:registry:scanner:setScanning:)``) on ``makeListener()``'s socket;
+    /// `served` ends once it accepts connections (for READY=1).
     func makeServer(
         store: SnapshotStore,
         history: ChangeHistory,
@@ -56,7 +57,7 @@ extension Peerscand {
         setScanning: @escaping @Sendable (Bool) async -> UInt64,
         logger: Logger
     ) -> (server: VarlinkServer, served: AsyncStream<Void>, socket: String) {
-        let interface = makeInterface(
+        let varlinkInterface = makeVarlinkInterface(
             store: store,
             epoch: history.epoch,
             history: history,
@@ -68,7 +69,7 @@ extension Peerscand {
         let (served, continuation) = AsyncStream<Void>.makeStream()
         let server = VarlinkServer(
             listener: listener,
-            interfaces: [interface],
+            interfaces: [varlinkInterface],
             info: .init(
                 vendor: "peerscan",
                 product: "peerscand",
