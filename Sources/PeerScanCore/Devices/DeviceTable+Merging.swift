@@ -82,10 +82,10 @@ extension DeviceTable {
         for other in others {
             let keys = identities.keys(of: other)
             if let origin = origins[other], let old = unpublish(other)?.device {
-                pendingEvents.append(.merged(old, into: survivor))
+                outbox.add(.merged(old, into: survivor))
                 markForDerivation(origin)
             } else {
-                pendingEvents.append(.merged(Self.absentDevice(other, keys: keys), into: survivor))
+                outbox.add(.merged(Self.absentDevice(other, keys: keys), into: survivor))
             }
             identities.merge(other, into: survivor, byPerson: true)
             labels.merge(other, into: survivor)
@@ -114,7 +114,7 @@ extension DeviceTable {
         }
         splitOff.insert(newID)
         for each in keys { markDirty(each) }
-        pendingEvents.append(.split(key, from: id, into: newID))
+        outbox.add(.split(key, from: id, into: newID))
         return newID
     }
 
@@ -130,9 +130,8 @@ extension DeviceTable {
             return nil
         }
         if idByOrigin[origin] == id { idByOrigin[origin] = nil }
-        lastAnswer[id] = nil
         silent.remove(id)
-        pendingChanges.append(Change(id: id, item: nil))
+        outbox.add(Change(id: id, item: nil))
         return old
     }
 

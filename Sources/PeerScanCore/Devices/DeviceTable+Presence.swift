@@ -50,6 +50,6 @@ extension DeviceTable {
 
     mutating func forget(mac: String) {
         addressBook.forget(mac: mac)
-        dirtyMACs.insert(mac)
+        derivations.mark(mac: mac)
     }
 }

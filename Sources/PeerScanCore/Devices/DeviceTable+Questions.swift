@@ -13,8 +13,7 @@ extension DeviceTable {
     /// questions stays online); never again once a question went unanswered, until the kernel hears from it. Nothing
     /// is asked while ``Presence/offlineAfter`` is zero (the device goes at once).
     public mutating func takeQuestions() -> [HostQuestion] {
-        defer { pendingQuestions = [] }
-        return pendingQuestions
+        outbox.takeQuestions()
     }
 
     /// A host answered a question now (``NeighbourObservation/hostAnswered(hostName:address:)``); an unknown host is
@@ -52,7 +51,7 @@ extension DeviceTable {
         guard isDoubted, device.online, presence.offlineAfter > .zero, isQuestionDue(host, now: now) else { return }
         host.askedAt = now
         mdnsHosts[hostName] = host
-        pendingQuestions.append(
+        outbox.add(
             HostQuestion(hostName: hostName, addresses: device.addresses, interfaces: device.interfaces)
         )
     }
