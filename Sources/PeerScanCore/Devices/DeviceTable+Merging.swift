@@ -109,10 +109,10 @@ extension DeviceTable {
         let keys = identities.keys(of: id)
         guard let newID = identities.split(key, from: id) else { throw DeviceEditError(.onlyKey, id: id, key: key) }
         if let origin = origins[id], let old = unpublish(id) {
-            displaced[id] = old  // published again by whichever origin derives it now: an update
+            splits.displace(id, item: old)  // published again by whichever origin derives it now: an update
             markForDerivation(origin)
         }
-        splitOff.insert(newID)
+        splits.noteSplitOff(newID)
         for each in keys { markDirty(each) }
         outbox.add(.split(key, from: id, into: newID))
         return newID

@@ -292,7 +292,7 @@ extension DeviceTable {
         var device = derived.labelled(labels.label(of: id))
         // Taken over (a host takes its MAC-only device's item), unless the holder derives another device already.
         if let holder = origins[id], holder != origin, idByOrigin[holder] == id { idByOrigin[holder] = nil }
-        let wasDisplaced = displaced.removeValue(forKey: id)
+        let wasDisplaced = splits.takeDisplaced(id)
         let oldItem = published[id] ?? wasDisplaced
         let old = oldItem?.device
         if let old, old.online == device.online {
@@ -320,7 +320,7 @@ extension DeviceTable {
             }
         } else {
             let isReturn = identities.notePublished(id)
-            guard splitOff.remove(id) == nil else { return }  // a key a person split off: `device split` says it
+            guard !splits.takeSplitOff(id) else { return }  // a key a person split off: `device split` says it
             outbox.add(isReturn ? .returned(device) : .appeared(device))
         }
     }

@@ -139,7 +139,7 @@ public struct DeviceTable: Sendable {
 
     // The state below is internal, not private, only for the extensions in DeviceTable+*.swift: nothing outside the
     // table touches it. Each part with state of its own is a value type with its own tests (``NeighbourAddressBook``,
-    // ``BluetoothAdvertisers``, ``SilentDevices``, ``DerivationQueue``, ``DeviceOutbox``).
+    // ``BluetoothAdvertisers``, ``SilentDevices``, ``PendingSplits``, ``DerivationQueue``, ``DeviceOutbox``).
     let presence: Presence
     let vendorOf: @Sendable (String) -> String?
     /// The Bluetooth advertisers and their settings (DeviceTable+Bluetooth.swift).
@@ -165,11 +165,9 @@ public struct DeviceTable: Sendable {
     /// Published devices that do not answer now, and when each last answered: their deadlines are checked on every
     /// take.
     var silent: SilentDevices
-    /// Devices a person's split took out of ``published`` until their origins derive them again at the next take
-    /// (then an update, not a new device), and the new devices of split keys (no presence line: `device split` says
-    /// it).
-    var displaced: [DeviceID: ScanItem] = [:]
-    var splitOff: Set<DeviceID> = []
+    /// What a person's splits leave for the next take: devices out of ``published`` until their origins derive them
+    /// again, and the new devices of the keys split off.
+    var splits = PendingSplits()
 
     /// Whether new MAC-only devices are held back (while peerscand's first mDNS browse settles: the mDNS host that
     /// claims a MAC address may not be known yet, and a MAC-only device published meanwhile would be a false
@@ -284,10 +282,7 @@ public struct DeviceTable: Sendable {
             }
             while let identity = bluetooth.dirty.popFirst() { derive(bluetooth: identity, now: now) }
         }
-        defer {
-            displaced = [:]  // not published again: its removal stands
-            splitOff = []
-        }
+        defer { splits.removeAll() }  // a device displaced and not published again: its removal stands
         return outbox.takeChanges()
     }
 
@@ -298,8 +293,7 @@ public struct DeviceTable: Sendable {
         origins = [:]
         idByOrigin = [:]
         silent.removeAll()
-        displaced = [:]
-        splitOff = []
+        splits.removeAll()
         mdnsHosts = [:]
         hostsByAddress = [:]
         addressBook.removeAll()
