@@ -43,7 +43,7 @@ extension DeviceTable {
     private mutating func apply(_ change: NeighbourAddressBook.Change) {
         for move in change.moves { report(move) }
         for address in change.detachedAddresses {
-            for hostName in hostsByAddress[address] ?? [] { derivations.mark(host: hostName) }
+            for hostName in mdnsHosts.hosts(announcing: address) { derivations.mark(host: hostName) }
         }
         for mac in change.macAddresses { markDirty(mac: mac) }
     }
@@ -64,7 +64,7 @@ extension DeviceTable {
                 )
             )
         case .macChanged(let address, let mac, let previous):
-            let device = hostsByAddress[address]?.min().flatMap { idByOrigin[.host($0)] }
+            let device = mdnsHosts.hosts(announcing: address).min().flatMap { idByOrigin[.host($0)] }
             outbox.add(
                 .macChanged(
                     address: address,

@@ -41,9 +41,8 @@ extension DeviceTable {
     }
 
     mutating func forget(hostName: String) {
-        guard let host = mdnsHosts.removeValue(forKey: hostName) else { return }
+        guard let host = mdnsHosts.remove(hostName: hostName) else { return }
         for address in host.addresses {
-            hostsByAddress.remove(hostName, fromListAt: address)
             if let mac = addressBook.macAddress(of: address) { forget(mac: mac) }
         }
     }

@@ -27,7 +27,7 @@ extension DeviceTable {
     mutating func markDirty(mac: String) {
         derivations.mark(mac: mac)
         for address in addressBook.addresses(of: mac) {
-            for hostName in hostsByAddress[address] ?? [] { derivations.mark(host: hostName) }
+            for hostName in mdnsHosts.hosts(announcing: address) { derivations.mark(host: hostName) }
         }
         if let origin = linkedOrigin(of: mac) { markForDerivation(origin) }
     }
@@ -55,7 +55,7 @@ extension DeviceTable {
     /// The mDNS hosts that announce one of `mac`'s addresses, but for those a person split apart from it.
     private func claimants(of mac: String) -> Set<String> {
         var hosts: Set<String> = []
-        for address in addressBook.addresses(of: mac) { hosts.formUnion(hostsByAddress[address] ?? []) }
+        for address in addressBook.addresses(of: mac) { hosts.formUnion(mdnsHosts.hosts(announcing: address)) }
         return hosts.filter { !isApart(mac: mac, hostName: $0) }
     }
 

@@ -139,16 +139,14 @@ public struct DeviceTable: Sendable {
 
     // The state below is internal, not private, only for the extensions in DeviceTable+*.swift: nothing outside the
     // table touches it. Each part with state of its own is a value type with its own tests (``NeighbourAddressBook``,
-    // ``BluetoothAdvertisers``, ``SilentDevices``, ``PendingSplits``, ``DerivationQueue``, ``DeviceOutbox``).
+    // ``MDNSHostBook``, ``BluetoothAdvertisers``, ``SilentDevices``, ``PendingSplits``, ``DerivationQueue``, ``DeviceOutbox``).
     let presence: Presence
     let vendorOf: @Sendable (String) -> String?
     /// The Bluetooth advertisers and their settings (DeviceTable+Bluetooth.swift).
     var bluetooth: BluetoothAdvertisers
 
-    var mdnsHosts: [String: MDNSHost] = [:]
-    /// The mDNS hosts that announce each address (nearly always one): lists, not sets — a set's table for one name
-    /// is twice an array's, for every address.
-    var hostsByAddress: [String: [String]] = [:]
+    /// The mDNS hosts as the mDNS host table last reported them, and which announce each address.
+    var mdnsHosts = MDNSHostBook()
     /// What the kernel's neighbour table taught: which MAC address each address answers with, and when they answered.
     var addressBook: NeighbourAddressBook
 
@@ -219,39 +217,9 @@ public struct DeviceTable: Sendable {
     /// An mDNS host as the mDNS host table reports it now; `nil` when its last service went.
     /// - Complexity: O(a) for a addresses of the host.
     public mutating func updateMDNSHost(hostName: String, host announced: AnnouncedHost?, now: Duration) {
-        if let announced {
-            let old = mdnsHosts[hostName]
-            let oldAddresses = old?.addresses ?? []
-            var host =
-                old
-                ?? MDNSHost(
-                    displayName: nil,
-                    addresses: [],
-                    interfaces: [],
-                    services: [],
-                    isPresent: true,
-                    lastSeen: now,
-                    appearedAt: now
-                )
-            if !host.isPresent { host.appearedAt = now }
-            host.displayName = announced.displayName
-            host.addresses = announced.addresses
-            host.interfaces = announced.interfaces
-            host.services = announced.services
-            host.isPresent = true
-            host.lastSeen = now
-            mdnsHosts[hostName] = host
-            for address in oldAddresses where !announced.addresses.contains(address) {
-                if let mac = addressBook.macAddress(of: address) { markDirty(mac: mac) }
-                hostsByAddress.remove(hostName, fromListAt: address)
-            }
-            for address in announced.addresses { hostsByAddress.insert(hostName, intoListAt: address) }
-        } else {
-            guard var host = mdnsHosts[hostName], host.isPresent else { return }
-            host.isPresent = false
-            host.lastSeen = now
-            host.services = []
-            mdnsHosts[hostName] = host
+        guard let dropped = mdnsHosts.update(hostName: hostName, host: announced, now: now) else { return }
+        for address in dropped {
+            if let mac = addressBook.macAddress(of: address) { markDirty(mac: mac) }
         }
         markDirty(host: hostName)
     }
@@ -294,28 +262,11 @@ public struct DeviceTable: Sendable {
         idByOrigin = [:]
         silent.removeAll()
         splits.removeAll()
-        mdnsHosts = [:]
-        hostsByAddress = [:]
+        mdnsHosts.removeAll()
         addressBook.removeAll()
         derivations.removeAll()
         outbox.removeQuestions()
         bluetooth.removeAll()
     }
 
-}
-
-extension Dictionary where Value == [String] {
-    /// Adds `member` to the list at `key` unless it is in it already.
-    /// - Complexity: O(m) for m members of the list.
-    mutating func insert(_ member: String, intoListAt key: Key) {
-        if self[key]?.contains(member) != true { self[key, default: []].append(member) }
-    }
-
-    /// Removes `member` from the list at `key`, and the key once its list is empty (an empty list is no entry).
-    /// - Complexity: O(m) for m members of the list.
-    mutating func remove(_ member: String, fromListAt key: Key) {
-        guard let index = self[key]?.firstIndex(of: member) else { return }
-        self[key]?.remove(at: index)
-        if self[key]?.isEmpty == true { self[key] = nil }
-    }
 }
