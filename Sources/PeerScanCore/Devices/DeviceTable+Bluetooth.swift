@@ -112,7 +112,7 @@ extension DeviceTable {
                 // ephemeral device, and the failure is logged once.
                 if !bluetooth.resolveFailureLogged {
                     bluetooth.resolveFailureLogged = true
-                    pendingEvents.append(.bluetoothAddressUnresolved(address: address, error: "\(error)"))
+                    outbox.add(.bluetoothAddressUnresolved(address: address, error: "\(error)"))
                 }
             }
         }

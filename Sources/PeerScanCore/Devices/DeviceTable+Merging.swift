@@ -82,10 +82,10 @@ extension DeviceTable {
         for other in others {
             let keys = identities.keys(of: other)
             if let origin = origins[other], let old = unpublish(other)?.device {
-                pendingEvents.append(.merged(old, into: survivor))
+                outbox.add(.merged(old, into: survivor))
                 markForDerivation(origin)
             } else {
-                pendingEvents.append(.merged(Self.absentDevice(other, keys: keys), into: survivor))
+                outbox.add(.merged(Self.absentDevice(other, keys: keys), into: survivor))
             }
             identities.merge(other, into: survivor, byPerson: true)
             labels.merge(other, into: survivor)
@@ -109,12 +109,12 @@ extension DeviceTable {
         let keys = identities.keys(of: id)
         guard let newID = identities.split(key, from: id) else { throw DeviceEditError(.onlyKey, id: id, key: key) }
         if let origin = origins[id], let old = unpublish(id) {
-            displaced[id] = old  // published again by whichever origin derives it now: an update
+            splits.displace(id, item: old)  // published again by whichever origin derives it now: an update
             markForDerivation(origin)
         }
-        splitOff.insert(newID)
+        splits.noteSplitOff(newID)
         for each in keys { markDirty(each) }
-        pendingEvents.append(.split(key, from: id, into: newID))
+        outbox.add(.split(key, from: id, into: newID))
         return newID
     }
 
@@ -130,9 +130,8 @@ extension DeviceTable {
             return nil
         }
         if idByOrigin[origin] == id { idByOrigin[origin] = nil }
-        lastAnswer[id] = nil
         silent.remove(id)
-        pendingChanges.append(Change(id: id, item: nil))
+        outbox.add(Change(id: id, item: nil))
         return old
     }
 

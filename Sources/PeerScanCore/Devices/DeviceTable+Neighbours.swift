@@ -43,7 +43,7 @@ extension DeviceTable {
     private mutating func apply(_ change: NeighbourAddressBook.Change) {
         for move in change.moves { report(move) }
         for address in change.detachedAddresses {
-            for hostName in hostsByAddress[address] ?? [] { dirtyHosts.insert(hostName) }
+            for hostName in mdnsHosts.hosts(announcing: address) { derivations.mark(host: hostName) }
         }
         for mac in change.macAddresses { markDirty(mac: mac) }
     }
@@ -55,7 +55,7 @@ extension DeviceTable {
             let isImportant = [mac, previous].contains { mac in
                 identities.id(for: .macAddress(mac)).map { labels.label(of: $0).isImportant } ?? false
             }
-            pendingEvents.append(
+            outbox.add(
                 .addressConflict(
                     address: address,
                     macAddress: mac,
@@ -64,8 +64,8 @@ extension DeviceTable {
                 )
             )
         case .macChanged(let address, let mac, let previous):
-            let device = hostsByAddress[address]?.min().flatMap { idByOrigin[.host($0)] }
-            pendingEvents.append(
+            let device = mdnsHosts.hosts(announcing: address).min().flatMap { idByOrigin[.host($0)] }
+            outbox.add(
                 .macChanged(
                     address: address,
                     macAddress: mac,

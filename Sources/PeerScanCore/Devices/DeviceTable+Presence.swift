@@ -41,15 +41,14 @@ extension DeviceTable {
     }
 
     mutating func forget(hostName: String) {
-        guard let host = mdnsHosts.removeValue(forKey: hostName) else { return }
+        guard let host = mdnsHosts.remove(hostName: hostName) else { return }
         for address in host.addresses {
-            hostsByAddress.remove(hostName, fromListAt: address)
             if let mac = addressBook.macAddress(of: address) { forget(mac: mac) }
         }
     }
 
     mutating func forget(mac: String) {
         addressBook.forget(mac: mac)
-        dirtyMACs.insert(mac)
+        derivations.mark(mac: mac)
     }
 }

@@ -10,24 +10,24 @@ extension DeviceTable {
     /// Derives the device of `origin` again at the next take.
     mutating func markForDerivation(_ origin: Origin) {
         switch origin {
-        case .host(let hostName): dirtyHosts.insert(hostName)
-        case .mac(let mac): dirtyMACs.insert(mac)
+        case .host(let hostName): derivations.mark(host: hostName)
+        case .mac(let mac): derivations.mark(mac: mac)
         case .bluetooth(let identity): bluetooth.dirty.insert(identity)
         }
     }
 
     mutating func markDirty(host hostName: String) {
-        dirtyHosts.insert(hostName)
+        derivations.mark(host: hostName)
         for address in mdnsHosts[hostName]?.addresses ?? [] {
-            if let mac = addressBook.macAddress(of: address) { dirtyMACs.insert(mac) }
+            if let mac = addressBook.macAddress(of: address) { derivations.mark(mac: mac) }
         }
-        if let id = idByOrigin[.host(hostName)] { dirtyMACs.formUnion(linkedMACs(of: id)) }
+        if let id = idByOrigin[.host(hostName)] { derivations.mark(macs: linkedMACs(of: id)) }
     }
 
     mutating func markDirty(mac: String) {
-        dirtyMACs.insert(mac)
+        derivations.mark(mac: mac)
         for address in addressBook.addresses(of: mac) {
-            for hostName in hostsByAddress[address] ?? [] { dirtyHosts.insert(hostName) }
+            for hostName in mdnsHosts.hosts(announcing: address) { derivations.mark(host: hostName) }
         }
         if let origin = linkedOrigin(of: mac) { markForDerivation(origin) }
     }
@@ -55,7 +55,7 @@ extension DeviceTable {
     /// The mDNS hosts that announce one of `mac`'s addresses, but for those a person split apart from it.
     private func claimants(of mac: String) -> Set<String> {
         var hosts: Set<String> = []
-        for address in addressBook.addresses(of: mac) { hosts.formUnion(hostsByAddress[address] ?? []) }
+        for address in addressBook.addresses(of: mac) { hosts.formUnion(mdnsHosts.hosts(announcing: address)) }
         return hosts.filter { !isApart(mac: mac, hostName: $0) }
     }
 
@@ -144,11 +144,7 @@ extension DeviceTable {
             publish(nil, origin: origin, answering: false, lastAnswer: now, mergedInto: owner)
             return
         }
-        if holdsNeighbourOnlyDevices && idByOrigin[origin] == nil {
-            heldMACs.insert(mac)
-            return
-        }
-        heldMACs.remove(mac)
+        if derivations.holdsBack(mac: mac, isNew: idByOrigin[origin] == nil) { return }
         var macs: Set<String> = [mac]
         if let known = idByOrigin[origin] ?? identities.id(for: .macAddress(mac)) {
             for linked in linkedMACs(of: known) where isUnclaimed(linked) { macs.insert(linked) }
@@ -276,20 +272,19 @@ extension DeviceTable {
                 let old = published.removeValue(forKey: id)?.device
             else { return }
             origins[id] = nil
-            lastAnswer[id] = nil
             silent.remove(id)
-            pendingChanges.append(Change(id: id, item: nil))
+            outbox.add(Change(id: id, item: nil))
             if old.bluetooth?.isEphemeral == true { return }  // listed while heard: no line of its own
             if let survivor = owner.flatMap({ idByOrigin[$0] }), survivor != id, identities.merge(id, into: survivor) {
                 labels.merge(id, into: survivor)
                 if let origin = origins[survivor] { markForDerivation(origin) }  // its label may have changed
-                pendingEvents.append(.merged(old, into: survivor))
+                outbox.add(.merged(old, into: survivor))
             } else {
                 if forgets {
                     identities.forget(id)
                     labels.forget(id)
                 }
-                pendingEvents.append(.forgotten(old))
+                outbox.add(.forgotten(old))
             }
             return
         }
@@ -297,7 +292,7 @@ extension DeviceTable {
         var device = derived.labelled(labels.label(of: id))
         // Taken over (a host takes its MAC-only device's item), unless the holder derives another device already.
         if let holder = origins[id], holder != origin, idByOrigin[holder] == id { idByOrigin[holder] = nil }
-        let wasDisplaced = displaced.removeValue(forKey: id)
+        let wasDisplaced = splits.takeDisplaced(id)
         let oldItem = published[id] ?? wasDisplaced
         let old = oldItem?.device
         if let old, old.online == device.online {
@@ -310,11 +305,10 @@ extension DeviceTable {
         published[id] = item
         origins[id] = origin
         idByOrigin[origin] = id
-        lastAnswer[id] = last
         // A Bluetooth device's deadlines are its own (``DeadlineQueue``): not checked on every take.
-        if answering || origin.isBluetooth { silent.remove(id) } else { silent.insert(id) }
+        silent.note(id, isAnswering: answering || origin.isBluetooth, lastAnswer: last)
         guard old != device || wasDisplaced != nil else { return }
-        pendingChanges.append(Change(id: id, item: item))  // after a displacement, even unchanged: it stays
+        outbox.add(Change(id: id, item: item))  // after a displacement, even unchanged: it stays
         guard old != device else { return }
         // A Bluetooth device listed only while heard (ephemeral, or not admitted yet) has no lines of its own; one
         // that is admitted is new (or back) then.
@@ -322,12 +316,12 @@ extension DeviceTable {
         guard isKept else { return }
         if let old, old.bluetooth?.isEphemeral != true {
             if old.online != device.online {
-                pendingEvents.append(device.online ? .online(device) : .offline(device))
+                outbox.add(device.online ? .online(device) : .offline(device))
             }
         } else {
             let isReturn = identities.notePublished(id)
-            guard splitOff.remove(id) == nil else { return }  // a key a person split off: `device split` says it
-            pendingEvents.append(isReturn ? .returned(device) : .appeared(device))
+            guard !splits.takeSplitOff(id) else { return }  // a key a person split off: `device split` says it
+            outbox.add(isReturn ? .returned(device) : .appeared(device))
         }
     }
 }

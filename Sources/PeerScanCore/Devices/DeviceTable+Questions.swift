@@ -13,15 +13,13 @@ extension DeviceTable {
     /// questions stays online); never again once a question went unanswered, until the kernel hears from it. Nothing
     /// is asked while ``Presence/offlineAfter`` is zero (the device goes at once).
     public mutating func takeQuestions() -> [HostQuestion] {
-        defer { pendingQuestions = [] }
-        return pendingQuestions
+        outbox.takeQuestions()
     }
 
     /// A host answered a question now (``NeighbourObservation/hostAnswered(hostName:address:)``); an unknown host is
     /// ignored.
     mutating func noteAnswer(hostName: String, now: Duration) {
-        guard mdnsHosts[hostName] != nil else { return }
-        mdnsHosts[hostName]?.answeredAt = now
+        guard mdnsHosts.noteAnswer(hostName: hostName, now: now) else { return }
         markDirty(host: hostName)
     }
 
@@ -43,16 +41,15 @@ extension DeviceTable {
     /// one failed, or none answers) and none confirms it (`isConfirmed`: one is reachable). Forgets the last question
     /// once one does.
     mutating func askIfDue(hostName: String, device: Device, isConfirmed: Bool, isDoubted: Bool, now: Duration) {
-        guard var host = mdnsHosts[hostName] else { return }
+        guard let host = mdnsHosts[hostName] else { return }
         if isConfirmed {
-            if host.askedAt != nil { mdnsHosts[hostName]?.askedAt = nil }
+            mdnsHosts.noteAsked(hostName: hostName, at: nil)
             return
         }
         // A host that spoke mDNS is asked even once its records went (a laptop whose services stopped, say).
         guard isDoubted, device.online, presence.offlineAfter > .zero, isQuestionDue(host, now: now) else { return }
-        host.askedAt = now
-        mdnsHosts[hostName] = host
-        pendingQuestions.append(
+        mdnsHosts.noteAsked(hostName: hostName, at: now)
+        outbox.add(
             HostQuestion(hostName: hostName, addresses: device.addresses, interfaces: device.interfaces)
         )
     }

@@ -138,16 +138,15 @@ public struct DeviceTable: Sendable {
     }
 
     // The state below is internal, not private, only for the extensions in DeviceTable+*.swift: nothing outside the
-    // table touches it.
+    // table touches it. Each part with state of its own is a value type with its own tests (``NeighbourAddressBook``,
+    // ``MDNSHostBook``, ``BluetoothAdvertisers``, ``SilentDevices``, ``PendingSplits``, ``DerivationQueue``, ``DeviceOutbox``).
     let presence: Presence
     let vendorOf: @Sendable (String) -> String?
     /// The Bluetooth advertisers and their settings (DeviceTable+Bluetooth.swift).
     var bluetooth: BluetoothAdvertisers
 
-    var mdnsHosts: [String: MDNSHost] = [:]
-    /// The mDNS hosts that announce each address (nearly always one): lists, not sets — a set's table for one name
-    /// is twice an array's, for every address.
-    var hostsByAddress: [String: [String]] = [:]
+    /// The mDNS hosts as the mDNS host table last reported them, and which announce each address.
+    var mdnsHosts = MDNSHostBook()
     /// What the kernel's neighbour table taught: which MAC address each address answers with, and when they answered.
     var addressBook: NeighbourAddressBook
 
@@ -161,34 +160,25 @@ public struct DeviceTable: Sendable {
     var published: [DeviceID: ScanItem] = [:]
     var origins: [DeviceID: Origin] = [:]
     var idByOrigin: [Origin: DeviceID] = [:]
-    var lastAnswer: [DeviceID: Duration] = [:]
-    /// Published devices that do not answer now: their deadlines are checked on every take.
-    var silent: Set<DeviceID> = []
-    /// Devices a person's split took out of ``published`` until their origins derive them again at the next take
-    /// (then an update, not a new device), and the new devices of split keys (no presence line: `device split` says
-    /// it).
-    var displaced: [DeviceID: ScanItem] = [:]
-    var splitOff: Set<DeviceID> = []
-
-    /// MAC-only devices not published yet because ``holdsNeighbourOnlyDevices`` was set.
-    var heldMACs: Set<String> = []
+    /// Published devices that do not answer now, and when each last answered: their deadlines are checked on every
+    /// take.
+    var silent: SilentDevices
+    /// What a person's splits leave for the next take: devices out of ``published`` until their origins derive them
+    /// again, and the new devices of the keys split off.
+    var splits = PendingSplits()
 
     /// Whether new MAC-only devices are held back (while peerscand's first mDNS browse settles: the mDNS host that
     /// claims a MAC address may not be known yet, and a MAC-only device published meanwhile would be a false
     /// `new device`, merged a moment later). Clearing it publishes what was held.
-    public var holdsNeighbourOnlyDevices = false {
-        didSet {
-            guard !holdsNeighbourOnlyDevices else { return }
-            dirtyMACs.formUnion(heldMACs)
-            heldMACs = []
-        }
+    public var holdsNeighbourOnlyDevices: Bool {
+        get { derivations.holdsNewMACs }
+        set { derivations.holdsNewMACs = newValue }
     }
 
-    var dirtyHosts: Set<String> = []
-    var dirtyMACs: Set<String> = []
-    var pendingChanges: [Change] = []
-    var pendingEvents: [Event] = []
-    var pendingQuestions: [HostQuestion] = []
+    /// The mDNS hosts and MAC addresses the next take derives again, and the MAC-only devices held back.
+    var derivations = DerivationQueue()
+    /// What the next takes hand over: item changes, events, questions.
+    var outbox = DeviceOutbox()
 
     /// Creates an empty table.
     /// - Parameters:
@@ -208,6 +198,7 @@ public struct DeviceTable: Sendable {
         self.vendorOf = vendorOf
         self.bluetooth = BluetoothAdvertisers(settings: bluetooth)
         self.addressBook = NeighbourAddressBook(presence: presence)
+        self.silent = SilentDevices(presence: presence)
         self.identities = identities
         self.labels = labels
     }
@@ -226,39 +217,9 @@ public struct DeviceTable: Sendable {
     /// An mDNS host as the mDNS host table reports it now; `nil` when its last service went.
     /// - Complexity: O(a) for a addresses of the host.
     public mutating func updateMDNSHost(hostName: String, host announced: AnnouncedHost?, now: Duration) {
-        if let announced {
-            let old = mdnsHosts[hostName]
-            let oldAddresses = old?.addresses ?? []
-            var host =
-                old
-                ?? MDNSHost(
-                    displayName: nil,
-                    addresses: [],
-                    interfaces: [],
-                    services: [],
-                    isPresent: true,
-                    lastSeen: now,
-                    appearedAt: now
-                )
-            if !host.isPresent { host.appearedAt = now }
-            host.displayName = announced.displayName
-            host.addresses = announced.addresses
-            host.interfaces = announced.interfaces
-            host.services = announced.services
-            host.isPresent = true
-            host.lastSeen = now
-            mdnsHosts[hostName] = host
-            for address in oldAddresses where !announced.addresses.contains(address) {
-                if let mac = addressBook.macAddress(of: address) { markDirty(mac: mac) }
-                hostsByAddress.remove(hostName, fromListAt: address)
-            }
-            for address in announced.addresses { hostsByAddress.insert(hostName, intoListAt: address) }
-        } else {
-            guard var host = mdnsHosts[hostName], host.isPresent else { return }
-            host.isPresent = false
-            host.lastSeen = now
-            host.services = []
-            mdnsHosts[hostName] = host
+        guard let dropped = mdnsHosts.update(hostName: hostName, host: announced, now: now) else { return }
+        for address in dropped {
+            if let mac = addressBook.macAddress(of: address) { markDirty(mac: mac) }
         }
         markDirty(host: hostName)
     }
@@ -270,71 +231,42 @@ public struct DeviceTable: Sendable {
     /// table keeps, which the snapshot should hold too, so that the device's fields are stored once.
     /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
     public mutating func takeChanges(now: Duration) -> (changes: [Change], events: [Event]) {
-        for id in silent {
-            guard let device = published[id]?.device, let last = lastAnswer[id], let origin = origins[id] else {
+        for id in silent.ids {
+            guard let device = published[id]?.device, let origin = origins[id] else { continue }
+            guard silent.isPastDeadline(id, isOnline: device.online, now: now) || isQuestionDue(origin, now: now) else {
                 continue
             }
-            let deadline = device.online ? presence.offlineAfter : presence.forgetAfter
-            guard now >= last + deadline || isQuestionDue(origin, now: now) else { continue }
             markForDerivation(origin)
         }
         bluetooth.markDue(now: now)
-        while !dirtyHosts.isEmpty || !dirtyMACs.isEmpty || !bluetooth.dirty.isEmpty {
-            for hostName in dirtyHosts.sorted() {
-                dirtyHosts.remove(hostName)
+        while !derivations.isEmpty || !bluetooth.dirty.isEmpty {
+            for hostName in derivations.markedHosts {
+                derivations.unmark(host: hostName)
                 derive(hostName: hostName, now: now)
             }
-            for mac in dirtyMACs.sorted() {
-                dirtyMACs.remove(mac)
+            for mac in derivations.markedMACs {
+                derivations.unmark(mac: mac)
                 derive(mac: mac, now: now)
             }
             while let identity = bluetooth.dirty.popFirst() { derive(bluetooth: identity, now: now) }
         }
-        defer {
-            pendingChanges = []
-            pendingEvents = []
-            displaced = [:]  // not published again: its removal stands
-            splitOff = []
-        }
-        var latest: [DeviceID: ScanItem?] = [:]
-        for change in pendingChanges { latest[change.id] = change.item }  // a device's last change counts
-        return (latest.map { Change(id: $0.key, item: $0.value) }.sorted { $0.id < $1.id }, pendingEvents)
+        defer { splits.removeAll() }  // a device displaced and not published again: its removal stands
+        return outbox.takeChanges()
     }
 
     /// Forgets everything (scanning switched off): every device goes now.
     public mutating func removeAll() {
-        pendingChanges += published.keys.map { Change(id: $0, item: nil) }
+        outbox.addRemovals(of: published.keys)
         published = [:]
         origins = [:]
         idByOrigin = [:]
-        lastAnswer = [:]
-        silent = []
-        displaced = [:]
-        splitOff = []
-        mdnsHosts = [:]
-        hostsByAddress = [:]
+        silent.removeAll()
+        splits.removeAll()
+        mdnsHosts.removeAll()
         addressBook.removeAll()
-        heldMACs = []
-        dirtyHosts = []
-        dirtyMACs = []
-        pendingQuestions = []
+        derivations.removeAll()
+        outbox.removeQuestions()
         bluetooth.removeAll()
     }
 
-}
-
-extension Dictionary where Value == [String] {
-    /// Adds `member` to the list at `key` unless it is in it already.
-    /// - Complexity: O(m) for m members of the list.
-    mutating func insert(_ member: String, intoListAt key: Key) {
-        if self[key]?.contains(member) != true { self[key, default: []].append(member) }
-    }
-
-    /// Removes `member` from the list at `key`, and the key once its list is empty (an empty list is no entry).
-    /// - Complexity: O(m) for m members of the list.
-    mutating func remove(_ member: String, fromListAt key: Key) {
-        guard let index = self[key]?.firstIndex(of: member) else { return }
-        self[key]?.remove(at: index)
-        if self[key]?.isEmpty == true { self[key] = nil }
-    }
 }
