@@ -425,7 +425,7 @@ let package = Package(
         ),
         .target(
             name: "MQTTClient",
-            dependencies: ["AsyncPrimitives", "CMosquitto"]
+            dependencies: ["POSIXText", "AsyncPrimitives", "CMosquitto"]
         ),
         .testTarget(
             name: "MQTTClientTests",

@@ -1,6 +1,7 @@
 import AsyncPrimitives
 internal import CMosquitto
 import Glibc
+internal import POSIXText
 
 /// One client connection to an MQTT broker, through libmosquitto, that keeps itself connected.
 ///
@@ -35,7 +36,7 @@ public final class MQTTConnection: Sendable {
     public init(configuration: MQTTConfiguration) throws(MQTTError) {
         _ = Self.libraryInitialized
         reader = try ReaderThread { (errno: Int32) -> MQTTError in
-            .library(operation: "eventfd", code: MOSQ_ERR_ERRNO.rawValue, message: String(cString: strerror(errno)))
+            .library(operation: "eventfd", code: MOSQ_ERR_ERRNO.rawValue, message: POSIXText.errorDescription(errno))
         }
         let (events, continuation) = AsyncStream<MQTTEvent>.makeStream()
         let context = Unmanaged.passRetained(CallbackContext(continuation: continuation))
@@ -75,7 +76,7 @@ public final class MQTTConnection: Sendable {
                             .library(
                                 operation: "poll",
                                 code: MOSQ_ERR_ERRNO.rawValue,
-                                message: String(cString: strerror(errno))
+                                message: POSIXText.errorDescription(errno)
                             )
                     },
                     prepare: { network.prepare(stopping: stopping.hasFired) },

@@ -1,5 +1,6 @@
 public import AsyncPrimitives
 import Glibc
+internal import POSIXText
 
 /// The reader thread a bus loop (``SystemBus/run(wakeup:onSignal:onUnreadable:onWake:)``) runs on and waits in:
 /// the shared ``ReaderThread``, whose wakeup another thread signals.
@@ -10,6 +11,6 @@ extension ReaderThread {
     ///
     /// - Throws: ``DBusError`` with ``DBusError/Code/connect`` if no eventfd can be made.
     public convenience init() throws(DBusError) {
-        try self.init { DBusError(.connect, operation: "eventfd", message: String(cString: strerror($0))) }
+        try self.init { DBusError(.connect, operation: "eventfd", message: POSIXText.errorDescription($0)) }
     }
 }

@@ -1,5 +1,6 @@
 internal import CSystemdBus
 import Glibc
+internal import POSIXText
 
 extension DBusMessageCodec {
     /// `values` appended to a signal, sealed as if sent, and read back: the codec's round trip through sd-bus's own
@@ -10,7 +11,7 @@ extension DBusMessageCodec {
         let operation = "round trip"
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw DBusError(.connect, operation: "socketpair", message: String(cString: strerror(errno)))
+            throw DBusError(.connect, operation: "socketpair", message: POSIXText.errorDescription(errno))
         }
         var unclaimed = ends  // closed here, unless the bus took them
         defer { for end in unclaimed where end >= 0 { close(end) } }

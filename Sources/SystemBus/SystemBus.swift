@@ -1,6 +1,7 @@
 import AsyncPrimitives
 internal import CSystemdBus
 import Glibc
+internal import POSIXText
 
 /// A signal received on the bus.
 public struct DBusSignal: Hashable, Sendable {
@@ -113,7 +114,7 @@ public final class SystemBus {
                 disconnected ? .disconnected : .call,
                 operation: operation,
                 name: error.name.map { String(cString: $0) },
-                message: error.message.map { String(cString: $0) } ?? String(cString: strerror(-result))
+                message: error.message.map { String(cString: $0) } ?? POSIXText.errorDescription(-result)
             )
         }
         return try DBusMessageCodec.read(reply, operation: operation)
@@ -174,7 +175,7 @@ public final class SystemBus {
         onWake: () throws -> Bool
     ) throws {
         try wakeup.loop(
-            orThrow: { DBusError(.disconnected, operation: "poll", message: String(cString: strerror($0))) },
+            orThrow: { DBusError(.disconnected, operation: "poll", message: POSIXText.errorDescription($0)) },
             prepare: { () throws in
                 try dispatch(onSignal: onSignal, onUnreadable: onUnreadable)
                 let events = PollEvents(rawValue: Int16(truncatingIfNeeded: sd_bus_get_events(bus)))
