@@ -108,10 +108,14 @@ def known_air():
     """The kernel's scan caches of the interfaces peerscand watches hold the air as configured and nothing else, so
     no test sees another's leftovers (a signal set through the medium, the twin, an access point switched off): the
     scanner's after a flushed scan (then more until every access point is in: a scan can miss the hidden one), the
-    station's empty."""
+    station's empty. A flushed scan is repeated (up to 5) while it hears more than the air: under load an access point
+    a test switched off was once heard in the first flushed scan after its hostapd had exited."""
     expected = {ap.bssid for ap in air.AIR}
-    seen = air.scan_until_seen(expected, flush=True, attempts=5)
-    if seen.keys() != expected:
+    for _ in range(5):
+        seen = air.scan_until_seen(expected, flush=True, attempts=5)
+        if seen.keys() == expected:
+            break
+    else:
         raise air.AirError(f"{air.SCANNER}: the air is not as configured: {sorted(seen)}")
     air.forget(air.STATION)
 

@@ -101,7 +101,7 @@ def test_the_source_reports_the_advertiser_with_its_name_and_manufacturer_data(u
                        PEERSCAN_BLUETOOTH_LIVE_NAME=NAME, PEERSCAN_BLUETOOTH_LIVE_COMPANY=f"{bluetooth.NORDIC:04x}",
                        PEERSCAN_BLUETOOTH_LIVE_ADAPTER=bluetooth.SCANNER, HOME="/tmp")
     done = subprocess.run([*prefix, str(TESTS_BINARY), "--testing-library", "swift-testing", "--filter",
-                           "BluetoothLiveTests"], capture_output=True, text=True, env=environment, timeout=120)
+                           "BluetoothLiveTests"], capture_output=True, text=True, env=environment, timeout=180)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "live: BluetoothAdvertisement" in done.stdout, done.stdout[-3000:]
     print(next(line for line in done.stdout.splitlines() if line.startswith("live: ")))
