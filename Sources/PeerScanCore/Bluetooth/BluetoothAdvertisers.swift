@@ -71,22 +71,24 @@ struct BluetoothAdvertisers: Sendable {
     typealias Heard = (facts: BluetoothFacts, lastSeen: Duration)
 
     let settings: BluetoothSettings
-    var resolver: IRKResolver
-    var byAddress: [String: BluetoothAdvertiser] = [:]
-    var addressesByIdentity: [BluetoothIdentity: Set<String>] = [:]
-    var dirty: Set<BluetoothIdentity> = []
+    /// The IRKs and what they resolved.
+    private(set) var resolver: IRKResolver
+    private(set) var byAddress: [String: BluetoothAdvertiser] = [:]
+    private(set) var addressesByIdentity: [BluetoothIdentity: Set<String>] = [:]
+    /// The identities the next take derives again.
+    private var dirty: Set<BluetoothIdentity> = []
     /// When each identity's device is next judged again (turns offline, is admitted, or goes), as its last derivation
     /// left it.
-    var deadlines = DeadlineQueue<BluetoothIdentity>()
+    private var deadlines = DeadlineQueue<BluetoothIdentity>()
     /// When each identity's current run of being heard began (a silence of ``BluetoothSettings/away`` ends a run):
     /// admission counts from it.
-    var heardSince: [BluetoothIdentity: Duration] = [:]
+    private(set) var heardSince: [BluetoothIdentity: Duration] = [:]
     /// Whether the table held ``BluetoothSettings/maxDevices`` identities when one more came (until it holds fewer).
-    var isFull = false
+    private(set) var isFull = false
     /// Key changes not yet taken for the registry (`nil`: removed).
-    var keyChanges: [DeviceID: IdentityResolvingKey?] = [:]
-    /// Whether a failure of libcrypto to resolve an address was logged (once per run).
-    var resolveFailureLogged = false
+    private var keyChanges: [DeviceID: IdentityResolvingKey?] = [:]
+    /// Whether a failure of libcrypto to resolve an address was noted (logged once per run).
+    private var resolveFailureNoted = false
 
     init(settings: BluetoothSettings) {
         self.settings = settings
@@ -209,6 +211,68 @@ struct BluetoothAdvertisers: Sendable {
     /// - Complexity: O(log b) for each identity due, b identities.
     mutating func markDue(now: Duration) {
         for identity in deadlines.popDue(now: now) { dirty.insert(identity) }
+    }
+
+    // MARK: Derivation and deadlines
+
+    /// Derives `identity` again at the next take.
+    mutating func mark(_ identity: BluetoothIdentity) { dirty.insert(identity) }
+
+    /// Whether an identity awaits derivation.
+    var hasMarked: Bool { !dirty.isEmpty }
+
+    /// The next identity that awaits derivation, taken off the list.
+    mutating func popMarked() -> BluetoothIdentity? { dirty.popFirst() }
+
+    /// Sets when `identity`'s device is judged again (`nil`: not on its own).
+    mutating func setDeadline(_ due: Duration?, for identity: BluetoothIdentity) { deadlines[identity] = due }
+
+    /// The earliest deadline, if any.
+    /// - Complexity: O(log b) for b identities (amortized).
+    mutating func nextDeadline() -> Duration? { deadlines.next() }
+
+    /// The list was full when another identity came: the cap's limit line and the host item's `limits` say so.
+    mutating func noteFull() { isFull = true }
+
+    // MARK: Keys
+
+    /// The IRK bound to `id`, if any.
+    func key(of id: DeviceID) -> IdentityResolvingKey? { resolver.keys[id] }
+
+    /// Binds `key` to `id` (`nil`: removes its key); the registry learns it at the next take of key changes.
+    mutating func setKey(_ key: IdentityResolvingKey?, for id: DeviceID) {
+        resolver.setKey(key, for: id)
+        keyChanges[id] = .some(key)
+    }
+
+    /// Moves `id`'s key to `survivor` unless the survivor has one.
+    /// - Returns: Whether `id` had a key.
+    mutating func mergeKey(_ id: DeviceID, into survivor: DeviceID) -> Bool {
+        guard let key = resolver.keys[id] else { return false }
+        resolver.merge(id, into: survivor)
+        keyChanges[id] = .some(nil)
+        if resolver.keys[survivor] == key { keyChanges[survivor] = .some(key) }
+        return true
+    }
+
+    /// The key changes since the last take (`nil`: removed).
+    mutating func takeKeyChanges() -> [DeviceID: IdentityResolvingKey?] {
+        defer { keyChanges = [:] }
+        return keyChanges
+    }
+
+    /// The device whose IRK resolves `address`, if any (cached).
+    /// - Throws: What libcrypto's AES-128 threw.
+    mutating func resolve(_ address: String) throws -> DeviceID? { try resolver.resolve(address) }
+
+    /// Forgets what the resolver remembers of `address` (an advertiser not held).
+    mutating func forgetResolution(of address: String) { resolver.forget(address) }
+
+    /// Notes a failure to resolve an address.
+    /// - Returns: Whether it is the first of this run (the one logged).
+    mutating func noteResolveFailure() -> Bool {
+        defer { resolveFailureNoted = true }
+        return !resolveFailureNoted
     }
 
     /// The facts of an advertiser, for ``Device/bluetooth``; `isKept` false: ephemeral (listed while heard, never

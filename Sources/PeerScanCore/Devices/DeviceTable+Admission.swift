@@ -40,10 +40,10 @@ extension DeviceTable {
                 bluetooth.byAddress[$0]?.advertisement.isTemporary == false
             }
             if isPaired { return true }
-            guard let id = identities.id(for: .bluetooth(address)) ?? idByOrigin[.bluetooth(identity)] else {
+            guard let id = identities.id(for: .bluetooth(address)) ?? published.id(of: .bluetooth(identity)) else {
                 return false
             }
-            return !labels.label(of: id).isEmpty || bluetooth.resolver.keys[id] != nil
+            return !labels.label(of: id).isEmpty || bluetooth.key(of: id) != nil
                 || identities.keyCount(of: id) > 1
         }
     }
@@ -70,14 +70,14 @@ extension DeviceTable {
         guard bluetooth.addressesByIdentity[identity] == nil,
             bluetooth.addressesByIdentity.count >= bluetooth.settings.maxDevices
         else { return true }
-        bluetooth.isFull = true
+        bluetooth.noteFull()
         let victims = evictionCandidates(now: now)
         guard !victims.isEmpty else { return false }
         for victim in victims {
             bluetooth.remove(victim)
             publish(nil, origin: .bluetooth(victim), answering: false, lastAnswer: now, forgets: true)
         }
-        bluetooth.isFull = true  // still: the new ones take their places
+        bluetooth.noteFull()  // still: the new ones take their places
         return true
     }
 

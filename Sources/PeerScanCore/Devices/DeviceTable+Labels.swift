@@ -10,7 +10,7 @@ extension DeviceTable {
     public mutating func setLabel(_ edit: DeviceLabelEdit, of id: DeviceID) -> DeviceLabel? {
         guard isKnown(id) else { return nil }
         let label = labels.apply(edit, to: id)
-        if let origin = origins[id] { markForDerivation(origin) }
+        if let origin = published.origin(of: id) { markForDerivation(origin) }
         return label
     }
 }

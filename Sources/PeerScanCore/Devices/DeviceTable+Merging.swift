@@ -62,10 +62,10 @@ extension DeviceTable {
         for id in all where !isKnown(id) { throw DeviceEditError(.unknownDevice, id: id) }
         var named: Set<DeviceID> = []
         for id in all where !named.insert(id).inserted { throw DeviceEditError(.sameDevice, id: id) }
-        let hosts = all.filter { if case .host? = origins[$0] { true } else { false } }
+        let hosts = all.filter { if case .host? = published.origin(of: $0) { true } else { false } }
         if hosts.count > 1 { throw DeviceEditError(.twoMDNSHosts, id: hosts[0], other: hosts[1]) }
         for id in all {
-            guard case .bluetooth(let identity)? = origins[id] else { continue }
+            guard case .bluetooth(let identity)? = published.origin(of: id) else { continue }
             switch identity {
             case .ephemeral: throw DeviceEditError(.ephemeral, id: id)
             case .address(let address) where identities.id(for: .bluetooth(address)) == nil:
@@ -81,7 +81,7 @@ extension DeviceTable {
         }
         for other in others {
             let keys = identities.keys(of: other)
-            if let origin = origins[other], let old = unpublish(other)?.device {
+            if let origin = published.origin(of: other), let old = unpublish(other)?.device {
                 outbox.add(.merged(old, into: survivor))
                 markForDerivation(origin)
             } else {
@@ -92,7 +92,7 @@ extension DeviceTable {
             mergeIRK(other, into: survivor)
             for key in keys { markDirty(key) }
         }
-        if let origin = origins[survivor] { markForDerivation(origin) }
+        if let origin = published.origin(of: survivor) { markForDerivation(origin) }
         for key in identities.keys(of: survivor) { markDirty(key) }
     }
 
@@ -108,7 +108,7 @@ extension DeviceTable {
         guard identities.id(for: key) == id else { throw DeviceEditError(.keyNotBound, id: id, key: key) }
         let keys = identities.keys(of: id)
         guard let newID = identities.split(key, from: id) else { throw DeviceEditError(.onlyKey, id: id, key: key) }
-        if let origin = origins[id], let old = unpublish(id) {
+        if let origin = published.origin(of: id), let old = unpublish(id) {
             splits.displace(id, item: old)  // published again by whichever origin derives it now: an update
             markForDerivation(origin)
         }
@@ -120,16 +120,13 @@ extension DeviceTable {
 
     /// Whether a device has this identifier: published, known by its keys (the registry's), or by its IRK alone.
     func isKnown(_ id: DeviceID) -> Bool {
-        identities.isKnown(id) || published[id] != nil || bluetooth.resolver.keys[id] != nil
+        identities.isKnown(id) || published[id] != nil || bluetooth.key(of: id) != nil
     }
 
     /// Takes a device out of the published ones (its item goes at the next take unless it is published again).
     /// - Returns: The device's item as it was published, or `nil` if it was not.
     private mutating func unpublish(_ id: DeviceID) -> ScanItem? {
-        guard let origin = origins.removeValue(forKey: id), let old = published.removeValue(forKey: id) else {
-            return nil
-        }
-        if idByOrigin[origin] == id { idByOrigin[origin] = nil }
+        guard let old = published.remove(id)?.item else { return nil }
         silent.remove(id)
         outbox.add(Change(id: id, item: nil))
         return old

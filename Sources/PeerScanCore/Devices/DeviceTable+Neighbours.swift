@@ -64,13 +64,13 @@ extension DeviceTable {
                 )
             )
         case .macChanged(let address, let mac, let previous):
-            let device = mdnsHosts.hosts(announcing: address).min().flatMap { idByOrigin[.host($0)] }
+            let device = mdnsHosts.hosts(announcing: address).min().flatMap { published.id(of: .host($0)) }
             outbox.add(
                 .macChanged(
                     address: address,
                     macAddress: mac,
                     previousMACAddress: previous,
-                    device: device ?? idByOrigin[.mac(previous)]
+                    device: device ?? published.id(of: .mac(previous))
                 )
             )
         }

@@ -23,10 +23,10 @@ extension DeviceTable {
         let known = isKnown(id)
         identities.forget(id)
         labels.forget(id)
-        if bluetooth.resolver.keys[id] != nil { bindIRK(nil, to: id) }
-        guard let origin = origins[id] else { return known }
+        if bluetooth.key(of: id) != nil { bindIRK(nil, to: id) }
+        guard let origin = published.origin(of: id) else { return known }
         // A Bluetooth device is never in `silent` (its deadlines are its own): offline is its silence.
-        if origin.isBluetooth ? published[id]?.device?.online == false : silent.contains(id) {
+        if origin.isBluetooth ? published.device(id)?.online == false : silent.contains(id) {
             switch origin {
             case .host(let hostName): forget(hostName: hostName)
             case .mac(let mac): forget(mac: mac)
@@ -34,7 +34,7 @@ extension DeviceTable {
             }
             publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
         } else {
-            published[id] = nil  // published again as a new device, with its keys bound anew
+            published.dropItem(of: id)  // published again as a new device, with its keys bound anew
             markForDerivation(origin)
         }
         return known

@@ -137,9 +137,10 @@ public struct DeviceTable: Sendable {
         var askedAt: Duration?
     }
 
-    // The state below is internal, not private, only for the extensions in DeviceTable+*.swift: nothing outside the
-    // table touches it. Each part with state of its own is a value type with its own tests (``NeighbourAddressBook``,
-    // ``MDNSHostBook``, ``BluetoothAdvertisers``, ``SilentDevices``, ``PendingSplits``, ``DerivationQueue``, ``DeviceOutbox``).
+    // The state below is internal for the extensions in DeviceTable+*.swift, and each part holds its own state
+    // privately, with its own tests (``PublishedDevices``, ``NeighbourAddressBook``, ``MDNSHostBook``,
+    // ``BluetoothAdvertisers``, ``SilentDevices``, ``PendingSplits``, ``DerivationQueue``, ``DeviceOutbox``,
+    // ``DeviceIdentities``, ``DeviceLabels``): the table only sequences them.
     let presence: Presence
     let vendorOf: @Sendable (String) -> String?
     /// The Bluetooth advertisers and their settings (DeviceTable+Bluetooth.swift).
@@ -155,11 +156,10 @@ public struct DeviceTable: Sendable {
     /// What people said about devices: put on every device published (``Device/labelled(_:)``).
     public internal(set) var labels: DeviceLabels
 
-    /// Each published device's item as published: the snapshot's own box (``ScanItem/device(_:)`` is `indirect`), so
-    /// the table and the snapshot share one copy of its fields (``takeChanges(now:)`` hands the items on).
-    var published: [DeviceID: ScanItem] = [:]
-    var origins: [DeviceID: Origin] = [:]
-    var idByOrigin: [Origin: DeviceID] = [:]
+    /// Each published device's item as published — the snapshot's own box (``ScanItem/device(_:)`` is `indirect`), so
+    /// the table and the snapshot share one copy of its fields (``takeChanges(now:)`` hands the items on) — and the
+    /// origin that derives it.
+    var published = PublishedDevices()
     /// Published devices that do not answer now, and when each last answered: their deadlines are checked on every
     /// take.
     var silent: SilentDevices
@@ -232,14 +232,14 @@ public struct DeviceTable: Sendable {
     /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
     public mutating func takeChanges(now: Duration) -> (changes: [Change], events: [Event]) {
         for id in silent.ids {
-            guard let device = published[id]?.device, let origin = origins[id] else { continue }
+            guard let device = published.device(id), let origin = published.origin(of: id) else { continue }
             guard silent.isPastDeadline(id, isOnline: device.online, now: now) || isQuestionDue(origin, now: now) else {
                 continue
             }
             markForDerivation(origin)
         }
         bluetooth.markDue(now: now)
-        while !derivations.isEmpty || !bluetooth.dirty.isEmpty {
+        while !derivations.isEmpty || bluetooth.hasMarked {
             for hostName in derivations.markedHosts {
                 derivations.unmark(host: hostName)
                 derive(hostName: hostName, now: now)
@@ -248,7 +248,7 @@ public struct DeviceTable: Sendable {
                 derivations.unmark(mac: mac)
                 derive(mac: mac, now: now)
             }
-            while let identity = bluetooth.dirty.popFirst() { derive(bluetooth: identity, now: now) }
+            while let identity = bluetooth.popMarked() { derive(bluetooth: identity, now: now) }
         }
         defer { splits.removeAll() }  // a device displaced and not published again: its removal stands
         return outbox.takeChanges()
@@ -256,10 +256,7 @@ public struct DeviceTable: Sendable {
 
     /// Forgets everything (scanning switched off): every device goes now.
     public mutating func removeAll() {
-        outbox.addRemovals(of: published.keys)
-        published = [:]
-        origins = [:]
-        idByOrigin = [:]
+        outbox.addRemovals(of: published.removeAll())
         silent.removeAll()
         splits.removeAll()
         mdnsHosts.removeAll()
