@@ -215,7 +215,7 @@ let package = Package(
         .target(
             name: "BluetoothSource",
             dependencies: [
-                "Discovery", "DiscoveryTerms", "MonitoringLog", "SystemBus",
+                "AsyncPrimitives", "Discovery", "DiscoveryTerms", "MonitoringLog", "SystemBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]

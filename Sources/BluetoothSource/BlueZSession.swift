@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Discovery
 import SystemBus
 
@@ -26,7 +27,7 @@ final class BlueZSession {
     }
 
     /// Runs until the source is cancelled; throws when the bus connection ends.
-    func run(wakeup: BusWakeup) throws {
+    func run(on reader: ReaderThread) throws {
         let sender = "sender='\(Self.service)'"
         try bus.addMatch("type='signal',\(sender),interface='org.freedesktop.DBus.ObjectManager'")
         try bus.addMatch(
@@ -38,7 +39,7 @@ final class BlueZSession {
         )
         browsing = source.browsing
         try reload(reconnected: false)
-        try bus.run(wakeup: wakeup, onSignal: handle, onUnreadable: unreadable, onWake: wokeUp)
+        try bus.run(on: reader, onSignal: handle, onUnreadable: unreadable, onWake: wokeUp)
     }
 
     /// Reads every object again (at start, and when bluetoothd appears on the bus).
@@ -120,7 +121,7 @@ final class BlueZSession {
         if bluezPresent { try reload(reconnected: false) }
     }
 
-    /// A wakeup: browsing switched, or cancelled.
+    /// A wakeup of the reader thread: browsing switched, or cancelled.
     private func wokeUp() throws -> Bool {
         guard source.wokeUp() else { return false }
         let nowBrowsing = source.browsing

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Discovery
 import Logging
 import MonitoringLog
@@ -16,7 +17,7 @@ import SystemBus
 ///
 /// Threading: the bus (`SystemBus`, not thread-safe) lives on a thread of its own that ``run()`` starts, and every
 /// D-Bus call is made there. Other threads only change `control` (browsing, cancellation) under its lock and wake
-/// the thread through its ``BusWakeup``.
+/// the thread through its ``ReaderThread``.
 public final class BluetoothDiscoverySource: DiscoverySource {
     public let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
@@ -29,7 +30,7 @@ public final class BluetoothDiscoverySource: DiscoverySource {
     private struct Control {
         var browsing = false
         var cancelled = false
-        var wakeup: BusWakeup?
+        var reader: ReaderThread?
         var unavailableLogged = false
     }
 
@@ -54,18 +55,18 @@ public final class BluetoothDiscoverySource: DiscoverySource {
 
     /// Follows BlueZ until cancelled, on a thread of its own.
     public func run() async throws {
-        let wakeup: BusWakeup
+        let reader: ReaderThread
         do {
-            wakeup = try BusWakeup()
+            reader = try SystemBus.makeReaderThread()
         } catch {
             logUnavailable("\(error)")
             continuation.finish()
             return
         }
-        control.withLockedValue { $0.wakeup = wakeup }
+        control.withLockedValue { $0.reader = reader }
         let cancel: @Sendable () -> Void = { [self] in wake { $0.cancelled = true } }
-        await wakeup.run(threadNamed: "peerscan-bluez", onCancel: cancel) { [self] in serve(wakeup: wakeup) }
-        control.withLockedValue { $0.wakeup = nil }
+        await reader.run(threadNamed: "peerscan-bluez", onCancel: cancel) { [self] in serve(on: reader) }
+        control.withLockedValue { $0.reader = nil }
         continuation.finish()
     }
 
@@ -76,14 +77,14 @@ public final class BluetoothDiscoverySource: DiscoverySource {
     private func wake(_ change: (inout Control) -> Void) {
         control.withLockedValue { control in
             change(&control)
-            control.wakeup?.signal()
+            control.reader?.signal()
         }
     }
 
     private var isCancelled: Bool { control.withLockedValue { $0.cancelled } }
 
     /// The thread's loop: connect, follow BlueZ until the connection ends, wait, connect again.
-    private func serve(wakeup: BusWakeup) {
+    private func serve(on reader: ReaderThread) {
         var connectedBefore = false
         while !isCancelled {
             do {
@@ -95,12 +96,12 @@ public final class BluetoothDiscoverySource: DiscoverySource {
                     objects: BlueZObjects(adapterNames: adapterNames),
                     source: self
                 )
-                try session.run(wakeup: wakeup)
+                try session.run(on: reader)
                 return  // cancelled
             } catch {
                 logUnavailable("\(error)")
             }
-            wakeup.wait(timeout: .seconds(5))
+            reader.wait(timeout: .seconds(5))
         }
     }
 
@@ -116,7 +117,7 @@ public final class BluetoothDiscoverySource: DiscoverySource {
         for observation in observations { continuation.yield(.bluetooth(observation)) }
     }
 
-    /// Handles a wakeup: whether to go on (not cancelled).
+    /// Handles a wakeup of the reader thread: whether to go on (not cancelled).
     func wokeUp() -> Bool { !isCancelled }
 
     func logUnavailable(_ reason: String) {

@@ -1,4 +1,4 @@
-import AsyncPrimitives
+public import AsyncPrimitives
 internal import CSystemdBus
 import Glibc
 internal import POSIXText
@@ -38,7 +38,7 @@ public struct UnreadableSignal: Sendable {
 /// socket. The only importer of CSystemdBus.
 ///
 /// Threading: sd-bus connections are not thread-safe, so a `SystemBus` is used by one thread only — the one that
-/// created it and runs ``run(wakeup:onSignal:onUnreadable:onWake:)``; it is not `Sendable`. The match callback runs
+/// created it and runs ``run(on:onSignal:onUnreadable:onWake:)``; it is not `Sendable`. The match callback runs
 /// inside `sd_bus_process` on that thread and only queues the signal; handlers run after it returned, and may call
 /// methods. A caller on the concurrency pool runs all of this on a thread of its own (see `BluetoothDiscoverySource`),
 /// never blocking a cooperative thread.
@@ -121,7 +121,7 @@ public final class SystemBus {
     }
 
     /// Asks the bus for the signals a match rule selects (e.g. `type='signal',sender='org.bluez'`); they are
-    /// handed to ``run(wakeup:onSignal:onUnreadable:onWake:)``'s `onSignal`.
+    /// handed to ``run(on:onSignal:onUnreadable:onWake:)``'s `onSignal`.
     public func addMatch(_ rule: String) throws {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let result = sd_bus_add_match(
@@ -164,17 +164,17 @@ public final class SystemBus {
     /// Processes the bus until `onWake` returns `false`: hands each matched signal to `onSignal` (which may call
     /// methods), those whose arguments could not be read to `onUnreadable` — once for all that arrived together
     /// (their `interface.member` and errors: the caller reads its sender's state again, once), before the readable
-    /// ones — and waits in `wakeup`'s `poll(2)` on the bus's socket (a signal of `wakeup` is drained before `onWake`
+    /// ones — and waits in `reader`'s `poll(2)` on the bus's socket (a signal of `reader` is drained before `onWake`
     /// runs).
     ///
     /// - Throws: ``DBusError/Code/disconnected`` when the connection ends, or what a handler throws.
     public func run(
-        wakeup: BusWakeup,
+        on reader: ReaderThread,
         onSignal: (DBusSignal) throws -> Void,
         onUnreadable: (_ signals: [UnreadableSignal]) throws -> Void,
         onWake: () throws -> Bool
     ) throws {
-        try wakeup.loop(
+        try reader.loop(
             orThrow: { DBusError(.disconnected, operation: "poll", message: POSIXText.errorDescription($0)) },
             prepare: { () throws in
                 try dispatch(onSignal: onSignal, onUnreadable: onUnreadable)
@@ -219,5 +219,15 @@ public final class SystemBus {
         let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
         guard deadline > nowMicroseconds else { return .zero }
         return .microseconds(min(deadline - nowMicroseconds, 60_000_000))
+    }
+}
+
+extension SystemBus {
+    /// Creates the reader thread a bus loop runs on and waits in (``run(on:onSignal:onUnreadable:onWake:)``); no
+    /// thread runs yet.
+    ///
+    /// - Throws: ``DBusError`` with ``DBusError/Code/connect`` if no eventfd can be made.
+    public static func makeReaderThread() throws(DBusError) -> ReaderThread {
+        try ReaderThread { DBusError(.connect, operation: "eventfd", message: POSIXText.errorDescription($0)) }
     }
 }

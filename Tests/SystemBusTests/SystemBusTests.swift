@@ -90,14 +90,14 @@ import Testing
             member: "RequestName",
             arguments: [.string("io.peerscan.X"), .uint32(0)]
         )
-        let wakeup = try BusWakeup()
+        let reader = try SystemBus.makeReaderThread()
         var received: [DBusSignal] = []
         var unreadable: [String] = []
         try bus.run(
-            wakeup: wakeup,
+            on: reader,
             onSignal: { signal in
                 received.append(signal)
-                wakeup.signal()
+                reader.signal()
             },
             onUnreadable: { signals in unreadable += signals.map(\.signal) },
             onWake: { false }
@@ -133,12 +133,12 @@ import Testing
             interface: "org.freedesktop.DBus",
             member: "GetId"
         )
-        let wakeup = try BusWakeup()
-        wakeup.signal()  // the loop ends after its first pass, which handles every message queued
+        let reader = try SystemBus.makeReaderThread()
+        reader.signal()  // the loop ends after its first pass, which handles every message queued
         var calls: [[String]] = []
         var received: [DBusValue] = []
         try bus.run(
-            wakeup: wakeup,
+            on: reader,
             onSignal: { signal in
                 #expect(calls.count == 1, "after the unreadable ones")
                 received += signal.arguments
