@@ -138,6 +138,9 @@ public final class ManualClock: Clock, Sendable {
     /// How many tasks sleep on this clock now.
     public var sleeperCount: Int { state.withLockedValue { $0.sleepers.count } }
 
+    /// When the tasks sleeping on this clock wake, as offsets since its start, earliest first.
+    public var wakeTimes: [Duration] { state.withLockedValue { $0.sleepers.values.map(\.deadline.offset).sorted() } }
+
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLockedValue { state in
             defer { state.nextSleeper += 1 }

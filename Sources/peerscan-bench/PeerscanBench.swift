@@ -11,7 +11,7 @@ struct PeerscanBench: AsyncParsableCommand {
             """,
         subcommands: [
             BeaconFloodBenchmark.self, DiffBenchmark.self, EncodingBenchmark.self, FanoutBenchmark.self,
-            FanoutClients.self, MQTTBenchmark.self,
+            FanoutClients.self, MQTTBenchmark.self, PresenceCheckBenchmark.self,
             RadioFloodBenchmark.self,
             RegistryChurnBenchmark.self, RegistryFill.self,
         ]

@@ -73,7 +73,6 @@ extension Peerscand {
             resyncGracePeriod: .seconds(scanning.resyncGrace),
             settleWindow: .seconds(scanning.settleWindow),
             initialBrowseLimit: scanning.startupSettle > 0 ? .seconds(scanning.startupSettle) : nil,
-            presenceInterval: .seconds(1),
             logger: logger
         )
     }

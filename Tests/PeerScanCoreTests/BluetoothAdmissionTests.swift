@@ -73,7 +73,7 @@ private func isBound(_ changes: [IdentityChange]) -> Bool {
         #expect(events.isEmpty, "no `new device` for what may be a passer-by")
         #expect(!isBound(table.takeIdentityChanges()), "nothing for the registry")
         // bluetoothd holds its object (it keeps advertising, unchanged): judged again at the admission time.
-        #expect(table.nextBluetoothDeadline() == .seconds(1200))
+        #expect(table.nextDeadline() == .seconds(1200))
         (changes, events) = table.takeChanges(now: .seconds(1200))
         let kept = try #require(changes.first?.device)
         #expect(kept.id == id && kept.bluetooth?.isEphemeral == false && kept.online)

@@ -73,7 +73,7 @@ private func makeTable(
         var table = makeTable()
         table.observe(bluetooth: advertisement(publicAddress, .public, name: "Tag", at: .seconds(1)), now: .seconds(1))
         _ = table.takeChanges(now: .seconds(1))
-        #expect(table.nextBluetoothDeadline() == .seconds(121))
+        #expect(table.nextDeadline() == .seconds(121))
         #expect(table.takeChanges(now: .seconds(120)).changes.isEmpty)
         let (changes, events) = table.takeChanges(now: .seconds(121))
         let device = try #require(changes.first?.device)

@@ -47,12 +47,12 @@ private func makeTable() -> DeviceTable {
         var table = makeTable()
         table.observe(bluetooth: temporaryAdvertisement(publicAddress, .public, at: .seconds(1)), now: .seconds(1))
         #expect(table.takeChanges(now: .seconds(1)).changes.first?.device?.online == true)
-        #expect(table.nextBluetoothDeadline() == nil, "no deadline while the object exists")
+        #expect(table.nextDeadline() == nil, "no deadline while the object exists")
         // Long past the away time without a report: still heard.
         #expect(table.takeChanges(now: .seconds(1_000)).changes.isEmpty)
         table.observe(bluetooth: .removed(adapter: "hci0", address: publicAddress), now: .seconds(1_000))
         #expect(table.takeChanges(now: .seconds(1_000)).changes.isEmpty, "still online within the away time")
-        #expect(table.nextBluetoothDeadline() == .seconds(1_120))
+        #expect(table.nextDeadline() == .seconds(1_120))
         #expect(table.takeChanges(now: .seconds(1_119)).changes.isEmpty)
         let (changes, events) = table.takeChanges(now: .seconds(1_120))
         let device = try #require(changes.first?.device)
@@ -89,15 +89,15 @@ private func makeTable() -> DeviceTable {
         table.observe(bluetooth: temporaryAdvertisement(publicAddress, .public, at: .seconds(1)), now: .seconds(1))
         _ = table.takeChanges(now: .seconds(1))
         table.observe(bluetooth: .removed(adapter: "hci1", address: publicAddress), now: .seconds(10))
-        #expect(table.nextBluetoothDeadline() == nil, "hci1's object is not the one heard")
+        #expect(table.nextDeadline() == nil, "hci1's object is not the one heard")
         let hci0 = BluetoothAdapter(name: "hci0", address: "00:aa:01:00:00:00", isPowered: true, isDiscovering: true)
         table.observe(bluetooth: .adapters([hci0]), now: .seconds(20))
         #expect(table.takeChanges(now: .seconds(20)).changes.isEmpty)
-        #expect(table.nextBluetoothDeadline() == nil)
+        #expect(table.nextDeadline() == nil)
         // bluetoothd left the bus: no adapter, no object.
         table.observe(bluetooth: .adapters([]), now: .seconds(30))
         _ = table.takeChanges(now: .seconds(30))
-        #expect(table.nextBluetoothDeadline() == .seconds(150))
+        #expect(table.nextDeadline() == .seconds(150))
         #expect(table.takeChanges(now: .seconds(150)).changes.first?.device?.online == false)
     }
 
@@ -117,7 +117,7 @@ private func makeTable() -> DeviceTable {
         paired.isTemporary = false
         table.observe(bluetooth: .advertised(paired), now: .seconds(1))
         _ = table.takeChanges(now: .seconds(1))
-        #expect(table.nextBluetoothDeadline() == .seconds(121))
+        #expect(table.nextDeadline() == .seconds(121))
         #expect(table.takeChanges(now: .seconds(121)).changes.first?.device?.online == false)
     }
 }

@@ -1,5 +1,5 @@
 // One clock drives the whole daemon core: a device goes online → offline → forgotten through the scan service and
-// the store, with a manual clock and no real sleep.
+// the store, with a manual clock and no real sleep. Nothing polls: the store sleeps until a device's next deadline.
 
 import Discovery
 import InMemoryLogging
@@ -34,18 +34,19 @@ import Testing
         failed.state = .failed
         failed.lastConfirmed = nil
         source.send(.neighbour(.neighbourUpdated(failed)))
-        #expect(await eventually { clock.sleeperCount >= 1 }, "the presence check sleeps on the manual clock")
-        for _ in 0..<59 { await advanceOneSecond(clock) }
+        #expect(await eventually { clock.wakeTimes == [.seconds(60)] }, "the store sleeps until --offline-after")
+        clock.advance(to: .seconds(59))
         #expect(await store.snapshot.devices.first?.online == true, "online within --offline-after")
 
-        await advanceOneSecond(clock)
+        clock.advance(to: .seconds(60))
         #expect(await eventually { await store.snapshot.devices.first?.online == false }, "offline at 60 s")
         #expect(await eventually { messages().contains("device offline") })
         #expect(await store.deviceCount == 1, "an offline device stays listed")
 
-        for _ in 60..<599 { await advanceOneSecond(clock) }
+        #expect(await eventually { clock.wakeTimes == [.seconds(600)] }, "then until --forget-after")
+        clock.advance(to: .seconds(599))
         #expect(await store.deviceCount == 1, "kept until --forget-after")
-        await advanceOneSecond(clock)
+        clock.advance(to: .seconds(600))
         #expect(await eventually { await store.deviceCount == 0 }, "forgotten at 600 s")
         #expect(await eventually { messages().contains("device removed") })
     }
@@ -77,20 +78,22 @@ extension PresenceClockTests {
         failed.macAddress = nil
         source.send(.neighbour(.neighbourUpdated(failed)))
         #expect(await eventually { source.questions.map(\.hostName) == ["phone.local"] }, "asked once it failed")
-        #expect(await eventually { clock.sleeperCount >= 1 })
-        for _ in 0..<5 { await advanceOneSecond(clock) }
+        #expect(await eventually { clock.wakeTimes == [.seconds(10)] }, "it goes offline at 10 s unless it answers")
+        clock.advance(to: .seconds(5))
         // It answers at 5 s (applied before the clock moves on: the marker host name comes after it).
         source.send(
             .neighbour(.hostAnswered(hostName: "phone.local", address: "10.0.0.7")),
             .mdns(.sourceState(.running, hostName: "answered.local"))
         )
         #expect(await eventually { await store.hostStatus.hostName == "answered.local" })
-        for _ in 5..<12 { await advanceOneSecond(clock) }
         #expect(await online() == true, "it answered at 5 s: online until 15 s")
+        // Asked again half a window after its answer (10 s); the wake for 10 s requested before still stands.
+        clock.advance(to: .seconds(10))
         #expect(await eventually { source.questions.count == 2 }, "asked again at 10 s, half a window later")
-        for _ in 12..<14 { await advanceOneSecond(clock) }
+        #expect(await eventually { clock.wakeTimes == [.seconds(15)] }, "then until 15 s")
+        clock.advance(to: .seconds(14))
         #expect(await online() == true)
-        await advanceOneSecond(clock)
+        clock.advance(to: .seconds(15))
         #expect(await eventually { await online() == false }, "offline at 15 s: the second question went unanswered")
         #expect(await eventually { logs.entries.contains { $0.message == "device offline" } })
         let line = try #require(logs.entries.first { $0.message == "device offline" })
@@ -119,14 +122,7 @@ private func startService(
         sources: [source],
         store: store,
         stateFile: nil,
-        presenceInterval: .seconds(1),
         logger: Logger(label: "peerscan.tests") { _ in logs }
     )
     return (clock, store, source, logs, Task { try await service.run() })
-}
-
-/// Moves the clock one second and waits until the presence check it woke has slept again.
-private func advanceOneSecond(_ clock: ManualClock) async {
-    clock.advance(by: .seconds(1))
-    _ = await eventually { clock.sleeperCount >= 1 }
 }

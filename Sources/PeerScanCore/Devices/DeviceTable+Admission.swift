@@ -75,7 +75,7 @@ extension DeviceTable {
         guard !victims.isEmpty else { return false }
         for victim in victims {
             bluetooth.remove(victim)
-            publish(nil, origin: .bluetooth(victim), answering: false, lastAnswer: now, forgets: true)
+            withdraw(.bluetooth(victim), forgets: true)
         }
         bluetooth.noteFull()  // still: the new ones take their places
         return true

@@ -87,13 +87,6 @@ extension DeviceTable {
         bluetooth.takeKeyChanges()
     }
 
-    /// The earliest time a Bluetooth device turns offline, is admitted or goes, if any: the store asks to be woken
-    /// then.
-    /// - Complexity: O(log b) for b Bluetooth identities (amortized).
-    public mutating func nextBluetoothDeadline() -> Duration? {
-        bluetooth.nextDeadline()
-    }
-
     /// The identity of an advertiser's address now.
     private mutating func identity(of address: String, type: BluetoothAddressType) -> BluetoothIdentity {
         var resolved: DeviceID?

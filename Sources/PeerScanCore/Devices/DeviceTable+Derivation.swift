@@ -89,7 +89,7 @@ extension DeviceTable {
     mutating func derive(hostName: String, now: Duration) {
         let origin = Origin.host(hostName)
         guard let host = mdnsHosts[hostName] else {
-            publish(nil, origin: origin, answering: false, lastAnswer: now)
+            withdraw(origin)
             return
         }
         var macs = Set(host.addresses.compactMap { addressBook.macAddress(of: $0) }).filter {
@@ -130,7 +130,7 @@ extension DeviceTable {
         let addresses = addressBook.addresses(of: mac)
         let owner = claimants(of: mac).min().map(Origin.host) ?? linkedOrigin(of: mac)
         guard !addresses.isEmpty, owner == nil else {
-            publish(nil, origin: origin, answering: false, lastAnswer: now, mergedInto: owner)
+            withdraw(origin, mergedInto: owner)
             return
         }
         if derivations.holdsBack(mac: mac, isNew: published.id(of: origin) == nil) { return }
@@ -178,7 +178,7 @@ extension DeviceTable {
         defer { bluetooth.setDeadline(bluetoothDeadline(of: identity, isKept: isKept, now: now), for: identity) }
         bluetooth.pruneRotated(identity, now: now)
         guard let latest = bluetooth.latest(of: identity), let last = bluetooth.lastHeard(of: identity, now: now) else {
-            publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
+            withdraw(origin, forgets: true)
             return
         }
         isKept = isAdmitted(identity, now: now)
@@ -190,7 +190,7 @@ extension DeviceTable {
             case .ephemeral: nil
             }
         if let bound, let holder = published.origin(of: bound), holder != origin, !holder.isBluetooth {
-            publish(nil, origin: origin, answering: false, lastAnswer: last, mergedInto: holder)
+            withdraw(origin, mergedInto: holder)
             markForDerivation(holder)
             return
         }

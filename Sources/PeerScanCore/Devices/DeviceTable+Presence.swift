@@ -32,7 +32,7 @@ extension DeviceTable {
             case .mac(let mac): forget(mac: mac)
             case .bluetooth(let identity): bluetooth.remove(identity)
             }
-            publish(nil, origin: origin, answering: false, lastAnswer: now, forgets: true)
+            withdraw(origin, forgets: true)
         } else {
             published.dropItem(of: id)  // published again as a new device, with its keys bound anew
             markForDerivation(origin)

@@ -47,7 +47,7 @@ extension DeviceTable {
             if let hostName = evidence.host?.name { forget(hostName: hostName) }
             for mac in macs { forget(mac: mac) }
             if case .bluetooth(let identity) = origin { bluetooth.remove(identity) }
-            publish(nil, origin: origin, answering: false, lastAnswer: evidence.last, forgets: true)
+            withdraw(origin, forgets: true)
             return
         }
         let sortedMACs = macs.sorted()
@@ -83,7 +83,16 @@ extension DeviceTable {
             } else {
                 offlineReason(addresses: evidence.addresses, asked: asked)
             }
-        publish(device, origin: origin, answering: evidence.answering, lastAnswer: evidence.last, reason: reason)
+        publish(device, origin: origin, reason: reason)
+        // A Bluetooth device's deadlines are its own (``DeadlineQueue``): it is never silent here.
+        silent.note(
+            device.id,
+            isAnswering: evidence.answering || evidence.advertiser != nil,
+            lastAnswer: evidence.last,
+            isOnline: online,
+            questionAt: nextQuestion(of: origin),
+            now: now
+        )
     }
 
     /// The identifier of the device derived from `evidence`: the one its origin has, or one from ``identities`` (an
@@ -124,38 +133,30 @@ extension DeviceTable {
         }
     }
 
-    /// Publishes what `origin` derives now: `device`, or nothing (the device went: forgotten, if `forgets`, or merged
-    /// into the device of `owner`). `reason` becomes the device's ``Device/presenceReason`` if it is new or its
-    /// presence changes; otherwise it keeps the one it has.
-    mutating func publish(
-        _ derived: Device?,
-        origin: Origin,
-        answering: Bool,
-        lastAnswer last: Duration,
-        reason: PresenceReason? = nil,
-        mergedInto owner: Origin? = nil,
-        forgets: Bool = false
-    ) {
-        guard let derived else {
-            guard let (id, item) = published.withdraw(origin), let old = item.device else { return }
-            silent.remove(id)
-            outbox.add(Change(id: id, item: nil))
-            if old.bluetooth?.isEphemeral == true { return }  // listed while heard: no line of its own
-            if let survivor = owner.flatMap({ published.id(of: $0) }), survivor != id,
-                identities.merge(id, into: survivor)
-            {
-                labels.merge(id, into: survivor)
-                if let origin = published.origin(of: survivor) { markForDerivation(origin) }  // its label may have changed
-                outbox.add(.merged(old, into: survivor))
-            } else {
-                if forgets {
-                    identities.forget(id)
-                    labels.forget(id)
-                }
-                outbox.add(.forgotten(old))
+    /// Takes out what `origin` derived: the device went — forgotten (its keys and label too, if `forgets`), or merged
+    /// into the device of `owner`. Nothing if `origin` derives no device.
+    mutating func withdraw(_ origin: Origin, mergedInto owner: Origin? = nil, forgets: Bool = false) {
+        guard let (id, item) = published.withdraw(origin), let old = item.device else { return }
+        silent.remove(id)
+        outbox.add(Change(id: id, item: nil))
+        if old.bluetooth?.isEphemeral == true { return }  // listed while heard: no line of its own
+        if let survivor = owner.flatMap({ published.id(of: $0) }), survivor != id, identities.merge(id, into: survivor)
+        {
+            labels.merge(id, into: survivor)
+            if let origin = published.origin(of: survivor) { markForDerivation(origin) }  // its label may have changed
+            outbox.add(.merged(old, into: survivor))
+        } else {
+            if forgets {
+                identities.forget(id)
+                labels.forget(id)
             }
-            return
+            outbox.add(.forgotten(old))
         }
+    }
+
+    /// Publishes `derived` as what `origin` derives now. `reason` becomes the device's ``Device/presenceReason`` if it
+    /// is new or its presence changes; otherwise it keeps the one it has.
+    mutating func publish(_ derived: Device, origin: Origin, reason: PresenceReason?) {
         let id = derived.id
         var device = derived.labelled(labels.label(of: id))
         let wasDisplaced = splits.takeDisplaced(id)
@@ -169,8 +170,6 @@ extension DeviceTable {
         // An unchanged device keeps the box it was published in: the snapshot holds that one.
         let item = old == device ? oldItem ?? .device(device) : .device(device)
         published.publish(item, id: id, origin: origin)  // taken over, if another origin derived it
-        // A Bluetooth device's deadlines are its own (``DeadlineQueue``): not checked on every take.
-        silent.note(id, isAnswering: answering || origin.isBluetooth, lastAnswer: last)
         guard old != device || wasDisplaced != nil else { return }
         outbox.add(Change(id: id, item: item))  // after a displacement, even unchanged: it stays
         guard old != device else { return }

@@ -23,12 +23,13 @@ extension DeviceTable {
         markDirty(host: hostName)
     }
 
-    /// Whether the mDNS host of `origin` is due another question (it answered the last one half the window ago).
-    func isQuestionDue(_ origin: Origin, now: Duration) -> Bool {
-        guard case .host(let hostName) = origin, let host = mdnsHosts[hostName], host.askedAt != nil else {
-            return false
-        }
-        return isQuestionDue(host, now: now)
+    /// When the mDNS host of `origin` is due another question (it answered the last one: half the window after the
+    /// answer), if it is.
+    func nextQuestion(of origin: Origin) -> Duration? {
+        guard case .host(let hostName) = origin, let host = mdnsHosts[hostName], let asked = host.askedAt,
+            let answered = host.answeredAt, answered >= asked
+        else { return nil }
+        return answered + presence.offlineAfter / 2
     }
 
     private func isQuestionDue(_ host: MDNSHost, now: Duration) -> Bool {

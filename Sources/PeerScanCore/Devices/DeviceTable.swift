@@ -231,12 +231,8 @@ public struct DeviceTable: Sendable {
     /// table keeps, which the snapshot should hold too, so that the device's fields are stored once.
     /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
     public mutating func takeChanges(now: Duration) -> (changes: [Change], events: [Event]) {
-        for id in silent.ids {
-            guard let device = published.device(id), let origin = published.origin(of: id) else { continue }
-            guard silent.isPastDeadline(id, isOnline: device.online, now: now) || isQuestionDue(origin, now: now) else {
-                continue
-            }
-            markForDerivation(origin)
+        for id in silent.popDue(now: now) {
+            if let origin = published.origin(of: id) { markForDerivation(origin) }
         }
         bluetooth.markDue(now: now)
         while !derivations.isEmpty || bluetooth.hasMarked {
@@ -252,6 +248,14 @@ public struct DeviceTable: Sendable {
         }
         defer { splits.removeAll() }  // a device displaced and not published again: its removal stands
         return outbox.takeChanges()
+    }
+
+    /// The earliest time a device is judged again, if any: a silent LAN device turns offline, is forgotten or its mDNS
+    /// host is asked again; a Bluetooth device turns offline, is admitted or goes. The store asks to be woken then (no
+    /// device changes by time alone otherwise).
+    /// - Complexity: O(log d) for d devices with a deadline (amortized).
+    public mutating func nextDeadline() -> Duration? {
+        [silent.nextDeadline(), bluetooth.nextDeadline()].compactMap { $0 }.min()
     }
 
     /// Forgets everything (scanning switched off): every device goes now.

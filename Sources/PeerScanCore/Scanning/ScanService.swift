@@ -19,7 +19,6 @@ public struct ScanService: Service {
     private let resyncGracePeriod: Duration
     private let settleWindow: Duration
     private let initialBrowseLimit: Duration?
-    private let presenceInterval: Duration?
     private let logger: Logger
 
     /// Creates the service.
@@ -35,11 +34,10 @@ public struct ScanService: Service {
     ///   - settleWindow: The longest a device is held back while it settles (when the store settles).
     ///   - initialBrowseLimit: The longest the store waits for the initial browse to settle (for a store that waits);
     ///     `nil` for none.
-    ///   - presenceInterval: How often the store checks whether devices that stopped answering are offline or
-    ///     forgotten now; `nil` never (devices then go at once: the store's presence must be immediate).
     ///   - logger: Where the store's log lines go.
     ///
-    /// The grace period, settle windows and presence checks are timed on the store's clock.
+    /// The grace period, settle windows and the store's deadlines (presence, Wi-Fi expiry) are timed on the store's
+    /// clock: the store says when it is next due (``StoreEffects/checkAfter``), and nothing polls.
     public init(
         sources: [any DiscoverySource],
         store: SnapshotStore,
@@ -47,11 +45,9 @@ public struct ScanService: Service {
         resyncGracePeriod: Duration = .seconds(10),
         settleWindow: Duration = .milliseconds(100),
         initialBrowseLimit: Duration? = nil,
-        presenceInterval: Duration? = nil,
         logger: Logger
     ) {
         self.sources = sources
-        self.presenceInterval = presenceInterval
         self.store = store
         self.stateFile = stateFile
         self.resyncGracePeriod = resyncGracePeriod
@@ -99,13 +95,6 @@ public struct ScanService: Service {
                 }
             }
             if let initialBrowseLimit { submit(.initialBrowseDeadline, after: initialBrowseLimit, in: &group) }
-            if let presenceInterval {
-                group.addTask { [inputs, clock = store.scanClock] in
-                    while (try? await clock.sleep(for: presenceInterval)) != nil {
-                        guard inputs.push(.presenceCheck) else { return }
-                    }
-                }
-            }
             await withGracefulShutdownHandler {
                 while let batch = await inputs.next() {
                     let effects = await store.apply(batch)

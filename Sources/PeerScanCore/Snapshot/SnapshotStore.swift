@@ -27,7 +27,7 @@ public actor SnapshotStore {
     var devices: DeviceTable
     var gate: InitialBrowseGate
     var wireless: WirelessTable
-    private var wirelessCheckRequested: Duration?
+    private var checkRequested: Duration?
     var limits: SystemLimitTracker
     let clock: ScanClock
     private let alertsNewDevices: Bool
@@ -192,7 +192,7 @@ public actor SnapshotStore {
         case .waiting:
             break
         }
-        requestWirelessExpiryCheck(effects: &effects)
+        requestDeadlineCheck(effects: &effects)
         if let reason = gate.takeSettledReason() {
             effects.logs.append(LogEntry(.initialBrowseSettled, ["reason": reason, "devices": "\(deviceCount)"]))
             initialBrowseSettled.fire()
@@ -276,14 +276,15 @@ public actor SnapshotStore {
         }
     }
 
-    /// Asks for a check when the next Wi-Fi access point expires or Bluetooth device turns offline (or goes), unless
-    /// one is asked for by then already.
-    private func requestWirelessExpiryCheck(effects: inout StoreEffects) {
+    /// Asks for a check at the next deadline — a Wi-Fi access point expires, a device is judged again (a silent LAN
+    /// device turns offline or goes, its host is asked again; a Bluetooth device turns offline, is admitted or goes) —
+    /// unless one is asked for by then already.
+    private func requestDeadlineCheck(effects: inout StoreEffects) {
         let now = clock.now()
-        let deadlines = [wireless.nextExpiry, devices.nextBluetoothDeadline()].compactMap { $0 }
+        let deadlines = [wireless.nextExpiry, devices.nextDeadline()].compactMap { $0 }
         guard let due = deadlines.min() else { return }
-        if let requested = wirelessCheckRequested, requested > now, requested <= due { return }
-        wirelessCheckRequested = due
+        if let requested = checkRequested, requested > now, requested <= due { return }
+        checkRequested = due
         let delay = max(due - now, .milliseconds(1))
         effects.checkAfter = min(effects.checkAfter ?? delay, delay)
     }

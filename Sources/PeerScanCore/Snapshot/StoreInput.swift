@@ -18,7 +18,8 @@ public enum StoreInput: Sendable {
     case settleDeadline(window: Int)
     /// The time allowed for the initial browse is over: serve the snapshot as it is.
     case initialBrowseDeadline
-    /// Time passed: devices that stopped answering may be offline, or forgotten, now.
+    /// Time passed (the store asked for it with ``StoreEffects/checkAfter``): a device may be offline, forgotten or
+    /// due a question now, a Wi-Fi access point expired, the initial browse's quiet period over.
     case presenceCheck
     /// The datagrams of the last probe round the kernel had no room for (`ENOBUFS`: its neighbour table at
     /// `gc_thresh3`), by protocol (a protocol with none absent): the `neighbour-table` limit is reached while any is
@@ -87,8 +88,8 @@ public struct StoreEffects: Sendable, Equatable {
     /// Send ``StoreInput/withdrawalDeadline(interface:generation:)`` for each interface with its generation after the
     /// grace period.
     public var withdrawalDeadlines: [String: Int]
-    /// Send ``StoreInput/presenceCheck`` after this long: what the store waits for (the initial browse's quiet
-    /// period) may be over by then.
+    /// Send ``StoreInput/presenceCheck`` after this long: the store's next deadline (a device judged again, a Wi-Fi
+    /// access point's expiry, the initial browse's quiet period) is then.
     public var checkAfter: Duration?
     /// The batch's log lines, in order (the monitoring log: devices, presence, resyncs).
     public var logs: [LogEntry]
