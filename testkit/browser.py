@@ -228,11 +228,20 @@ class Browser:
             options.add_argument(argument)
         self.driver = self._connect(options)
         self._processes.update(_descendants(self._driver_process.pid))
+        self._check_namespace()
         self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _CSP_LISTENER})
         # --window-size sets the outer window; the page's layout width is what the tests mean.
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                     {"width": self.width, "height": self.height, "deviceScaleFactor": 1,
                                      "mobile": False})
+
+    def _check_namespace(self) -> None:
+        """Fails unless chromedriver and every browser process are in the namespace (never the host's)."""
+        expected = os.stat(self.namespace).st_ino
+        for pid in [self._driver_process.pid, *self._processes]:
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):  # a helper that has ended meanwhile
+                if os.stat(f"/proc/{pid}/ns/net").st_ino != expected:
+                    raise RuntimeError(f"process {pid} of the browser is outside the namespace {self.namespace}")
 
     def _connect(self, options: Options) -> webdriver.Remote:
         """The session, once chromedriver answers (it needs a moment to listen)."""
