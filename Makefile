@@ -1,12 +1,15 @@
 # peerscan — see README.md. Every target installs the Debian packages it needs first (scripts/install-deps).
 SWIFT ?= swift
 # A virtual environment on Debian's interpreter (which has python3-zeroconf and python3-pytest from
-# scripts/install-deps) with the PyPI varlink client the integration tests talk to peerscand with, and ruff (Debian 12
-# has no package of it). The Python packages (testkit, testlan, testclient, benchmarks) are not installed: they import
-# from the repository's root (pyproject.toml puts it on pytest's path; scripts run as `python3 -m` from the root).
+# scripts/install-deps) with the PyPI varlink client the integration tests talk to peerscand with, ruff (Debian 12
+# has no package of it) and Selenium (4.51.0: 4.52.0 needs a newer certifi than PyPI's mirror here has), which drives
+# Debian's chromium through chromium-driver in the page's tests. The Python packages (testkit, testlan, testclient,
+# benchmarks) are not installed: they import from the repository's root (pyproject.toml puts it on pytest's path;
+# scripts run as `python3 -m` from the root).
 VENV ?= .venv
 PYTHON = $(VENV)/bin/python
 RUFF_VERSION = 0.17.6
+SELENIUM_VERSION = 4.51.0
 
 # Installation (make install [PREFIX=/usr/local] [DESTDIR=] [UNITDIR=]): binaries, systemd units, the sysusers file,
 # manual pages, shell completions and the Varlink interface. CONFIGURATION=debug installs the development build (the
@@ -31,6 +34,8 @@ deps:
 		$(PYTHON) -m pip install --quiet --disable-pip-version-check varlink==31.0.0
 	@test "$$($(VENV)/bin/ruff --version 2>/dev/null)" = "ruff $(RUFF_VERSION)" || \
 		$(PYTHON) -m pip install --quiet --disable-pip-version-check ruff==$(RUFF_VERSION)
+	@test "$$($(PYTHON) -c 'import selenium; print(selenium.__version__)' 2>/dev/null)" = "$(SELENIUM_VERSION)" || \
+		$(PYTHON) -m pip install --quiet --disable-pip-version-check selenium==$(SELENIUM_VERSION)
 
 build: deps
 	$(SWIFT) build

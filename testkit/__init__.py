@@ -3,7 +3,8 @@ neither of the first two imports the other: waiting for a condition (`waiting`),
 (`proc`), Varlink on a socket by hand (`wire`) and peerscand under test (`peerscand`: start, log, wait, stop).
 
 It imports nothing from testlan or testclient, and outside the standard library nothing at all (the radio guest and
-the test LAN's peers run on Debian's python3). Nothing is installed: it imports from the repository's root, which
+the test LAN's peers run on Debian's python3) — except `browser`, headless Chromium for the page's tests, which needs
+Selenium and pytest from the virtual environment. Nothing is installed: it imports from the repository's root, which
 pytest puts on the path (``pythonpath`` in pyproject.toml) and ``python3 -m …`` run from the root has as its working
 directory.
 """
