@@ -78,6 +78,7 @@ export class DevicesScreen {
     this.live = live;
     this.state = readQuery();
     this.known = new Map(); // id → KnownDevice: firstSeen, lastSeen
+    this.payloads = new Map(); // id → {item, seen, payload}
     this.search = h("input", { type: "search", id: "device-search", placeholder: "Name, address, MAC, vendor, service…", autocomplete: "off" });
     this.search.value = this.state.text;
     this.search.addEventListener("input", () => this.changeFilter(() => (this.state.text = this.search.value)));
@@ -120,6 +121,7 @@ export class DevicesScreen {
     try {
       const reply = await getJSON("/api/known");
       this.known = new Map(reply.devices.map((device) => [device.id, device]));
+      this.payloads.clear();
       this.render(this.live.snapshot);
     } catch {
       // first and last seen stay unknown; the list itself comes from the stream
@@ -151,12 +153,25 @@ export class DevicesScreen {
     if (!snapshot) return;
     const devices = sectionItems(snapshot, "networks").filter((item) => item.kind === "peer");
     const shown = sorted(devices.filter((item) => matches(item, this.state, this.known.get(item.id))), this.state.sort, this.known);
-    // A row shows first and last seen: carried in its payload, so that a new ListKnownDevices reply updates it.
-    this.list.show(shown.map((item) => (this.known.has(item.id) ? { ...item, seen: this.known.get(item.id) } : item)));
+    this.list.show(shown.map((item) => this.payload(item)));
     const scanning = snapshot.sections.some((section) => section.id === "networks");
     this.count.textContent = !scanning
       ? "Scanning is off: no devices are listed."
       : shown.length === devices.length ? `${devices.length} devices` : `${shown.length} of ${devices.length} devices`;
+  }
+
+  /**
+   * A row's payload: the item with its first and last seen, so that a new ListKnownDevices reply updates the row. The
+   * same object while neither changed, so KeyedList finds an unchanged row without comparing content.
+   */
+  payload(item) {
+    const seen = this.known.get(item.id);
+    if (!seen) return item;
+    const cached = this.payloads.get(item.id);
+    if (cached?.item === item && cached.seen === seen) return cached.payload;
+    const payload = { ...item, seen };
+    this.payloads.set(item.id, { item, seen, payload });
+    return payload;
   }
 
   createRow() {
