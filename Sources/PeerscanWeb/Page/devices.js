@@ -207,7 +207,8 @@ export class DevicesScreen {
     parts.presence.textContent = presenceText(item.online, item.presenceReason);
     parts.vendor.textContent = item.vendor ?? item.bluetooth?.manufacturer ?? (item.macAddresses?.some(isRandomMAC) ? "random MAC" : "—");
     const macs = (item.macAddresses ?? []).filter((mac) => mac !== deviceName(item));
-    fill(parts.addresses, expandableList([...(item.addresses ?? []), ...macs]));
+    const addresses = [...(item.addresses ?? []), ...macs];
+    fill(parts.addresses, addresses.length ? expandableList(addresses) : "—");
     fill(parts.services, item.services?.length ? expandableList(item.services.map(serviceText)) : "—");
     const { seen } = item;
     fill(parts.seen, item.online ? "now" : seen ? [timeElement(seen.lastSeen), h("span", { class: "sub" }, ago(seen.lastSeen))] : "—");
