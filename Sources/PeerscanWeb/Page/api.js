@@ -26,9 +26,9 @@ export class APIError extends Error {
     this.parameters = parameters;
   }
 
-  /** `not authorized: open the link peerscanctl web-url prints`, `io.peerscan.CannotMerge: reason …`. */
+  /** `Not authorized: open the address …`, `io.peerscan.CannotMerge (reason: …)`. */
   static describe(status, error, parameters) {
-    if (status === 401) return "Not authorized: open the address `peerscanctl web-url` prints (it carries the token).";
+    if (status === 401) return "Not authorized: open the address “peerscanctl web-url” prints (it carries the token).";
     if (status === 421) return "This host name is not allowed by peerscan-web (see its --web-host option).";
     if (!error) return `The server answered ${status}.`;
     const details = Object.entries(parameters ?? {}).map(([key, value]) => `${key}: ${value}`);

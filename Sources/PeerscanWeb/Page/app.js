@@ -13,6 +13,7 @@ adoptTokenFromFragment();
 
 const main = document.getElementById("main");
 const status = document.getElementById("status");
+const alert = document.getElementById("alert");
 const live = new LiveSnapshot();
 let screen = null;
 let shownRoute = null;
@@ -46,7 +47,9 @@ live.addEventListener("change", (event) => screen?.update(event.detail.snapshot,
 live.addEventListener("status", (event) => {
   status.dataset.state = event.detail.state;
   status.textContent = event.detail.message;
-  status.setAttribute("role", event.detail.state === "unauthorized" ? "alert" : "status");
+  // Not being allowed in is no passing state: said where the page's content starts, too.
+  alert.hidden = event.detail.state !== "unauthorized";
+  alert.textContent = alert.hidden ? "" : event.detail.message;
 });
 
 onNavigate(show);

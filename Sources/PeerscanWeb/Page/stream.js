@@ -49,8 +49,8 @@ export class LiveSnapshot extends EventTarget {
             this.epoch = null;
             this.sequence = null;
           }
-        } else if (error.status === 401) {
-          this.report("unauthorized", APIError.describe(401));
+        } else if (error instanceof APIError) {
+          this.report(error.status === 401 ? "unauthorized" : "reconnecting", error.message);
         } else {
           this.report("reconnecting", `No connection to peerscan-web (${error.message}); retrying…`);
         }
@@ -79,7 +79,7 @@ export class LiveSnapshot extends EventTarget {
     if (this.epoch !== null) headers["Last-Event-ID"] = `${this.epoch}:${this.sequence}`;
     this.report("connecting", this.epoch === null ? "Connecting…" : "Reconnecting…");
     const response = await fetch("/api/events", { headers, signal, cache: "no-store" });
-    if (!response.ok) throw Object.assign(new Error(`HTTP ${response.status}`), { status: response.status });
+    if (!response.ok) throw new APIError(response.status);
     for await (const event of readEvents(response.body)) {
       if (event.event === "snapshot") this.replace(JSON.parse(event.data));
       else if (event.event === "changeset") this.apply(JSON.parse(event.data));
