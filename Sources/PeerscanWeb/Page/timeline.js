@@ -9,8 +9,8 @@ const width = 1000;
 const barTop = 6;
 const barHeight = 28;
 const height = 42;
-/** The narrowest stretch drawn, in viewBox units: a 30 s blip in 7 days still shows. */
-const minimumWidth = 1.5;
+/** The narrowest stretch drawn, in viewBox units (0.3 % of the width: a pixel at 360 px): a 30 s blip still shows. */
+const minimumWidth = 3;
 
 /**
  * The stretches of `[start, end)`: `{from, to, state: true|false|null, reason}`, oldest first; the state between two
