@@ -55,7 +55,10 @@ struct EventRelay: Sendable {
             try await PeerScanConnection.withConnection(to: socketPath) { connection in
                 var isFirst = true
                 try await connection.monitorPassingJSON(parameters) { json in
-                    let event = try EventStreamFraming.event(forMonitorReply: json, snapshotIsResync: isFirst && resume != nil)
+                    let event = try EventStreamFraming.event(
+                        forMonitorReply: json,
+                        snapshotIsResync: isFirst && resume != nil
+                    )
                     isFirst = false
                     await chunks.send(event.bytes)
                     return !Task.isCancelled

@@ -41,7 +41,10 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
                 throw ParseError(value: value, reason: "\(host) is not an IPv6 address")
             }
         } else if !IPAddressText.isIPv4(host) {
-            throw ParseError(value: value, reason: "expected a numeric address (an IPv6 one in brackets), not \"\(host)\"")
+            throw ParseError(
+                value: value,
+                reason: "expected a numeric address (an IPv6 one in brackets), not \"\(host)\""
+            )
         }
         self = .tcp(host: host, port: port)
     }

@@ -67,7 +67,9 @@ public struct WebResponder: Sendable {
         case .asset(let name):
             guard let asset = PageAssets.asset(named: name) else { return WebResponses.plain(.notFound) }
             return WebResponses.asset(asset)
-        case .notFound: return WebResponses.plain(.notFound)
+        case .notFound:
+            guard request.uri.path.hasPrefix("/api/") else { return WebResponses.plain(.notFound) }
+            return WebResponses.error(.notFound, name: "peerscan-web.NotFound")
         case .methodNotAllowed(let allowed): return WebResponses.plain(.methodNotAllowed, extra: [.allow: allowed])
         case .snapshot: return await proxy("GetSnapshot", [String: String]())
         case .known: return await proxy("ListKnownDevices", [String: String]())
@@ -90,7 +92,11 @@ public struct WebResponder: Sendable {
         } catch {
             return WebResponses.error(.contentTooLarge, name: "peerscan-web.BodyTooLarge")
         }
-        guard case .object(let parameters)? = try? JSONDecoder().decode(RequestJSON.self, from: Data(body.readableBytesView))
+        guard
+            case .object(let parameters)? = try? JSONDecoder().decode(
+                RequestJSON.self,
+                from: Data(body.readableBytesView)
+            )
         else { return WebResponses.error(.badRequest, name: "peerscan-web.ExpectedJSONObject") }
         return await proxy(method.rawValue, parameters)
     }

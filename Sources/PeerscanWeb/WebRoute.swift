@@ -87,7 +87,9 @@ public enum WebRoute: Hashable, Sendable {
     /// A device id as the path may carry it: letters, digits, `-`, `_`, `.`, `:`; at most 128 characters.
     static func isIdentifier(_ text: String) -> Bool {
         !text.isEmpty && text.count <= 128
-            && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_.:".unicodeScalars.contains($0)) }
+            && text.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_.:".unicodeScalars.contains($0))
+            }
     }
 
     /// An asset's name: no path separator, no leading dot.

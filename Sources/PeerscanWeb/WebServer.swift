@@ -62,7 +62,9 @@ public struct WebServer: Sendable {
             let (channel, handler) = try await bind(listener)
             logger.info(
                 "listening",
-                metadata: ["listener": "\(listener)", "address": "\(channel.channel.localAddress.map { "\($0)" } ?? "?")"]
+                metadata: [
+                    "listener": "\(listener)", "address": "\(channel.channel.localAddress.map { "\($0)" } ?? "?")",
+                ]
             )
             bound.append((channel, handler))
         }
@@ -89,9 +91,10 @@ public struct WebServer: Sendable {
             try await responder.respond(to: request, writer: writer, listenerIsLoopback: loopback.value)
         })
         let logger = self.logger
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>> = {
-            handler.setup(channel: $0, logger: logger)
-        }
+        let initializer:
+            @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>> = {
+                handler.setup(channel: $0, logger: logger)
+            }
         let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, Never>
         switch listener {
         case .address(.tcp(let host, let port)):

@@ -60,7 +60,10 @@ struct PeerscanWebCommand: AsyncParsableCommand {
     var socket: String?
 
     @Option(
-        help: ArgumentHelp("The file holding the bearer token (default: STATE/token, made if missing).", valueName: "path"),
+        help: ArgumentHelp(
+            "The file holding the bearer token (default: STATE/token, made if missing).",
+            valueName: "path"
+        ),
         completion: .file()
     )
     var tokenFile: String?

@@ -32,7 +32,10 @@ struct WebURLCommand: ParsableCommand {
         do {
             token = try Self.token(in: Data(contentsOf: URL(fileURLWithPath: tokenFile)))
         } catch let error as CocoaError where error.code == .fileReadNoPermission {
-            try fail("cannot read \(tokenFile): permission denied (run as root or as a member of the peerscan group)", 77)
+            try fail(
+                "cannot read \(tokenFile): permission denied (run as root or as a member of the peerscan group)",
+                77
+            )
         } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
             try fail("cannot read \(tokenFile): no such file (has peerscan-web started once? see --token-file)", 1)
         } catch is TokenFileError {

@@ -5,7 +5,10 @@ import Testing
 
 @Suite struct EventStreamFramingTests {
     @Test(arguments: [
-        ("0f1e2d3c-aaaa-bbbb-cccc-000000000001:42", ResumePoint(epoch: "0f1e2d3c-aaaa-bbbb-cccc-000000000001", sequence: 42)),
+        (
+            "0f1e2d3c-aaaa-bbbb-cccc-000000000001:42",
+            ResumePoint(epoch: "0f1e2d3c-aaaa-bbbb-cccc-000000000001", sequence: 42)
+        ),
         ("e:0", ResumePoint(epoch: "e", sequence: 0)),
         ("a:b:7", ResumePoint(epoch: "a:b", sequence: 7)),
     ])
@@ -31,7 +34,9 @@ import Testing
         #expect(text.hasSuffix("\n\n"))
         let lines = text.dropLast(2).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let dataLine = try #require(lines.first { $0.hasPrefix("data: ") })
-        let data = try #require(try JSONSerialization.jsonObject(with: Data(dataLine.dropFirst(6).utf8)) as? [String: Any])
+        let data = try #require(
+            try JSONSerialization.jsonObject(with: Data(dataLine.dropFirst(6).utf8)) as? [String: Any]
+        )
         return (lines, data)
     }
 
@@ -62,9 +67,13 @@ import Testing
         #expect(data["sequence"] as? Int == 4 && data["changes"] != nil && data["snapshot"] == nil)
     }
 
-    @Test(arguments: [#"[]"#, #"{"sequence":1,"changes":{}}"#, #"{"epoch":"E","changes":{}}"#, #"{"epoch":"E","sequence":1}"#, "nope"])
+    @Test(arguments: [
+        #"[]"#, #"{"sequence":1,"changes":{}}"#, #"{"epoch":"E","changes":{}}"#, #"{"epoch":"E","sequence":1}"#, "nope",
+    ])
     func repliesThatAreNoEventsAreRefused(json: String) {
-        #expect(throws: EventStreamFraming.Failure.self) { try EventStreamFraming.event(forMonitorReply: Data(json.utf8)) }
+        #expect(throws: EventStreamFraming.Failure.self) {
+            try EventStreamFraming.event(forMonitorReply: Data(json.utf8))
+        }
     }
 
     @Test func theKeepaliveIsAComment() {

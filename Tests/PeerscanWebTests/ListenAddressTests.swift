@@ -14,8 +14,10 @@ import Testing
         #expect(try ListenAddress(parsing: text) == expected)
     }
 
-    @Test(arguments: ["", "8737", "localhost:8737", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:x",
-                      "::1:8737", "[::1", "[nothex::]:80", "256.0.0.1:80", "1.2.3:80", "relative/path"])
+    @Test(arguments: [
+        "", "8737", "localhost:8737", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:x",
+        "::1:8737", "[::1", "[nothex::]:80", "256.0.0.1:80", "1.2.3:80", "relative/path",
+    ])
     func refuses(text: String) {
         #expect(throws: ListenAddress.ParseError.self) { try ListenAddress(parsing: text) }
     }
@@ -25,8 +27,10 @@ import Testing
         #expect(ListenAddress.default.description == "127.0.0.1:8737")
     }
 
-    @Test(arguments: [("127.0.0.1", true), ("127.255.0.9", true), ("::1", true), ("::ffff:127.0.0.1", true),
-                      ("10.0.0.1", false), ("0.0.0.0", false), ("::", false), ("fe80::1", false), ("128.0.0.1", false)])
+    @Test(arguments: [
+        ("127.0.0.1", true), ("127.255.0.9", true), ("::1", true), ("::ffff:127.0.0.1", true),
+        ("10.0.0.1", false), ("0.0.0.0", false), ("::", false), ("fe80::1", false), ("128.0.0.1", false),
+    ])
     func loopback(address: String, isLoopback: Bool) {
         #expect(IPAddressText.isLoopback(address) == isLoopback)
     }

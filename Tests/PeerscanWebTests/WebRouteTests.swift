@@ -22,9 +22,11 @@ import Testing
     }
 
     @Test func exactlySixWriteMethods() {
-        #expect(Set(WriteMethod.allCases.map(\.rawValue)) == [
-            "SetDeviceLabel", "MergeDevices", "SplitDevice", "ForgetDevice", "SetDeviceIRK", "SetScanning",
-        ])
+        #expect(
+            Set(WriteMethod.allCases.map(\.rawValue)) == [
+                "SetDeviceLabel", "MergeDevices", "SplitDevice", "ForgetDevice", "SetDeviceIRK", "SetScanning",
+            ]
+        )
         #expect(WriteMethod.allCases.allSatisfy { WebRoute(method: "POST", path: "/api/\($0.rawValue)").isWrite })
     }
 }
@@ -42,8 +44,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [("index.html", "text/html; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8"),
-                      ("style.css", "text/css; charset=utf-8"), ("x.bin", "application/octet-stream")])
+    @Test(arguments: [
+        ("index.html", "text/html; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8"),
+        ("style.css", "text/css; charset=utf-8"), ("x.bin", "application/octet-stream"),
+    ])
     func contentTypes(name: String, expected: String) {
         #expect(PageAssets.contentType(ofName: name) == expected)
     }
