@@ -276,3 +276,19 @@ def test_a_foreign_host_is_misdirected_and_every_response_has_the_csp(web):
         assert headers["Content-Security-Policy"].startswith("default-src 'none'; script-src 'self'")
     status, _, _ = web.request("GET", "/assets/..%2FPackage.swift")
     assert status == 404
+
+
+def test_the_stream_ends_when_peerscand_goes_and_resumes_after_its_restart(web, start_varlink_daemon):
+    stream = EventStream(web)
+    stream.wait_sequence(0)
+    kind, last_id, data = stream.events[-1]
+    assert web.daemon.stop() == 0
+    stream.thread.join(timeout=20)
+    assert not stream.thread.is_alive(), "the stream did not end with peerscand"
+    start_varlink_daemon()  # a new peerscand on the same socket
+    # Another epoch: resuming gives a snapshot marked resync.
+    resumed = EventStream(web, last_event_id=last_id)
+    resumed.wait_sequence(0)
+    resumed.close()
+    first_kind, _, first = resumed.events[0]
+    assert first_kind == "snapshot" and first["resync"] is True and first["epoch"] != data["epoch"]
