@@ -591,7 +591,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PeerscanWebTests",
-            dependencies: ["PeerscanWeb", .product(name: "HummingbirdCore", package: "hummingbird")]
+            dependencies: [
+                "PeerscanWeb",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
 
         // MARK: Benchmarks and what tests share.

@@ -28,6 +28,9 @@ public enum Listener: Sendable, CustomStringConvertible {
 /// given: this takes systemd's sockets too (`ServerBootstrap.bind(_ socket:)`), knows which listener a request came
 /// through (a loopback TCP one, or not: ``AccessPolicy``) and bounds the connections of each client address.
 public struct WebServer: Sendable {
+    /// A listening socket: its connections, each an HTTP/1 channel of request and response parts.
+    typealias ListeningChannel = NIOAsyncChannel<NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, Never>
+
     /// Whether a bound socket's local address is loopback (a Unix socket is not: behind it is a reverse proxy).
     static func isLoopback(_ address: SocketAddress?) -> Bool {
         guard let address, let ip = address.ipAddress else { return false }
@@ -57,7 +60,7 @@ public struct WebServer: Sendable {
     /// - Throws: An error of the socket layer if a listener cannot be bound.
     public func run(onListening: @Sendable ([String]) -> Void = { _ in }) async throws {
         let limiter = ConnectionLimiter(limitPerAddress: connectionLimitPerAddress)
-        var bound: [(NIOAsyncChannel<NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, Never>, HTTP1Channel)] = []
+        var bound: [(ListeningChannel, HTTP1Channel)] = []
         for listener in listeners {
             let (channel, handler) = try await bind(listener)
             logger.info(
@@ -77,9 +80,7 @@ public struct WebServer: Sendable {
     }
 
     /// Binds one listener, with the HTTP/1 channel of its connections.
-    private func bind(
-        _ listener: Listener
-    ) async throws -> (NIOAsyncChannel<NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, Never>, HTTP1Channel) {
+    private func bind(_ listener: Listener) async throws -> (ListeningChannel, HTTP1Channel) {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -95,7 +96,7 @@ public struct WebServer: Sendable {
             @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>> = {
                 handler.setup(channel: $0, logger: logger)
             }
-        let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, Never>
+        let channel: ListeningChannel
         switch listener {
         case .address(.tcp(let host, let port)):
             channel = try await bootstrap.bind(host: host, port: port, childChannelInitializer: initializer)
@@ -114,7 +115,7 @@ public struct WebServer: Sendable {
 
     /// Accepts connections until cancelled, each served in a task of its own, past the per-address bound closed.
     private func serve(
-        _ server: NIOAsyncChannel<NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, Never>,
+        _ server: ListeningChannel,
         handler: HTTP1Channel,
         limiter: ConnectionLimiter
     ) async throws {
