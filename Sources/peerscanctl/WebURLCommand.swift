@@ -19,7 +19,7 @@ struct WebURLCommand: ParsableCommand {
     static let defaultTokenFile = "/var/lib/peerscan-web/token"
 
     @Option(
-        help: ArgumentHelp("peerscan-web's token file (default: \(defaultTokenFile)).", valueName: "path"),
+        help: ArgumentHelp("peerscan-web's token file.", valueName: "path"),
         completion: .file()
     )
     var tokenFile: String = defaultTokenFile
