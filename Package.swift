@@ -43,6 +43,8 @@
 //   peerscand         the daemon, the composition root: makes the store, the sources, the server and the services
 //   PeerScanClient    peerscanctl's logic: connection, monitor session, tables and change lines
 //   peerscanctl       the command-line client, a thin executable over PeerScanClient
+//   PeerscanWeb       the web page's server: routes, token, Host allowlist, the event stream, the write proxy, the page
+//   peerscan-web      the HTTP server of the page (HummingbirdCore), a thin executable over PeerscanWeb
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
 //   CMalloc           the system's malloc statistics, for the benchmark's memory figures
 //   peerscan-bench    the diff, fanout and registry benchmarks (on TestSupport's manual clock where time is simulated)
@@ -58,6 +60,7 @@ let package = Package(
         .executable(name: "peerscan-bench", targets: ["peerscan-bench"]),
         .executable(name: "peerscand", targets: ["peerscand"]),
         .executable(name: "peerscanctl", targets: ["peerscanctl"]),
+        .executable(name: "peerscan-web", targets: ["peerscan-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -67,6 +70,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        // Only HummingbirdCore is used (its HTTP/1 channel, request and response types): no traits, so neither
+        // swift-configuration nor full Foundation is built for it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // MARK: Diffable — snapshots and their differences. No dependencies, by design.
@@ -546,6 +555,48 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+
+        // MARK: peerscan-web — the page's HTTP server, one more client of io.peerscan (through PeerScanClient).
+        .target(
+            name: "PeerscanWeb",
+            dependencies: [
+                "PeerScanClient",
+                "PeerScanModel",
+                "Varlink",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            resources: [.embedInCode("Page")]
+        ),
+        .executableTarget(
+            name: "peerscan-web",
+            dependencies: [
+                "DaemonSupport",
+                "PeerscanWeb",
+                "PeerScanClient",
+                "PeerScanModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "PeerscanWebTests",
+            dependencies: [
+                "PeerscanWeb",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
 

@@ -197,6 +197,29 @@ public struct PeerScanConnection {
         }
     }
 
+    /// Calls a method of `io.peerscan` with `parameters` and returns its reply's parameters as received, undecoded:
+    /// for a client that passes JSON through (peerscan-web) and must not drop fields it does not know.
+    ///
+    /// - Parameters:
+    ///   - name: The method's name without the interface (`SetDeviceLabel`).
+    ///   - parameters: The parameters, encoded as a JSON object.
+    /// - Throws: `VarlinkError` for an error reply; `VarlinkProtocolError` for a malformed reply or a closed connection.
+    public func callPassingJSON(_ name: String, _ parameters: some Encodable) async throws -> Data {
+        try await connection.call(method(name), parameters).rawParameters
+    }
+
+    /// Calls `Monitor` with `more` and hands each reply's parameters, as received, to `body`, until `body` returns
+    /// `false` or peerscand ends the call: ``monitor(_:_:)`` without decoding.
+    ///
+    /// - Throws: `VarlinkError` for an error reply; `VarlinkProtocolError` for a malformed reply or a closed
+    ///   connection; whatever `body` throws.
+    public func monitorPassingJSON(
+        _ parameters: PeerScanWire.MonitorParameters,
+        _ body: (Data) async throws -> Bool
+    ) async throws {
+        try await connection.callMore(method("Monitor"), parameters) { reply in try await body(reply.rawParameters) }
+    }
+
     private func method(_ name: String) -> String { "\(PeerScanWire.interfaceName).\(name)" }
 }
 

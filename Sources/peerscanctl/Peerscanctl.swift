@@ -17,7 +17,8 @@ struct Peerscanctl: AsyncParsableCommand {
             scanning on or off, or shows whether it is on; "set" names a device, notes something about it or marks \
             it important; "merge" makes several devices one, "split" gives a MAC address or host name a device of its \
             own again; "forget" makes peerscand forget a device; "wifi trust", "wifi untrust" and "wifi known" \
-            edit and list the Wi-Fi networks the evil-twin checks compare with.
+            edit and list the Wi-Fi networks the evil-twin checks compare with; "web-url" prints the address of \
+            peerscan-web's page with its token.
 
             The socket is --socket if given, else $PEERSCAN_SOCKET if set and not empty, else \
             /run/peerscan/io.peerscan. Reading (list, watch, scanning status) is open to every local user by \
@@ -53,7 +54,7 @@ struct Peerscanctl: AsyncParsableCommand {
         subcommands: [
             ListCommand.self, WatchCommand.self, KnownCommand.self, ShowCommand.self, ScanningCommand.self,
             SetCommand.self, MergeCommand.self, SplitCommand.self, ForgetCommand.self, WiFiCommand.self,
-            HistoryCommand.self,
+            HistoryCommand.self, WebURLCommand.self,
         ]
     )
 }

@@ -121,7 +121,9 @@ struct OptionParsingTests {
             .prefix { !$0.isEmpty }
             .compactMap { $0.split(separator: " ").first.map(String.init) }
         #expect(
-            subcommands == ["list", "watch", "known", "show", "scanning", "set", "merge", "split", "forget", "wifi"]
+            subcommands == [
+                "list", "watch", "known", "show", "scanning", "set", "merge", "split", "forget", "wifi", "web-url",
+            ]
         )
         // What a listed subcommand leaves in each script, found for known and absent for history.
         let traces = [
