@@ -55,7 +55,7 @@ public struct WebResponder: Sendable {
         switch policy.decide(
             host: host,
             authorization: request.headers[.authorization],
-            isWrite: route.isWrite,
+            access: route.access,
             listenerIsLoopback: listenerIsLoopback
         ) {
         case .misdirected: return WebResponses.plain(.misdirectedRequest)

@@ -76,6 +76,15 @@ public enum WebRoute: Hashable, Sendable {
         return false
     }
 
+    /// What the route asks for, for ``AccessPolicy``.
+    public var access: AccessPolicy.Access {
+        switch self {
+        case .page, .asset: .page
+        case .write: .write
+        default: .read
+        }
+    }
+
     /// Whether the route is the API's (its responses are never cached).
     public var isAPI: Bool {
         switch self {

@@ -22,10 +22,10 @@ struct PeerscanWebCommand: AsyncParsableCommand {
             ForgetDevice, SetDeviceIRK, SetScanning). docs/web.md has the HTTP contract.
 
             Access: every request must name an allowed host in its Host header (localhost, 127.0.0.1, [::1] and \
-            each --web-host), else 421. Reads through a TCP listener on a loopback address need no token; every \
-            request through any other listener (a non-loopback address, or a Unix socket, which counts as \
-            non-loopback: a reverse proxy forwards to it) needs "Authorization: Bearer TOKEN", and so does every \
-            write, else 401. Writes need "Content-Type: application/json" and a body of at most 64 KiB. Each client \
+            each --web-host), else 421. The page's own files need no token. API reads through a TCP listener on a \
+            loopback address need none either; every API request through any other listener (a non-loopback \
+            address, or a Unix socket, which counts as non-loopback: a reverse proxy forwards to it) needs \
+            "Authorization: Bearer TOKEN", and so does every write, else 401. Writes need "Content-Type: application/json" and a body of at most 64 KiB. Each client \
             address may have 16 connections open at once.
 
             The token is the content of --token-file less a trailing newline. Without --token-file it is the file \

@@ -7,21 +7,21 @@ import Testing
 
     @Test func readsOnALoopbackListenerNeedNoToken() {
         #expect(
-            policy.decide(host: "127.0.0.1:8737", authorization: nil, isWrite: false, listenerIsLoopback: true)
+            policy.decide(host: "127.0.0.1:8737", authorization: nil, access: .read, listenerIsLoopback: true)
                 == .allowed
         )
     }
 
     @Test func readsOnAnyOtherListenerNeedTheToken() {
         #expect(
-            policy.decide(host: "localhost", authorization: nil, isWrite: false, listenerIsLoopback: false)
+            policy.decide(host: "localhost", authorization: nil, access: .read, listenerIsLoopback: false)
                 == .unauthorized
         )
         #expect(
             policy.decide(
                 host: "localhost",
                 authorization: "Bearer s3cret-token",
-                isWrite: false,
+                access: .read,
                 listenerIsLoopback: false
             )
                 == .allowed
@@ -34,7 +34,7 @@ import Testing
     ])
     func writesWithoutTheRightTokenAreRefused(authorization: String?) {
         #expect(
-            policy.decide(host: "localhost", authorization: authorization, isWrite: true, listenerIsLoopback: true)
+            policy.decide(host: "localhost", authorization: authorization, access: .write, listenerIsLoopback: true)
                 == .unauthorized
         )
     }
@@ -42,7 +42,7 @@ import Testing
     @Test(arguments: ["Bearer s3cret-token", "bearer s3cret-token", "BEARER s3cret-token"])
     func writesWithTheTokenAreAllowed(authorization: String) {
         #expect(
-            policy.decide(host: "localhost", authorization: authorization, isWrite: true, listenerIsLoopback: true)
+            policy.decide(host: "localhost", authorization: authorization, access: .write, listenerIsLoopback: true)
                 == .allowed
         )
     }
@@ -50,7 +50,7 @@ import Testing
     @Test(arguments: [nil, "", "evil.example", "evil.example:8737", "127.0.0.2", "localhost.evil.example", "[::2]:80"])
     func aForeignHostIsMisdirectedEvenWithTheToken(host: String?) {
         #expect(
-            policy.decide(host: host, authorization: "Bearer s3cret-token", isWrite: false, listenerIsLoopback: true)
+            policy.decide(host: host, authorization: "Bearer s3cret-token", access: .read, listenerIsLoopback: true)
                 == .misdirected
         )
     }
@@ -70,5 +70,22 @@ import Testing
         #expect(!BearerToken.constantTimeEqual([], Array("a".utf8)))
         // Lengths differing by a multiple of 256 must still differ.
         #expect(!BearerToken.constantTimeEqual([UInt8](repeating: 0, count: 256), []))
+    }
+
+    @Test func thePagesOwnFilesNeedNoTokenOnAnyListenerButAnAllowedHost() {
+        for isLoopback in [true, false] {
+            #expect(
+                policy.decide(host: "scanner.lan", authorization: nil, access: .page, listenerIsLoopback: isLoopback)
+                    == .allowed
+            )
+        }
+        #expect(
+            policy.decide(host: "evil.example", authorization: nil, access: .page, listenerIsLoopback: false)
+                == .misdirected
+        )
+        #expect(WebRoute(method: "GET", path: "/").access == .page)
+        #expect(WebRoute(method: "GET", path: "/assets/app.js").access == .page)
+        #expect(WebRoute(method: "GET", path: "/api/snapshot").access == .read)
+        #expect(WebRoute(method: "GET", path: "/api/nothing").access == .read)
     }
 }

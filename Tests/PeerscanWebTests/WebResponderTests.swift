@@ -62,8 +62,11 @@ import Testing
             fields: [.contentType: "application/json"]
         )
         #expect(unauthorized == .unauthorized && headers[.wwwAuthenticate] == "Bearer")
-        #expect(await status(.get, "/", loopback: false).0 == .unauthorized)
-        #expect(await status(.get, "/", fields: [.authorization: "Bearer tok"], loopback: false).0 == .ok)
+        #expect(await status(.get, "/", loopback: false).0 == .ok, "the page's own files: no data, no token")
+        #expect(await status(.get, "/api/known", loopback: false).0 == .unauthorized)
+        #expect(
+            await status(.get, "/api/known", fields: [.authorization: "Bearer tok"], loopback: false).0 != .unauthorized
+        )
     }
 
     @Test func everyResponseHasTheSecurityHeaders() async {
