@@ -53,11 +53,6 @@ class Stack:
         assert self.daemon.stop() == 0
         self.start_daemon()
 
-    def restart_web(self) -> None:
-        """peerscan-web stopped (every stream it serves cut) and started again."""
-        self.web.stop()
-        self.web = Web(self.lan, self.daemon.socket, self.tmp_path)
-
     def call(self, method: str, *args):
         with client(self.daemon.socket).open("io.peerscan", namespaced=False) as service:
             return getattr(service, method)(*args)
