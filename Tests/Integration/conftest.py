@@ -17,12 +17,14 @@ from pathlib import Path
 import pytest
 
 from testclient import applier
+from testkit.browser import make_browser
 from testkit.peerscand import PEERSCAND, ROOT, Peerscand, command
 from testkit.waiting import wait_notified
 from testlan.broker import Broker
 from testlan.lan import TestLAN
 
-__all__ = ["PEERSCAND", "ROOT", "Daemon"]  # the tests take PEERSCAND (and its siblings' paths) from here
+# The tests take PEERSCAND (and its siblings' paths) from here; make_browser is a fixture (test_page.py's Chromium).
+__all__ = ["PEERSCAND", "ROOT", "Daemon", "make_browser"]
 # `thread` or `address` when peerscand is a sanitized build (make sanitize): the tests' resource and time goals, which
 # are those of a normal build, do not hold there.
 SANITIZER = os.environ.get("PEERSCAN_SANITIZER", "")

@@ -94,6 +94,7 @@ export class LiveSnapshot extends EventTarget {
     this.snapshot = message.snapshot;
     this.epoch = message.epoch;
     this.sequence = message.sequence;
+    this.markSequence();
     this.dispatchEvent(new CustomEvent("change", { detail: { snapshot: this.snapshot, previous, changes: null } }));
   }
 
@@ -113,7 +114,13 @@ export class LiveSnapshot extends EventTarget {
     const previous = this.snapshot;
     this.snapshot = next;
     this.sequence = message.sequence;
+    this.markSequence();
     this.dispatchEvent(new CustomEvent("change", { detail: { snapshot: next, previous, changes: message.changes } }));
+  }
+
+  /** `data-sequence="E:N"` on the document's root: what the page shows, for its end-to-end tests to read. */
+  markSequence() {
+    document.documentElement.dataset.sequence = `${this.epoch}:${this.sequence}`;
   }
 
   report(state, message) {
