@@ -3,11 +3,13 @@ test_web.py), headless Chromium in that namespace (testkit/browser.py), the page
 
 The page must equal GetSnapshot after a churn of hundreds of changesets without a reload, resume a cut stream with
 Last-Event-ID and follow a peerscand restart, make a person's edits (with the token only) that last, and show hostile
-text as text. The screenshots for the README (docs/images/page-*.png) are taken here from a real scan.
+text as text. The screenshots for the README (docs/images/page-*.png, with PEERSCAN_UPDATE_SCREENSHOTS=1) are
+taken here from a real scan.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import uuid
 from pathlib import Path
@@ -26,7 +28,10 @@ from testlan.lan import real_oui_mac
 from test_scanner import MAC_NAMESPACE, by_mac, start_scanner
 
 ORIGIN = f"http://127.0.0.1:{PORT}"
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+# Where the screenshots go: .build/page-screenshots (a test run leaves the tree clean); with
+# PEERSCAN_UPDATE_SCREENSHOTS=1, docs/images, which the README shows.
+IMAGES = Path(__file__).resolve().parents[2] / (
+    "docs/images" if os.environ.get("PEERSCAN_UPDATE_SCREENSHOTS") == "1" else ".build/page-screenshots")
 
 
 class Stack:
@@ -320,7 +325,7 @@ def test_hostile_text_is_shown_as_text(lan, stack, make_browser):
 
 
 def settled_screenshot(page: Page, name: str) -> Path:
-    """The viewport once no animation runs, as docs/images/NAME.png."""
+    """The viewport once no animation runs, as IMAGES/NAME.png."""
     wait_until(lambda: page.driver.execute_script("return document.getAnimations().length === 0;"), timeout=10,
                what="the page's animations over")
     IMAGES.mkdir(parents=True, exist_ok=True)
