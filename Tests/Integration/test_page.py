@@ -232,21 +232,19 @@ def test_edits_from_the_device_page_reach_get_device_and_last_and_need_the_token
     device = stack.call("GetDevice", phone_id)
     assert device["label"] == "Hall phone" and device["important"] is True
 
-    # The page makes the merge's list once, from the live snapshot when GetDevice answers: empty if that came first
-    # (a race of the page's, reported). Opened again until the list has the tablet.
-    for _ in range(5):
-        merge = edit_form(page, "Merge")
-        if merge.find_elements(By.CSS_SELECTOR, f"option[value='{tablet_id}']"):
-            break
-        page.open(f"/devices/{phone_id}")
+    # The merge's list follows the live snapshot (also when GetDevice answered before the first snapshot came).
+    merge = edit_form(page, "Merge")
+    wait_until(lambda: merge.find_elements(By.CSS_SELECTOR, f"option[value='{tablet_id}']"), timeout=10,
+               what="the tablet in the merge's list")
     Select(merge.find_element(By.TAG_NAME, "select")).select_by_value(tablet_id)
     submit(page, merge, "Merged 1.")
     macs = {sighting["value"] for sighting in stack.call("GetDevice", phone_id)["macAddresses"]}
     assert macs == {phone.mac, tablet.mac}
     stack.daemon.wait_for(lambda s: by_mac(s, tablet.mac)["id"] == phone_id, what="one device")
 
-    page.open(f"/devices/{phone_id}")  # the split's choice of keys is made when the page is
-    split = edit_form(page, "Split")
+    split = edit_form(page, "Split")  # its keys follow the device: the tablet's MAC address since the merge
+    wait_until(lambda: split.is_displayed() and split.find_elements(
+        By.CSS_SELECTOR, f"option[value='mac:{tablet.mac}']"), timeout=10, what="the tablet's key in the split form")
     Select(split.find_element(By.TAG_NAME, "select")).select_by_value(f"mac:{tablet.mac}")
     split.find_element(By.CSS_SELECTOR, ".actions button[type=submit]").click()
     wait_until(lambda: page.driver.current_url.endswith(f"/devices/{tablet_id}"), timeout=20, what="the new device")

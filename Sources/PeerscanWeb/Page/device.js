@@ -3,7 +3,7 @@
 // snapshot changes the device's item.
 
 import { getJSON } from "./api.js";
-import { editsSection } from "./edits.js";
+import { editsSection, refreshMergeChoices, refreshSplitKeys } from "./edits.js";
 import { sectionItems } from "./stream.js";
 import { barsElement, deviceName, fill, h, isRandomMAC, presenceText, timeElement } from "./text.js";
 import { timelineFigure } from "./timeline.js";
@@ -73,6 +73,7 @@ export class DeviceScreen {
       this.timer = setTimeout(() => this.load(), 500);
     }
     this.item = item;
+    refreshMergeChoices(this.edits.querySelector("[data-merge-choices]"), snapshot, this.id);
   }
 
   render() {
@@ -83,8 +84,10 @@ export class DeviceScreen {
     const name = reply.label ?? reply.name ?? (device ? deviceName(device) : firstMAC ?? reply.id);
     const state = reply.online ? presenceText(true, device?.presenceReason) : reply.present ? presenceText(false, device?.presenceReason) : "absent — remembered, not in the snapshot";
     const now = Date.now();
-    // The edits are made once: a reload after an edit keeps their fields, focus and outcome.
+    // The edits are made once: a reload after an edit keeps their fields, focus and outcome; the split form's keys
+    // follow the reply (a merge adds keys).
     if (!this.edits.firstChild) this.edits.append(editsSection(reply, this.live, () => this.load()));
+    refreshSplitKeys(this.edits.querySelector("[data-split-keys]"), reply);
     fill(this.info,
       h("p", { class: "crumbs" }, h("a", { href: "/" }, "Devices"), " › "),
       h("h1", { class: "wrap" }, name, reply.important ? h("span", { class: "badge important" }, "★ important") : null),

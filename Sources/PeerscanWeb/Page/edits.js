@@ -79,9 +79,8 @@ export function editsSection(reply, live, reload) {
   });
   irk.querySelector(".actions").append(removeKey);
 
-  const others = sectionItems(live.snapshot, "networks").filter((item) => item.kind === "peer" && item.id !== id && !item.bluetooth?.ephemeral);
-  const choices = h("select", { multiple: true, size: Math.min(8, Math.max(3, others.length)) },
-    others.map((item) => h("option", { value: item.id }, `${deviceName(item)}${item.online ? "" : " (offline)"}`)));
+  const choices = h("select", { multiple: true, "data-merge-choices": "" });
+  refreshMergeChoices(choices, live.snapshot, id);
   const merge = form("Merge", [field("These are the same device as this one", choices, "Their MAC addresses, host names and histories become this device's.")],
     "Merge into this device", async () => {
       const selected = [...choices.selectedOptions].map((option) => option.value);
@@ -91,14 +90,12 @@ export function editsSection(reply, live, reload) {
       return `Merged ${selected.length}.`;
     });
 
-  const keys = [...reply.macAddresses.map((sighting) => `mac:${sighting.value}`), ...reply.hostNames.map((sighting) => `host:${sighting.value}`)];
-  const keyChoice = h("select", {}, keys.map((value) => h("option", { value }, value)));
-  const split = keys.length > 1
-    ? form("Split", [field("This key is a device of its own", keyChoice)], "Split off", async () => {
-        const result = await callMethod("SplitDevice", { id, key: keyChoice.value });
-        navigate(`/devices/${encodeURIComponent(result.id)}`);
-      })
-    : null;
+  const keyChoice = h("select", { "data-split-keys": "" });
+  const split = form("Split", [field("This key is a device of its own", keyChoice)], "Split off", async () => {
+    const result = await callMethod("SplitDevice", { id, key: keyChoice.value });
+    navigate(`/devices/${encodeURIComponent(result.id)}`);
+  });
+  refreshSplitKeys(keyChoice, reply);
 
   const confirm = h("button", { type: "submit", class: "danger", hidden: true }, "Forget it now");
   const forget = form("Forget", [h("p", { class: "hint" }, "Removes the device and its history. One that answers stays listed, as a new device.")],
@@ -114,4 +111,33 @@ export function editsSection(reply, live, reload) {
   forget.querySelector(".actions").append(confirm);
 
   return h("section", { class: "card edits" }, h("h2", {}, "Edit"), label, irk, merge, split, forget);
+}
+
+/**
+ * Fills the merge form's list with the devices of `snapshot` other than `id` (kept selections stay selected); a list
+ * that shows them already is left alone. The device page calls it for each snapshot: the list follows devices that
+ * come and go, and is filled once the first snapshot arrives if GetDevice answered before it.
+ */
+export function refreshMergeChoices(select, snapshot, id) {
+  if (!select) return;
+  const others = sectionItems(snapshot, "networks").filter((item) => item.kind === "peer" && item.id !== id && !item.bluetooth?.ephemeral);
+  const labels = others.map((item) => `${deviceName(item)}${item.online ? "" : " (offline)"}`);
+  const signature = JSON.stringify(others.map((item, index) => [item.id, labels[index]]));
+  if (select.dataset.mergeChoices === signature) return;
+  const selected = new Set([...select.selectedOptions].map((option) => option.value));
+  select.replaceChildren(...others.map((item, index) => h("option", { value: item.id, selected: selected.has(item.id) || null }, labels[index])));
+  select.size = Math.min(8, Math.max(3, others.length));
+  select.dataset.mergeChoices = signature;
+}
+
+/** Offers the device's keys (GetDevice's `reply`) in the split form; the form shows only for a device of two or more. */
+export function refreshSplitKeys(select, reply) {
+  if (!select) return;
+  const keys = [...reply.macAddresses.map((sighting) => `mac:${sighting.value}`), ...reply.hostNames.map((sighting) => `host:${sighting.value}`)];
+  const signature = JSON.stringify(keys);
+  if (select.dataset.splitKeys === signature) return;
+  const chosen = select.value;
+  select.replaceChildren(...keys.map((value) => h("option", { value, selected: value === chosen || null }, value)));
+  select.dataset.splitKeys = signature;
+  select.closest("form").hidden = keys.length < 2;
 }
