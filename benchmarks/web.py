@@ -4,6 +4,7 @@ Run as root from the repository's root with the venv of ``make deps`` (Selenium)
 peerscan-web (``make bench-web`` does both; ``PEERSCAN_WEB`` overrides ``.build/release/peerscan-web``)::
 
     .venv/bin/python -m benchmarks.web [--devices 10000] [--rate 20] [--seconds 30] [--navigations 5] [--tabs 5]
+                                       [--json FILE]
 
 Everything runs in one throw-away network namespace with only loopback (``unshare --net``): peerscan-web and
 Chromium (testkit/browser.py). The daemon is testkit/fakedaemon.py, serving a snapshot of ``--devices`` synthetic
@@ -21,8 +22,10 @@ devices (testkit/synthetic.py) on a Unix socket. What is measured, each in the p
   records when that row's name changed (``performance.timeOrigin + performance.now()``), and the next frame.
 - assets: each asset's bytes as the page fetched them (Resource Timing's ``transferSize`` and ``encodedBodySize``),
   whether peerscan-web compressed them, and their gzip -6 size.
-- peerscan-web's RSS (``/proc/PID/status``) idle (connected to the fake, no page open), with one tab, with
-  ``--tabs`` tabs each following the stream, and its peak (``VmHWM``).
+- the server's part: ``/api/snapshot`` (GetSnapshot's reply passed through) and ``/api/events`` to the end of its
+  first event (the same snapshot as an event), each the second of two requests, timed from Python in the namespace.
+- peerscan-web's RSS (``/proc/PID/status``) idle (no request yet), after those four requests, with one tab, with
+  ``--tabs`` tabs each following the stream (and while changesets flow to them), and its peak (``VmHWM``).
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from selenium.webdriver.common.keys import Keys
 from testkit import synthetic
 from testkit.browser import Browser, loopback_namespace
 from testkit.fakedaemon import FakeDaemon
-from testkit.waiting import wait_until
+from testkit.waiting import WaitError, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = Path(os.environ.get("PEERSCAN_WEB", ROOT / ".build" / "release" / "peerscan-web"))
@@ -105,8 +108,17 @@ new MutationObserver((mutations) => {
 """
 
 
+def _read_first_event(response: http.client.HTTPResponse) -> bytes:
+    """An event stream's first event (its lines up to the empty line after its data)."""
+    lines = []
+    while (line := response.readline()) not in (b"", b"\n") or not any(x.startswith(b"data:") for x in lines):
+        lines.append(line)
+    return b"".join(lines)
+
+
 def request_in(namespace: Path, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
-    """GET ``path`` from peerscan-web on the namespace's loopback (from a thread that joined the namespace)."""
+    """GET ``path`` from peerscan-web on the namespace's loopback (from a thread that joined the namespace); of
+    ``/api/events``, the first event only."""
     result: dict = {}
 
     def run() -> None:
@@ -117,7 +129,8 @@ def request_in(namespace: Path, path: str, headers: dict | None = None) -> tuple
             connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
             connection.request("GET", path, headers=headers or {})
             response = connection.getresponse()
-            result["answer"] = (response.status, dict(response.getheaders()), response.read())
+            body = _read_first_event(response) if path == "/api/events" else response.read()
+            result["answer"] = (response.status, dict(response.getheaders()), body)
             connection.close()
         except BaseException as error:  # handed to the caller's thread
             result["error"] = error
@@ -146,6 +159,10 @@ def navigate(browser: Browser, url: str) -> dict:
     browser.driver.get(url)
     wait_until(lambda: browser.driver.execute_script("return !!(window.__bench && window.__bench.drawn);"),
                timeout=120, what="the device list drawn")
+    with contextlib.suppress(WaitError):  # long tasks are reported a moment later, if at all
+        wait_until(lambda: browser.driver.execute_script(
+            "const b = window.__bench; return b.longTasks.some(([start, length]) => start <= b.rows"
+            " && b.rows <= start + length);"), timeout=3, what="the rows' long task reported")
     bench = browser.driver.execute_script("return window.__bench;")
     phases = browser.driver.execute_script("""
       const resources = performance.getEntriesByType("resource");
@@ -234,8 +251,14 @@ def run(arguments: argparse.Namespace) -> dict:
         wait_until(lambda: _answers(namespace), timeout=30, what="peerscan-web answering")
         time.sleep(1)
         results["rss_idle"] = rss_mib(web.pid)
-        status, _, body = request_in(namespace, "/api/snapshot", {"Accept-Encoding": "gzip"})
-        results["snapshot_bytes"] = {"status": status, "raw": len(body), "gzip": len(gzip.compress(body, 6))}
+        served = {}
+        for path in ("/api/snapshot", "/api/events", "/api/snapshot", "/api/events"):  # the second of each counts
+            started = time.monotonic()
+            status, headers, body = request_in(namespace, path, {"Accept-Encoding": "gzip"})
+            served[path] = {"status": status, "seconds": time.monotonic() - started, "raw": len(body),
+                            "encoding": headers.get("Content-Encoding", "none"), "gzip": len(gzip.compress(body, 6))}
+        results["api"] = served
+        results["rss_after_api"] = rss_mib(web.pid)  # two snapshots proxied, two streams' snapshots relayed, closed
 
         browser = stack.enter_context(Browser(namespace, width=1280, height=900))
         browser.driver.set_script_timeout(120)
@@ -256,7 +279,8 @@ def run(arguments: argparse.Namespace) -> dict:
         renames = browser.driver.execute_script("return window.__bench.renames;")
         results["changesets"] = {"sent": count, "seen": len(renames),
                                  "dom_ms": summary([r["changed"] - r["sent"] for r in renames]),
-                                 "frame_ms": summary([r["drawn"] - r["sent"] for r in renames if "drawn" in r])}
+                                 "frame_ms": summary([r["drawn"] - r["sent"] for r in renames if "drawn" in r]),
+                                 "each_ms": [[r["sent"], r["changed"] - r["sent"]] for r in renames]}
         if browser.csp_violations():
             results["csp_violations"] = browser.csp_violations()
 
@@ -290,10 +314,12 @@ def report(results: dict) -> None:
     print(f"navigation → {results['devices']} rows in the DOM: median {statistics.median(rows):.0f} ms; "
           f"→ drawn: median {statistics.median(drawn):.0f} ms, worst {max(drawn):.0f} ms "
           f"({', '.join(f'{value:.0f}' for value in drawn)})")
-    for name, key in (("assets loaded", "assets_ms"), ("DOMContentLoaded", "dom_content_loaded_ms"),
-                      ("the snapshot's task starts", "render_task_start_ms"),
-                      ("that task (parse, apply, render)", "render_task_ms")):
+    for name, key in (("assets loaded", "assets_ms"), ("DOMContentLoaded", "dom_content_loaded_ms")):
         print(f"  {name}: median {statistics.median(n[key] for n in navigations):.0f} ms")
+    tasks = [n["render_task_ms"] for n in navigations if n["render_task_ms"]]  # Chromium does not always report it
+    if tasks:
+        print(f"  the long task that parsed, applied and rendered the snapshot: {', '.join(f'{t:.0f}' for t in tasks)}"
+              f" ms ({len(tasks)} of {len(navigations)} reported)")
     frames = [n["drawn_ms"] - n["rows_ms"] for n in navigations]
     print(f"  rows in the DOM → drawn (style, layout, paint): median {statistics.median(frames):.0f} ms")
     for key in results["search"]:
@@ -307,8 +333,12 @@ def report(results: dict) -> None:
         print(f"asset {entry['path']:<24} transferred {entry['transfer']:>6} B, body {entry['raw']:>6} B, "
               f"Content-Encoding {entry['encoding']}, gzip -6 {entry['gzip']:>6} B")
     print(f"assets total: transferred {total['transfer']} B, raw {total['raw']} B, gzip -6 {total['gzip']} B")
-    print(f"/api/snapshot: {results['snapshot_bytes']['raw']} B raw, {results['snapshot_bytes']['gzip']} B gzip -6")
-    print(f"RSS idle {results['rss_idle']['VmRSS']:.1f} MiB; one tab {results['rss_one_tab']['VmRSS']:.1f} MiB; "
+    for path, answer in results["api"].items():
+        what = "its first event (the snapshot)" if path == "/api/events" else "the reply"
+        print(f"{path}: {answer['seconds'] * 1000:.0f} ms from the request to the end of {what}, {answer['raw']} B, "
+              f"Content-Encoding {answer['encoding']}, gzip -6 {answer['gzip']} B")
+    print(f"RSS idle {results['rss_idle']['VmRSS']:.1f} MiB; after 2 × /api/snapshot and 2 × /api/events (closed) "
+          f"{results['rss_after_api']['VmRSS']:.1f} MiB; one tab {results['rss_one_tab']['VmRSS']:.1f} MiB; "
           f"{results['rss_tabs']['tabs']} tabs {results['rss_tabs']['VmRSS']:.1f} MiB, streaming "
           f"{results['rss_tabs_streaming']['VmRSS']:.1f} MiB; peak {results['rss_tabs_streaming']['VmHWM']:.1f} MiB")
 
