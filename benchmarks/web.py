@@ -47,6 +47,7 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from benchmarks.web_probes import LIVE_PROBE, NAVIGATION_PROBE
 from testkit import synthetic
 from testkit.browser import Browser, loopback_namespace
 from testkit.fakedaemon import FakeDaemon
@@ -56,57 +57,6 @@ ROOT = Path(__file__).resolve().parents[1]
 WEB = Path(os.environ.get("PEERSCAN_WEB", ROOT / ".build" / "release" / "peerscan-web"))
 PORT = 8737
 _libc = ctypes.CDLL(None, use_errno=True)
-
-# Installed before the page's scripts: marks when the Devices list first holds `expected` rows, and the drawn frame.
-_NAVIGATION_PROBE = """
-window.__bench = {expected: %d, longTasks: []};
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) window.__bench.longTasks.push([entry.startTime, entry.duration]);
-}).observe({type: "longtask"});
-new MutationObserver((mutations, observer) => {
-  const list = document.querySelector("ul.devices");
-  if (!list || list.childElementCount < window.__bench.expected) return;
-  if (list.querySelectorAll(":scope > [data-id]").length < window.__bench.expected) return;
-  observer.disconnect();
-  window.__bench.rows = performance.now();
-  requestAnimationFrame(() => setTimeout(() => { window.__bench.drawn = performance.now(); }));
-}).observe(document, {childList: true, subtree: true});
-"""
-
-# Installed once the list is drawn: keystroke → drawn, and row renamed → mutation (and next frame).
-_LIVE_PROBE = """
-const bench = window.__bench;
-bench.keys = []; bench.renames = [];
-const search = document.getElementById("device-search");
-let pending = null;
-search.addEventListener("keydown", (event) => { pending = {key: event.key, start: event.timeStamp}; });
-search.addEventListener("input", () => {
-  const key = pending; pending = null;
-  if (!key) return;
-  key.handled = performance.now();
-  requestAnimationFrame(() => setTimeout(() => {
-    key.drawn = performance.now();
-    key.rows = document.querySelectorAll("ul.devices > [data-id]").length;
-    bench.keys.push(key);
-  }));
-});
-const seen = new Set();
-const pattern = / · t=(\\d+\\.\\d+)$/;
-new MutationObserver((mutations) => {
-  const now = performance.timeOrigin + performance.now();
-  for (const mutation of mutations) {
-    const element = mutation.target.nodeType === 1 ? mutation.target : mutation.target.parentElement;
-    const name = element?.closest("[data-id]")?.querySelector(".name")?.textContent ?? "";
-    const match = pattern.exec(name);
-    if (!match || seen.has(match[1])) continue;
-    seen.add(match[1]);
-    const entry = {sent: Number(match[1]), changed: now};
-    bench.renames.push(entry);
-    requestAnimationFrame(() => setTimeout(() => { entry.drawn = performance.timeOrigin + performance.now(); }));
-  }
-}).observe(document.querySelector("ul.devices"), {childList: true, subtree: true, characterData: true});
-"""
-
 
 def _read_first_event(response: http.client.HTTPResponse) -> bytes:
     """An event stream's first event (its lines up to the empty line after its data)."""
@@ -263,13 +213,13 @@ def run(arguments: argparse.Namespace) -> dict:
         browser = stack.enter_context(Browser(namespace, width=1280, height=900))
         browser.driver.set_script_timeout(120)
         browser.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                       {"source": _NAVIGATION_PROBE % arguments.devices})
+                                       {"source": NAVIGATION_PROBE % arguments.devices})
         url = f"http://127.0.0.1:{PORT}/"
         results["navigations"] = [navigate(browser, url) for _ in range(arguments.navigations)]
         time.sleep(3)  # ListKnownDevices' reply drawn (first and last seen), the stream settled
         results["rss_one_tab"] = rss_mib(web.pid)
         results["assets"] = measure_assets(browser, namespace)
-        browser.driver.execute_script(_LIVE_PROBE)
+        browser.driver.execute_script(LIVE_PROBE)
         results["search"] = measure_search(browser)
 
         count = int(arguments.rate * arguments.seconds)
