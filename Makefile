@@ -23,7 +23,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood
+.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web
 
 all: build
 
@@ -131,6 +131,13 @@ bench-radio-flood: deps
 bench-beacon-flood: deps
 	$(SWIFT) build -c release --product peerscan-bench
 	.build/release/peerscan-bench beacon-flood
+
+# The live page at scale (root; release build; benchmarks/web.py): peerscan-web over a fake peerscand with 10,000
+# devices, its page in headless Chromium, all in one loopback-only namespace: navigation to the list drawn, a search
+# keystroke, changeset to DOM at 20/s for 30 s, the assets' bytes, peerscan-web's RSS idle and with 5 tabs.
+bench-web: deps
+	$(SWIFT) build -c release --product peerscan-web
+	PEERSCAN_WEB=.build/release/peerscan-web $(PYTHON) -m benchmarks.web --devices 10000 --rate 20 --seconds 30 --tabs 5
 
 # The main job: a test LAN in network namespaces with peers that come, change and go, watched by peerscand.
 demo: build

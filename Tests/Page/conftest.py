@@ -2,7 +2,8 @@
 harness itself (testkit/browser.py). The browser runs in a throw-away network namespace with only loopback, so these
 tests run as root (`make test` does); the Python applier's vectors need nothing.
 
-Run: `.venv/bin/python -m pytest Tests/Page` (no build needed).
+Run: `.venv/bin/python -m pytest Tests/Page` (no build needed but peerscan-web's, `swift build --product peerscan-web`,
+for test_fakedaemon.py's last test: peerscan-web over the fake peerscand).
 """
 
 from __future__ import annotations

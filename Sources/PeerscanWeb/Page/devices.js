@@ -42,8 +42,17 @@ function writeQuery(state) {
   history.replaceState(history.state, "", location.pathname + (search ? `?${search}` : ""));
 }
 
+/** Each item's search text, made once: the applier keeps an unchanged item's object, so a keystroke reuses them. */
+const searchTexts = new WeakMap();
+
 /** The text a search matches: names, addresses, MACs, vendor, services, Bluetooth facts. */
 function searchText(item) {
+  let text = searchTexts.get(item);
+  if (text === undefined) searchTexts.set(item, (text = madeSearchText(item)));
+  return text;
+}
+
+function madeSearchText(item) {
   return [
     item.displayName, item.label, item.hostName, item.vendor, ...(item.addresses ?? []), ...(item.macAddresses ?? []),
     ...(item.services ?? []).flatMap((service) => [service.name, service.type]),
@@ -54,8 +63,17 @@ function searchText(item) {
 export function matches(item, state, seen) {
   for (const [key, , test] of filters) if (state.show.has(key) && !test(item, seen)) return false;
   if (state.source.size && !sourcesOf(item).some((source) => state.source.has(source))) return false;
+  const terms = searchTerms(state.text);
+  if (terms.length === 0) return true;
   const text = searchText(item);
-  return state.text.toLowerCase().split(/\s+/).filter(Boolean).every((term) => text.includes(term));
+  return terms.every((term) => text.includes(term));
+}
+
+/** The search's words, split once per text (not once per item). */
+let lastTerms = { text: null, terms: [] };
+function searchTerms(text) {
+  if (lastTerms.text !== text) lastTerms = { text, terms: text.toLowerCase().split(/\s+/).filter(Boolean) };
+  return lastTerms.terms;
 }
 
 function sorted(items, sort, known) {
@@ -78,7 +96,7 @@ export class DevicesScreen {
     this.live = live;
     this.state = readQuery();
     this.known = new Map(); // id → KnownDevice: firstSeen, lastSeen
-    this.payloads = new Map(); // id → {item, seen, payload}
+    this.payloads = new Map(); // id → {item, firstSeen, lastSeen, payload}
     this.search = h("input", { type: "search", id: "device-search", placeholder: "Name, address, MAC, vendor, service…", autocomplete: "off" });
     this.search.value = this.state.text;
     this.search.addEventListener("input", () => this.changeFilter(() => (this.state.text = this.search.value)));
@@ -121,7 +139,7 @@ export class DevicesScreen {
     try {
       const reply = await getJSON("/api/known");
       this.known = new Map(reply.devices.map((device) => [device.id, device]));
-      this.payloads.clear();
+      for (const id of this.payloads.keys()) if (!this.known.has(id)) this.payloads.delete(id);
       this.render(this.live.snapshot);
     } catch {
       // first and last seen stay unknown; the list itself comes from the stream
@@ -162,15 +180,17 @@ export class DevicesScreen {
 
   /**
    * A row's payload: the item with its first and last seen, so that a new ListKnownDevices reply updates the row. The
-   * same object while neither changed, so KeyedList finds an unchanged row without comparing content.
+   * same object while neither changed, also across ListKnownDevices replies, so KeyedList finds an unchanged row without
+   * comparing content (with 10,000 devices, comparing every row at each reply stalled the page for a second).
    */
   payload(item) {
-    const seen = this.known.get(item.id);
-    if (!seen) return item;
+    const known = this.known.get(item.id);
+    if (!known) return item;
     const cached = this.payloads.get(item.id);
-    if (cached?.item === item && cached.seen === seen) return cached.payload;
-    const payload = { ...item, seen };
-    this.payloads.set(item.id, { item, seen, payload });
+    const { firstSeen, lastSeen } = known;
+    if (cached?.item === item && cached.firstSeen === firstSeen && cached.lastSeen === lastSeen) return cached.payload;
+    const payload = { ...item, seen: { firstSeen, lastSeen } };
+    this.payloads.set(item.id, { item, firstSeen, lastSeen, payload });
     return payload;
   }
 

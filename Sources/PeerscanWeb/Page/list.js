@@ -7,6 +7,8 @@ const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 const duration = 220;
 /** Beyond this many elements to animate, the list changes at once (a resync of thousands must not stutter). */
 const animationLimit = 150;
+/** At most this many elements of items no longer shown are kept for their return (a search erased): the oldest go. */
+const spareLimit = 10_000;
 
 /**
  * The indices of a longest strictly increasing subsequence of `values` (values < 0 are skipped).
@@ -42,6 +44,7 @@ export class KeyedList {
     this.container = container;
     this.view = view;
     this.shown = []; // [{id, item, element}] in order
+    this.spare = new Map(); // id → {id, item, element}: removed at once (not animated), reused if the id comes back
   }
 
   /** Whether two payloads of one id show the same: the applier keeps unchanged items' objects. */
@@ -52,34 +55,46 @@ export class KeyedList {
   /** Shows `items` (each with a unique `id`), patching what is shown. */
   show(items) {
     const animate = !reducedMotion.matches && this.container.isConnected && this.shown.length > 0;
-    const before = new Map(this.shown.map((entry, index) => [entry.id, { ...entry, index }]));
+    const before = new Map(); // id → index in `shown` (no copy of each entry: this runs at every change)
+    this.shown.forEach((entry, index) => before.set(entry.id, index));
     const first = new Map();
     if (animate && this.shown.length <= animationLimit) {
       for (const entry of this.shown) first.set(entry.id, entry.element.getBoundingClientRect());
     }
 
     const next = items.map((item) => {
-      const old = before.get(item.id);
-      if (!old) {
+      const oldIndex = before.get(item.id);
+      if (oldIndex === undefined) {
+        const spare = this.spare.get(item.id);
+        if (spare) {
+          this.spare.delete(item.id);
+          if (!this.same(spare.item, item)) this.view.update(spare.element, item, spare.item);
+          return { id: item.id, item, element: spare.element, isNew: true, oldIndex: -1 };
+        }
         const element = this.view.create(item);
         element.dataset.id = item.id;
         this.view.update(element, item, null);
         return { id: item.id, item, element, isNew: true, oldIndex: -1 };
       }
+      const old = this.shown[oldIndex];
       if (!this.same(old.item, item)) this.view.update(old.element, item, old.item);
-      return { id: item.id, item, element: old.element, isNew: false, oldIndex: old.index };
+      return { id: item.id, item, element: old.element, isNew: false, oldIndex };
     });
     const kept = new Set(next.map((entry) => entry.id));
     const leaving = this.shown.filter((entry) => !kept.has(entry.id));
 
-    for (const entry of leaving) this.leave(entry.element, first.get(entry.id));
+    for (const entry of leaving) {
+      const rect = first.get(entry.id);
+      this.leave(entry.element, rect);
+      if (!rect || reducedMotion.matches) this.keepSpare(entry); // removed at once, not fading: it may come back
+    }
     const stay = longestIncreasingRun(next.map((entry) => entry.oldIndex));
     for (let index = next.length - 1; index >= 0; index--) {
       if (stay.has(index)) continue;
       const reference = next[index + 1]?.element ?? null;
       this.container.insertBefore(next[index].element, reference);
     }
-    this.shown = next.map(({ id, item, element }) => ({ id, item, element }));
+    this.shown = next;
 
     if (!animate || first.size === 0 || next.length > animationLimit) return;
     for (const entry of next) {
@@ -101,6 +116,11 @@ export class KeyedList {
         { duration, easing: "ease-in-out" },
       );
     }
+  }
+
+  keepSpare(entry) {
+    this.spare.set(entry.id, entry);
+    if (this.spare.size > spareLimit) this.spare.delete(this.spare.keys().next().value);
   }
 
   /** Removes an element, fading it out where it stood (taken out of the flow so the others can close up). */

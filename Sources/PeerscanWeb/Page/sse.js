@@ -24,6 +24,9 @@ export class EventStreamParser {
     if (this.endedWithCR && text.startsWith("\n")) text = text.slice(1);
     this.buffer += text;
     this.endedWithCR = text.endsWith("\r");
+    // A chunk without a line end only lengthens the line: no rescan of the buffer (a snapshot's data line is megabytes
+    // in hundreds of chunks; scanning it whole at each one was quadratic).
+    if (!/[\r\n]/.test(text)) return events;
     let start = 0;
     const lineEnd = /\r\n|\r|\n/g;
     for (let match = lineEnd.exec(this.buffer); match; match = lineEnd.exec(this.buffer)) {
