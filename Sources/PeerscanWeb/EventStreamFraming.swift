@@ -38,8 +38,8 @@ public struct ResumePoint: Hashable, Sendable, CustomStringConvertible {
 /// Server-Sent Events as bytes: one event per Monitor reply, and the keepalive comment.
 ///
 /// Each event is `id: E:N`, `event: snapshot|changeset`, one `data:` line (compact JSON has no newline) and an empty
-/// line. The data is built from the Monitor reply's parameters as received, so fields this server does not know
-/// reach the page unchanged.
+/// line. The data is the Monitor reply's parameters as received (a snapshot's `resync` added if it lacks one), so
+/// fields this server does not know reach the page unchanged.
 public enum EventStreamFraming {
     /// The comment sent when nothing else was for a while, so that proxies and the page see the stream alive.
     public static let keepalive = Data(": keepalive\n\n".utf8)
@@ -59,42 +59,70 @@ public enum EventStreamFraming {
     }
 
     /// The event for one Monitor reply (its parameters, as received).
+    ///
+    /// The reply's bytes are the event's data as they came (a snapshot of 10,000 devices is ~5 MB: it is scanned for
+    /// its `epoch`, `sequence`, `resync` and which of `snapshot` or `changes` it has, never rebuilt); a snapshot's
+    /// `resync` is added at the object's end when the reply lacks it or the call's resume failed (a later duplicate
+    /// key wins in JSON.parse).
     /// - Parameters:
-    ///   - json: The reply's parameters.
+    ///   - json: The reply's parameters, compact JSON.
     ///   - snapshotIsResync: Whether a snapshot is a resync even if the reply does not say so (the first reply of a
     ///     call that asked to resume: peerscand could not).
-    /// - Throws: ``Failure`` if the reply is no JSON object with an epoch, a sequence and a snapshot or changes.
+    /// - Throws: ``Failure`` if the reply is no JSON object with an epoch, a sequence and a snapshot or changes, or
+    ///   holds a line break (no compact JSON).
     public static func event(
         forMonitorReply json: Data,
         snapshotIsResync: Bool = false
     ) throws(Failure) -> (kind: Kind, id: ResumePoint, bytes: Data) {
-        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+        guard let head = try? JSONDecoder().decode(ReplyHead.self, from: json) else {
+            throw Failure(reason: "the reply is no JSON object with an epoch and a sequence")
+        }
+        guard !json.contains(UInt8(ascii: "\n")), !json.contains(UInt8(ascii: "\r")) else {
+            throw Failure(reason: "the reply holds a line break")
+        }
+        guard let end = json.lastIndex(where: { !Self.isJSONWhitespace($0) }), json[end] == UInt8(ascii: "}") else {
             throw Failure(reason: "the reply is no JSON object")
         }
-        guard let epoch = object["epoch"] as? String, let sequence = (object["sequence"] as? NSNumber)?.uint64Value
-        else { throw Failure(reason: "the reply has no epoch or sequence") }
-        let id = ResumePoint(epoch: epoch, sequence: sequence)
-        var data: [String: Any] = ["epoch": epoch, "sequence": sequence]
+        let id = ResumePoint(epoch: head.epoch, sequence: head.sequence)
+        var data = Data(json[..<end])
         let kind: Kind
-        if let snapshot = object["snapshot"] {
+        if head.snapshot != nil {
             kind = .snapshot
-            data["snapshot"] = snapshot
-            data["resync"] = snapshotIsResync || (object["resync"] as? Bool) == true
-        } else if let changes = object["changes"] {
+            if snapshotIsResync && head.resync != true {
+                data.append(contentsOf: Array(#","resync":true"#.utf8))
+            } else if head.resync == nil {
+                data.append(contentsOf: Array(#","resync":false"#.utf8))
+            }
+        } else if head.changes != nil {
             kind = .changeset
-            data["changes"] = changes
         } else {
             throw Failure(reason: "the reply has neither a snapshot nor changes")
         }
-        guard let encoded = try? JSONSerialization.data(withJSONObject: data, options: [.withoutEscapingSlashes])
-        else { throw Failure(reason: "the event cannot be encoded") }
-        return (kind, id, frame(kind: kind, id: id, data: encoded))
+        data.append(UInt8(ascii: "}"))
+        return (kind, id, frame(kind: kind, id: id, data: data))
     }
 
-    /// One event's bytes.
-    /// - Precondition: `data` holds no newline (compact JSON).
+    /// What the framing reads of a reply; the snapshot's and the changes' content are skipped, not decoded.
+    private struct ReplyHead: Decodable {
+        var epoch: String
+        var sequence: UInt64
+        var resync: Bool?
+        var snapshot: Present?
+        var changes: Present?
+    }
+
+    /// A member that is there (its content is not read).
+    private struct Present: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
+
+    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// One event's bytes; `data` must hold no line break (compact JSON: ``event(forMonitorReply:snapshotIsResync:)``
+    /// refuses a reply that does).
     public static func frame(kind: Kind, id: ResumePoint, data: Data) -> Data {
-        precondition(!data.contains(UInt8(ascii: "\n")), "an event's data holds a newline")
         var bytes = Data("id: \(id)\nevent: \(kind.rawValue)\ndata: ".utf8)
         bytes.append(data)
         bytes.append(contentsOf: Array("\n\n".utf8))

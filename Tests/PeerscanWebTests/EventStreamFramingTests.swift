@@ -56,6 +56,9 @@ import Testing
         let plain = Data(#"{"epoch":"E","sequence":3,"snapshot":{}}"#.utf8)
         let resumed = try EventStreamFraming.event(forMonitorReply: plain, snapshotIsResync: true)
         #expect(try parse(resumed.bytes).data["resync"] as? Bool == true)
+        let unmarked = Data(#"{"epoch":"E","sequence":3,"resync":false,"snapshot":{}}"#.utf8)
+        let failedResume = try EventStreamFraming.event(forMonitorReply: unmarked, snapshotIsResync: true)
+        #expect(try parse(failedResume.bytes).data["resync"] as? Bool == true, "the later key wins")
     }
 
     @Test func aChangesetReplyIsAChangesetEvent() throws {
@@ -69,6 +72,7 @@ import Testing
 
     @Test(arguments: [
         #"[]"#, #"{"sequence":1,"changes":{}}"#, #"{"epoch":"E","changes":{}}"#, #"{"epoch":"E","sequence":1}"#, "nope",
+        "{\"epoch\":\"E\",\n\"sequence\":1,\"changes\":{}}",
     ])
     func repliesThatAreNoEventsAreRefused(json: String) {
         #expect(throws: EventStreamFraming.Failure.self) {
