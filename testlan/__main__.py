@@ -45,6 +45,10 @@ def main() -> None:
     demo_parser.add_argument("--duration", type=float, default=None, help="seconds (default: until Ctrl-C)")
     demo_parser.add_argument("--peerscand", default=default_binary("peerscand"), help="the peerscand binary")
     demo_parser.add_argument("--peerscanctl", default=default_binary("peerscanctl"), help="the peerscanctl binary")
+    demo_parser.add_argument("--peerscan-web", default=default_binary("peerscan-web"),
+                             help="the peerscan-web binary (run beside peerscand; '' for none)")
+    demo_parser.add_argument("--web-port", type=int, default=8737,
+                             help="the host's loopback port forwarded to the page (0: no forward)")
     demo_parser.add_argument("--log", type=Path, default=Path(".build/demo/peerscand.log"), help="peerscand's log")
     commands.add_parser("cleanup", help="remove namespaces and temp dirs of dead harness processes")
     args = parser.parse_args()
@@ -55,7 +59,7 @@ def main() -> None:
             pass
     elif args.command == "demo":
         try:
-            demo(args.duration, args.peerscand, args.peerscanctl, args.log)
+            demo(args.duration, args.peerscand, args.peerscanctl, args.log, args.peerscan_web or None, args.web_port)
         except KeyboardInterrupt:
             pass
     else:

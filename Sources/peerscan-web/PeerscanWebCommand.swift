@@ -15,11 +15,14 @@ struct PeerscanWebCommand: AsyncParsableCommand {
         commandName: "peerscan-web",
         abstract: "Serve peerscan's live web page and its HTTP API, a client of peerscand.",
         discussion: """
-            peerscan-web serves a page that shows the devices peerscand finds, live: it follows peerscand's \
-            Monitor call and relays each changeset to the browser as a Server-Sent Event (/api/events), serves the \
-            snapshot, a device's history and the known devices (/api/snapshot, /api/devices/ID, /api/known), and \
-            passes six changes through to peerscand (POST /api/SetDeviceLabel, MergeDevices, SplitDevice, \
-            ForgetDevice, SetDeviceIRK, SetScanning). docs/web.md has the HTTP contract.
+            peerscan-web serves a page that shows what peerscand finds, live: the devices (/), the Wi-Fi networks \
+            (/wifi), the Bluetooth LE devices (/bluetooth), and a device's page (/devices/ID: its identities, \
+            presence timelines and the edits: label, note, important, IRK, merge, split, forget). The page's files \
+            are compiled in and served under /assets/; it loads nothing from another origin. For the page, \
+            peerscan-web follows peerscand's Monitor call and relays each changeset to the browser as a Server-Sent \
+            Event (/api/events), serves the snapshot, a device's history and the known devices (/api/snapshot, \
+            /api/devices/ID, /api/known), and passes six changes through to peerscand (POST /api/SetDeviceLabel, \
+            MergeDevices, SplitDevice, ForgetDevice, SetDeviceIRK, SetScanning). docs/web.md has the HTTP contract.
 
             Access: every request must name an allowed host in its Host header (localhost, 127.0.0.1, [::1] and \
             each --web-host), else 421. The page's own files need no token. API reads through a TCP listener on a \

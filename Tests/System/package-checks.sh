@@ -10,12 +10,16 @@
 APT_OFFLINE=(-y -q -o Dpkg::Use-Pty=0)
 export DEBIAN_FRONTEND=noninteractive
 
-# Whether a peerscand process, or any process of user peerscan, runs (the pristine root has no procps: no pgrep).
+# Whether a peerscand or peerscan-web process, or any process of their users, runs (the pristine root has no procps:
+# no pgrep).
 daemon_running() {
     local uid proc
-    grep -qx peerscand /proc/[0-9]*/comm 2>/dev/null && return 0
-    uid=$(id -u peerscan 2>/dev/null) || return 1
-    for proc in /proc/[0-9]*; do [ "$(stat -c %u "$proc" 2>/dev/null)" = "$uid" ] && return 0; done
+    local user
+    grep -qx -e peerscand -e peerscan-web /proc/[0-9]*/comm 2>/dev/null && return 0
+    for user in peerscan peerscan-web; do
+        uid=$(id -u "$user" 2>/dev/null) || continue
+        for proc in /proc/[0-9]*; do [ "$(stat -c %u "$proc" 2>/dev/null)" = "$uid" ] && return 0; done
+    done
     return 1
 }
 
@@ -56,28 +60,30 @@ leftovers() {
         -o -path /var/log/journal -o -name '*peerscan-system-test*' \) -prune -o -name '*peerscan*' -print 2>/dev/null
 }
 
-# 12. `apt-get remove peerscan`: the socket and the service are stopped, no daemon runs, the binaries and units are
-# gone (not-found: no mask, no unit file); the state directory stays until purge (the device registry is the user's
-# data), and so do the user and group.
+# 12. `apt-get remove peerscan`: the sockets and the services are stopped (peerscan-web's too, which check web
+# enabled and started), no daemon runs, the binaries and units are gone (not-found: no mask, no unit file); the state
+# directories stay until purge (the device registry is the user's data), and so do the users and group.
 check_package_remove() {
     local log=$RESULTS/apt-remove.log left
     apt-get remove "${APT_OFFLINE[@]}" peerscan > "$log" 2>&1 || { echo "apt-get remove failed: $(tail -n 5 "$log")"; return 1; }
-    wait_for 10 eval '! daemon_running' || { echo "peerscand (or a process of user peerscan) still running"; return 1; }
-    for unit in peerscand.socket "$UNIT"; do
+    wait_for 10 eval '! daemon_running' || { echo "peerscand or peerscan-web (or a process of their users) still running"; return 1; }
+    for unit in peerscand.socket "$UNIT" peerscan-web.socket peerscan-web.service; do
         [ "$(systemctl is-active "$unit")" = inactive ] || { echo "$unit $(systemctl is-active "$unit") after remove"; return 1; }
         [ "$(systemctl show -P LoadState "$unit")" = not-found ] \
             || { echo "$unit still loaded: $(systemctl show -P LoadState "$unit")"; return 1; }
     done
     [ ! -e "$PREFIX/bin/peerscand" ] && [ ! -e /run/peerscan ] || { echo "binary or /run/peerscan left"; return 1; }
-    [ -d /var/lib/peerscan ] || { echo "the state directory went with remove (should stay until purge)"; return 1; }
+    [ -d /var/lib/peerscan ] && [ -f /var/lib/peerscan-web/token ] \
+        || { echo "a state directory went with remove (should stay until purge)"; return 1; }
     getent passwd peerscan >/dev/null || { echo "user peerscan removed"; return 1; }
     # Until purge dpkg keeps the package's file list and postrm (state config-files), and deb-systemd-helper remembers
     # that the socket was enabled (its state and the now dangling sockets.target.wants link), so that a reinstallation
     # keeps the admin's choice.
-    left=$(leftovers | grep -v -e '^/var/lib/peerscan\(/\|$\)' -e '^/var/lib/dpkg/info/peerscan\.' \
-        -e '^/var/lib/systemd/deb-systemd-helper-enabled/' -e '^/etc/systemd/system/sockets.target.wants/peerscand\.socket$')
+    left=$(leftovers | grep -v -e '^/var/lib/peerscan\(-web\)\?\(/\|$\)' -e '^/var/lib/dpkg/info/peerscan\.' \
+        -e '^/var/lib/systemd/deb-systemd-helper-enabled/' \
+        -e '^/etc/systemd/system/sockets.target.wants/peerscan\(d\|-web\)\.socket$')
     [ -z "$left" ] || { echo "left after remove: $left"; return 1; }
-    echo "stopped; no peerscand and no process of user peerscan; binaries, units, /run/peerscan gone; kept: /var/lib/peerscan" \
+    echo "stopped; no peerscand, no peerscan-web, no process of their users; binaries, units, /run/peerscan gone; kept: /var/lib/peerscan" \
         "($(find /var/lib/peerscan -type f | wc -l) files), user peerscan; dpkg: $(dpkg-query -W -f='${Status}' peerscan);" \
         "records until purge: $(leftovers | grep -v '^/var/lib/peerscan\(/\|$\)' | tr '\n' ' ')"
 }
