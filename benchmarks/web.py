@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import gzip
 import http.client
 import json
@@ -40,7 +39,6 @@ import os
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -51,12 +49,12 @@ from benchmarks.web_probes import LIVE_PROBE, NAVIGATION_PROBE
 from testkit import synthetic
 from testkit.browser import Browser, loopback_namespace
 from testkit.fakedaemon import FakeDaemon
+from testkit.netns import call_in
 from testkit.waiting import WaitError, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = Path(os.environ.get("PEERSCAN_WEB", ROOT / ".build" / "release" / "peerscan-web"))
 PORT = 8737
-_libc = ctypes.CDLL(None, use_errno=True)
 
 def _read_first_event(response: http.client.HTTPResponse) -> bytes:
     """An event stream's first event (its lines up to the empty line after its data)."""
@@ -67,30 +65,19 @@ def _read_first_event(response: http.client.HTTPResponse) -> bytes:
 
 
 def request_in(namespace: Path, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
-    """GET ``path`` from peerscan-web on the namespace's loopback (from a thread that joined the namespace); of
-    ``/api/events``, the first event only."""
-    result: dict = {}
+    """GET ``path`` from peerscan-web on the namespace's loopback; of ``/api/events``, the first event only."""
 
-    def run() -> None:
+    def get() -> tuple[int, dict, bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
         try:
-            with open(namespace) as handle:
-                if _libc.setns(handle.fileno(), 0x40000000) != 0:
-                    raise OSError(ctypes.get_errno(), "setns")
-            connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
             connection.request("GET", path, headers=headers or {})
             response = connection.getresponse()
             body = _read_first_event(response) if path == "/api/events" else response.read()
-            result["answer"] = (response.status, dict(response.getheaders()), body)
+            return response.status, dict(response.getheaders()), body
+        finally:
             connection.close()
-        except BaseException as error:  # handed to the caller's thread
-            result["error"] = error
 
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if "error" in result:
-        raise result["error"]
-    return result["answer"]
+    return call_in(namespace, get)
 
 
 def rss_mib(pid: int) -> dict:

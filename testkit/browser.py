@@ -40,6 +40,8 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 
+from testkit.netns import call_in, enter, namespace_path
+
 __all__ = ["WIDTHS", "Browser", "loopback_namespace", "make_browser", "serve_directory"]
 
 # The widths the page is checked at: a desktop window and a phone.
@@ -48,7 +50,6 @@ WIDTHS = (1280, 360)
 SCREENSHOTS = Path(__file__).resolve().parent.parent / ".build" / "page-screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-_CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL(None, use_errno=True)
 
 # Installed before any script of every document (CDP Page.addScriptToEvaluateOnNewDocument): each Content-Security-
@@ -60,11 +61,6 @@ document.addEventListener("securitypolicyviolation", (event) => {
                                        source: event.sourceFile, line: event.lineNumber});
 });
 """
-
-
-def namespace_path(namespace: str | Path) -> Path:
-    """A namespace's file: a name from ``ip netns`` (a test LAN's) or already a path (``/proc/PID/ns/net``)."""
-    return Path(namespace) if "/" in str(namespace) else Path("/run/netns") / str(namespace)
 
 
 def _child_setup() -> None:
@@ -87,32 +83,15 @@ def loopback_namespace() -> Iterator[Path]:
         holder.wait()
 
 
-def _in_namespace(namespace: Path) -> None:
-    """Moves the calling thread (only it) into the namespace."""
-    with open(namespace) as file:
-        if _libc.setns(file.fileno(), _CLONE_NEWNET) != 0:
-            raise OSError(ctypes.get_errno(), f"setns {namespace}")
-
-
 def _free_port(namespace: Path) -> int:
-    """A TCP port free on the namespace's loopback now (asked from a thread that joins it)."""
-    found: list[int | BaseException] = []
+    """A TCP port free on the namespace's loopback now."""
 
-    def ask() -> None:
-        try:
-            _in_namespace(namespace)
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", 0))
-                found.append(probe.getsockname()[1])
-        except BaseException as error:  # handed to the caller
-            found.append(error)
+    def ask() -> int:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            return probe.getsockname()[1]
 
-    thread = threading.Thread(target=ask)
-    thread.start()
-    thread.join()
-    if isinstance(found[0], BaseException):
-        raise found[0]
-    return found[0]
+    return call_in(namespace, ask)
 
 
 class _Forwarder:
@@ -126,7 +105,7 @@ class _Forwarder:
         self._thread.start()
 
     def _accept(self) -> None:
-        _in_namespace(self._namespace)  # this thread's connections are opened in the namespace
+        enter(self._namespace)  # this thread's connections are opened in the namespace
         while True:
             try:
                 client, _ = self.listener.accept()

@@ -9,35 +9,18 @@ either side closes. Long-lived responses (Server-Sent Events) pass through as th
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import socket
 import threading
 
-CLONE_NEWNET = 0x40000000
-_libc = ctypes.CDLL(None, use_errno=True)
+from testkit.netns import call_in
 
 
 def connect_in(namespace: str, port: int, timeout: float = 10) -> socket.socket:
     """A TCP connection to 127.0.0.1:`port` inside `namespace`, usable from any thread."""
-    made: dict = {}
-
-    def run() -> None:
-        try:
-            with open(f"/run/netns/{namespace}") as handle:
-                if _libc.setns(handle.fileno(), CLONE_NEWNET) != 0:
-                    raise OSError(ctypes.get_errno(), "setns")
-            made["socket"] = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        except BaseException as error:  # handed to the caller's thread
-            made["error"] = error
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if "error" in made:
-        raise made["error"]
-    made["socket"].settimeout(None)
-    return made["socket"]
+    connection = call_in(namespace, lambda: socket.create_connection(("127.0.0.1", port), timeout=timeout))
+    connection.settimeout(None)
+    return connection
 
 
 def _pump(source: socket.socket, sink: socket.socket) -> None:

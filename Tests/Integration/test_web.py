@@ -8,7 +8,6 @@ JSON-only writes, the Content-Security-Policy.
 
 from __future__ import annotations
 
-import ctypes
 import http.client
 import json
 import socket
@@ -19,35 +18,17 @@ from test_varlink import change, device_named, has_services
 
 from testclient import applier
 from testclient.varlinkclient import canonical, client
+from testkit.netns import call_in
 from testkit.waiting import wait_until
 
 WEB = str(__import__("conftest").PEERSCAND.with_name("peerscan-web"))
 PORT = 8737
 TOKEN = "integration-test-token-0123456789abcdef"
-CLONE_NEWNET = 0x40000000
-_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def connect_in(namespace: str, timeout: float = 10) -> socket.socket:
-    """A TCP connection to peerscan-web from inside `namespace`: made on a thread that joined the namespace (setns
-    moves only the calling thread), then usable from any thread."""
-    made: dict = {}
-
-    def run() -> None:
-        try:
-            with open(f"/run/netns/{namespace}") as handle:
-                if _libc.setns(handle.fileno(), CLONE_NEWNET) != 0:
-                    raise OSError(ctypes.get_errno(), "setns")
-            made["socket"] = socket.create_connection(("127.0.0.1", PORT), timeout=timeout)
-        except BaseException as error:  # handed to the caller's thread
-            made["error"] = error
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if "error" in made:
-        raise made["error"]
-    return made["socket"]
+    """A TCP connection to peerscan-web from inside `namespace`, usable from any thread."""
+    return call_in(namespace, lambda: socket.create_connection(("127.0.0.1", PORT), timeout=timeout))
 
 
 class Web:

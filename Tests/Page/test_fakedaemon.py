@@ -7,13 +7,11 @@ as is.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import http.client
 import json
 import os
 import socket
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
@@ -21,12 +19,12 @@ import pytest
 from testclient import applier
 from testkit import synthetic
 from testkit.fakedaemon import FakeDaemon
+from testkit.netns import call_in
 from testkit.waiting import wait_until
 from testkit.wire import RawConnection, answers
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = Path(os.environ.get("PEERSCAN_WEB", ROOT / ".build" / "debug" / "peerscan-web"))
-_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _changed(snapshot: dict) -> dict:
@@ -89,28 +87,18 @@ def test_monitor_streams_resumes_and_resyncs(tmp_path: Path) -> None:
 
 
 def _get_in(namespace: Path, port: int, path: str) -> tuple[int, bytes]:
-    """GET ``path`` from peerscan-web on the namespace's loopback (from a thread that joined the namespace)."""
-    result: dict = {}
+    """GET ``path`` from peerscan-web on the namespace's loopback."""
 
-    def run() -> None:
+    def get() -> tuple[int, bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         try:
-            with open(namespace) as handle:
-                if _libc.setns(handle.fileno(), 0x40000000) != 0:
-                    raise OSError(ctypes.get_errno(), "setns")
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             connection.request("GET", path)
             response = connection.getresponse()
-            result["answer"] = (response.status, response.read())
+            return response.status, response.read()
+        finally:
             connection.close()
-        except BaseException as error:  # handed to the caller's thread
-            result["error"] = error
 
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if "error" in result:
-        raise result["error"]
-    return result["answer"]
+    return call_in(namespace, get)
 
 
 def _listening(namespace: Path, port: int) -> bool:
