@@ -562,6 +562,7 @@ let package = Package(
         .target(
             name: "PeerscanWeb",
             dependencies: [
+                "MonitoringLog",
                 "PeerScanClient",
                 "PeerScanModel",
                 "Varlink",

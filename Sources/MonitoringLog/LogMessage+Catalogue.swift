@@ -344,5 +344,6 @@ extension LogMessage {
         starting, ready, stopped, sighupIgnored, systemdNotifyFailed,
         newWiFiNetwork, wifiNetworkGone, newAccessPoint, possibleEvilTwin, registryForgettingNetworks,
         clientTrustedWiFiNetwork, clientUntrustedWiFiNetwork,
+        webListening, webConnectionRefused, webCallFailed, webStreamClientGone, webStreamEnded,
     ]
 }

@@ -1,6 +1,7 @@
 import AsyncAlgorithms
 import Foundation
 import Logging
+import MonitoringLog
 import PeerScanClient
 import PeerScanModel
 
@@ -41,7 +42,7 @@ struct EventRelay: Sendable {
             do {
                 for await chunk in chunks { try await write(chunk) }
             } catch {
-                logger.debug("event stream client gone", metadata: ["error": "\(error)"])
+                logger.log(.webStreamClientGone, ["error": "\(error)"])
             }
             group.cancelAll()
             chunks.finish()
@@ -65,7 +66,7 @@ struct EventRelay: Sendable {
                 }
             }
         } catch {
-            if !Task.isCancelled { logger.info("event stream ended by peerscand", metadata: ["error": "\(error)"]) }
+            if !Task.isCancelled { logger.log(.webStreamEnded, ["error": "\(error)"]) }
         }
     }
 }

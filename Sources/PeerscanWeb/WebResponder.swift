@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdCore
 import Logging
+import MonitoringLog
 import NIOCore
 import PeerScanClient
 import Varlink
@@ -111,7 +112,7 @@ public struct WebResponder: Sendable {
         } catch let error as VarlinkError {
             return WebResponses.varlinkError(error)
         } catch {
-            logger.warning("peerscand call failed", metadata: ["method": "\(method)", "error": "\(error)"])
+            logger.log(.webCallFailed, ["method": "\(method)", "error": "\(error)"])
             return WebResponses.error(.serviceUnavailable, name: "peerscan-web.DaemonUnavailable")
         }
     }

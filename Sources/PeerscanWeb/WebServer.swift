@@ -1,6 +1,7 @@
 import HTTPTypes
 import HummingbirdCore
 import Logging
+import MonitoringLog
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTPTypes
@@ -63,11 +64,9 @@ public struct WebServer: Sendable {
         var bound: [(ListeningChannel, HTTP1Channel)] = []
         for listener in listeners {
             let (channel, handler) = try await bind(listener)
-            logger.info(
-                "listening",
-                metadata: [
-                    "listener": "\(listener)", "address": "\(channel.channel.localAddress.map { "\($0)" } ?? "?")",
-                ]
+            logger.log(
+                .webListening,
+                ["listener": "\(listener)", "address": "\(channel.channel.localAddress.map { "\($0)" } ?? "?")"]
             )
             bound.append((channel, handler))
         }
@@ -124,7 +123,7 @@ public struct WebServer: Sendable {
                 for try await connection in inbound {
                     let address = connection.channel.remoteAddress?.ipAddress ?? "local"
                     guard limiter.open(from: address) else {
-                        logger.notice("connection refused: per-address limit", metadata: ["client": "\(address)"])
+                        logger.log(.webConnectionRefused, ["client": "\(address)"])
                         try? await connection.channel.close()
                         continue
                     }
