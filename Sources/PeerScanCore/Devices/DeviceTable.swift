@@ -160,8 +160,7 @@ public struct DeviceTable: Sendable {
     /// the table and the snapshot share one copy of its fields (``takeChanges(now:)`` hands the items on) — and the
     /// origin that derives it.
     var published = PublishedDevices()
-    /// Published devices that do not answer now, and when each last answered: their deadlines are checked on every
-    /// take.
+    /// Published LAN devices that do not answer now, when each last answered, and when each is judged again.
     var silent: SilentDevices
     /// What a person's splits leave for the next take: devices out of ``published`` until their origins derive them
     /// again, and the new devices of the keys split off.
@@ -227,9 +226,9 @@ public struct DeviceTable: Sendable {
     // MARK: Output
 
     /// The devices that changed since the last take, each as its item is now (`nil` if removed), in order of
-    /// identifier, and the events to log. Checks the deadlines of devices that do not answer. Each item is the box the
-    /// table keeps, which the snapshot should hold too, so that the device's fields are stored once.
-    /// - Complexity: O(d + s) for d devices touched since the last take and s devices not answering.
+    /// identifier, and the events to log. Derives again the devices whose deadline passed (``nextDeadline()``). Each item
+    /// is the box the table keeps, which the snapshot should hold too, so that the device's fields are stored once.
+    /// - Complexity: O(d + k log s) for d devices touched since the last take, k of the s with a deadline due.
     public mutating func takeChanges(now: Duration) -> (changes: [Change], events: [Event]) {
         for id in silent.popDue(now: now) {
             if let origin = published.origin(of: id) { markForDerivation(origin) }
