@@ -4,16 +4,16 @@ the browser's clocks in ``window.__bench``."""
 
 __all__ = ["LIVE_PROBE", "NAVIGATION_PROBE"]
 
-# Installed before the page's scripts: marks when the Devices list first holds `expected` rows, and the drawn frame.
+# Installed before the page's scripts: marks when the Devices list's rows first say it holds `expected` devices (only
+# the rows in view are elements: windowed.js), and the drawn frame.
 NAVIGATION_PROBE = """
 window.__bench = {expected: %d, longTasks: []};
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) window.__bench.longTasks.push([entry.startTime, entry.duration]);
 }).observe({type: "longtask"});
 new MutationObserver((mutations, observer) => {
-  const list = document.querySelector("ul.devices");
-  if (!list || list.childElementCount < window.__bench.expected) return;
-  if (list.querySelectorAll(":scope > [data-id]").length < window.__bench.expected) return;
+  const row = document.querySelector("ul.devices > [data-id]");
+  if (row?.getAttribute("aria-setsize") !== String(window.__bench.expected)) return;
   observer.disconnect();
   window.__bench.rows = performance.now();
   requestAnimationFrame(() => setTimeout(() => { window.__bench.drawn = performance.now(); }));
@@ -33,7 +33,8 @@ search.addEventListener("input", () => {
   key.handled = performance.now();
   requestAnimationFrame(() => setTimeout(() => {
     key.drawn = performance.now();
-    key.rows = document.querySelectorAll("ul.devices > [data-id]").length;
+    const row = document.querySelector("ul.devices > [data-id]:not(.leaving)");
+    key.rows = Number(row?.getAttribute("aria-setsize") ?? 0);
     bench.keys.push(key);
   }));
 });

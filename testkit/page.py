@@ -2,6 +2,11 @@
 peerscan-web, the Devices screen's rows read from the DOM, the sequence the page shows (``data-sequence="E:N"`` on the
 document's root, set by stream.js), and a marker that a reload would lose.
 
+The Devices list is windowed (windowed.js): only the rows in view and a screen around are elements, each with its
+place in the list (``aria-posinset``) and the list's length (``aria-setsize``). ``Page.rows`` reads them as
+``ShownRows``, which agrees with a snapshot when the list's length is the snapshot's device count and each row is the
+snapshot's device at its place (at the test LAN's few devices, every row is an element).
+
     page = Page(browser, "http://127.0.0.1:8737", token=TOKEN)
     page.open("/")
     page.mark()                      # window.__marker = 1, and a record of every data-sequence the page sets
@@ -13,18 +18,21 @@ document's root, set by stream.js), and a marker that a reload would lose.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from testkit.browser import Browser
 from testkit.waiting import wait_until
 
-__all__ = ["Page", "expected_rows", "shown_name"]
+__all__ = ["Page", "ShownRows", "expected_rows", "shown_name"]
 
-# Each Devices row still shown (a row fading out carries `leaving`): its id and its name's text, in order; and the
-# sequence shown, read in the same turn of the page's event loop so the two agree.
+# Each Devices row that is an element (a row fading out carries `leaving`): its place, its id and its name's text, in
+# order; and the sequence shown, read in the same turn of the page's event loop so the two agree.
 _READ_ROWS = """
 const rows = [...document.querySelectorAll("ul.devices > li[data-id]:not(.leaving)")];
 return {sequence: document.documentElement.dataset.sequence ?? null,
-        rows: rows.map((row) => [row.dataset.id, row.querySelector(".name").textContent])};
+        sizes: [...new Set(rows.map((row) => Number(row.getAttribute("aria-setsize"))))],
+        rows: rows.map((row) => [Number(row.getAttribute("aria-posinset")), row.dataset.id,
+                                 row.querySelector(".name").textContent])};
 """
 # Installed once the page has loaded: the marker, and every value data-sequence takes from then on.
 _MARK = """
@@ -44,6 +52,29 @@ def shown_name(item: dict) -> str:
         if candidate is not None:
             return candidate
     return item["id"]
+
+
+@dataclass(frozen=True)
+class ShownRows:
+    """The Devices rows that are elements: ``places`` (1-based, as ``aria-posinset``), ``rows`` ((id, name) each) and
+    ``sizes`` (the ``aria-setsize`` values they carry: one, the list's length, when the window is sound)."""
+
+    places: list[int]
+    rows: list[tuple[str, str]]
+    sizes: list[int]
+
+    @property
+    def ids(self) -> list[str]:
+        return [row_id for row_id, _ in self.rows]
+
+    def agrees(self, expected: list[tuple[str, str]]) -> bool:
+        """Whether these rows are ``expected``'s (``expected_rows``) at their places, one run of them, of a list as
+        long as ``expected`` (no row when it is empty)."""
+        if not self.rows:
+            return not expected
+        first = self.places[0]
+        return (self.sizes == [len(expected)] and self.places == list(range(first, first + len(self.rows)))
+                and self.rows == expected[first - 1:first - 1 + len(self.rows)])
 
 
 def expected_rows(snapshot: dict) -> list[tuple[str, str]]:
@@ -94,12 +125,13 @@ class Page:
         steps = zip(shown, shown[1:], strict=False)
         return sum(1 for before, after in steps if after[0] == before[0] and after[1] == before[1] + 1)
 
-    def rows(self) -> tuple[tuple[str, int] | None, list[tuple[str, str]]]:
-        """(the sequence shown, the Devices rows' (id, name) in order), read at one instant."""
+    def rows(self) -> tuple[tuple[str, int] | None, ShownRows]:
+        """(the sequence shown, the Devices rows that are elements), read at one instant."""
         read = self.driver.execute_script(_READ_ROWS)
         sequence = read["sequence"]
         shown = (sequence.rpartition(":")[0], int(sequence.rpartition(":")[2])) if sequence else None
-        return shown, [tuple(row) for row in read["rows"]]
+        return shown, ShownRows([place for place, _, _ in read["rows"]],
+                                [(row_id, name) for _, row_id, name in read["rows"]], read["sizes"])
 
     def wait_equal(self, get_snapshot: Callable[[], dict], timeout: float = 60) -> dict:
         """Waits until the Devices rows equal GetSnapshot's devices at the sequence GetSnapshot answered; returns
@@ -110,7 +142,7 @@ class Page:
             reply = get_snapshot()
             shown, rows = self.rows()
             last.update(reply=reply, shown=shown, rows=rows)
-            return shown == (reply["epoch"], reply["sequence"]) and rows == expected_rows(reply["snapshot"])
+            return shown == (reply["epoch"], reply["sequence"]) and rows.agrees(expected_rows(reply["snapshot"]))
 
         wait_until(equal, timeout=timeout, interval=0.3, what="the page's rows equal GetSnapshot's devices",
                    details=lambda: (f"page at {last.get('shown')}: {last.get('rows')}\nGetSnapshot at "

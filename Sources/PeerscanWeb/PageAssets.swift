@@ -29,6 +29,7 @@ public enum PageAssets {
         "text.js": PackageResources.text_js,
         "timeline.js": PackageResources.timeline_js,
         "wifi.js": PackageResources.wifi_js,
+        "windowed.js": PackageResources.windowed_js,
     ]
 
     /// The file called `name`, or `nil`.

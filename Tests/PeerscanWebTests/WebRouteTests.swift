@@ -44,6 +44,16 @@ import Testing
         }
     }
 
+    /// `index.html` preloads every module but the entry (`app.js`), so the browser fetches them at once.
+    @Test func thePagePreloadsEveryModule() throws {
+        let html = String(decoding: try #require(PageAssets.files["index.html"]), as: UTF8.self)
+        let modules = PageAssets.files.keys.filter { $0.hasSuffix(".js") && $0 != "app.js" }
+        #expect(!modules.isEmpty)
+        for name in modules {
+            #expect(html.contains("<link rel=\"modulepreload\" href=\"/assets/\(name)\">"), "\(name) is not preloaded")
+        }
+    }
+
     @Test(arguments: [
         ("index.html", "text/html; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8"),
         ("style.css", "text/css; charset=utf-8"), ("x.bin", "application/octet-stream"),

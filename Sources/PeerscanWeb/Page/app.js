@@ -52,6 +52,7 @@ live.addEventListener("status", (event) => {
   alert.textContent = alert.hidden ? "" : event.detail.message;
 });
 
+// The stream first: its snapshot is what the first screen waits for.
+live.start();
 onNavigate(show);
 show(route());
-live.start();

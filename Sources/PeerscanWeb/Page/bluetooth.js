@@ -1,9 +1,9 @@
 // The Bluetooth screen (`/bluetooth`): the devices heard over Bluetooth LE nearby — name, manufacturer, bars, and
 // whether an IRK resolves its private address (yes/no: the key itself is never shown, nor sent to the page).
 
-import { KeyedList } from "./list.js";
 import { sectionItems } from "./stream.js";
 import { barsElement, fill, h, presenceText } from "./text.js";
+import { WindowedList } from "./windowed.js";
 
 /** `IRK set — resolved to this device`, `no IRK set — …`, or the identity address of one that does not rotate. */
 export function identityText(facts) {
@@ -20,7 +20,7 @@ export class BluetoothScreen {
     this.live = live;
     this.count = h("p", { class: "count", role: "status" });
     this.listElement = h("ul", { class: "bluetooth rows", "aria-label": "Bluetooth devices" });
-    this.list = new KeyedList(this.listElement, { create: () => this.createRow(), update: (row, item) => this.updateRow(row, item) });
+    this.list = new WindowedList(this.listElement, { create: () => this.createRow(), update: (row, item) => this.updateRow(row, item) });
     fill(main, h("h1", {}, "Bluetooth nearby"), this.count,
       h("div", { class: "rows-head", "aria-hidden": "true" }, ["Device", "Manufacturer", "Signal", "Address", "Resolved identity"].map((title) => h("span", {}, title))),
       this.listElement);
@@ -56,5 +56,7 @@ export class BluetoothScreen {
     parts.identity.textContent = identityText(facts);
   }
 
-  dispose() {}
+  dispose() {
+    this.list.dispose();
+  }
 }

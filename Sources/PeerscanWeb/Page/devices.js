@@ -1,9 +1,10 @@
 // The Devices screen (`/`): the snapshot's device items, filtered, searched and sorted in the page (no request), the
-// filter kept in the URL's query; the result diffed by id against the shown list and animated (KeyedList).
+// filter kept in the URL's query; the result diffed by id against the shown list and animated (WindowedList: only
+// the rows in view are elements).
 
 import { getJSON } from "./api.js";
-import { KeyedList } from "./list.js";
 import { sectionItems } from "./stream.js";
+import { WindowedList } from "./windowed.js";
 import { ago, compareAddresses, deviceName, expandableList, fill, h, isRandomMAC, presenceText, sourcesOf, timeElement } from "./text.js";
 
 /** The filter buttons: query value, label, test. */
@@ -50,6 +51,19 @@ function searchText(item) {
   let text = searchTexts.get(item);
   if (text === undefined) searchTexts.set(item, (text = madeSearchText(item)));
   return text;
+}
+
+/**
+ * Makes the items' search texts while the page is idle, a few at a time, so that the first keystroke does not make
+ * them all (10,000 devices: ~100 ms).
+ */
+function prepareSearchTexts(items) {
+  let index = 0;
+  const step = (deadline) => {
+    while (index < items.length && deadline.timeRemaining() > 1) searchText(items[index++]);
+    if (index < items.length) requestIdleCallback(step);
+  };
+  requestIdleCallback(step);
 }
 
 function madeSearchText(item) {
@@ -119,7 +133,7 @@ export class DevicesScreen {
     this.sortSelect.addEventListener("change", () => this.changeFilter(() => (this.state.sort = this.sortSelect.value)));
     this.count = h("p", { class: "count", role: "status" });
     this.listElement = h("ul", { class: "devices rows", "aria-label": "Devices" });
-    this.list = new KeyedList(this.listElement, { create: () => this.createRow(), update: (row, item) => this.updateRow(row, item) });
+    this.list = new WindowedList(this.listElement, { create: () => this.createRow(), update: (row, item) => this.updateRow(row, item) });
     fill(main,
       h("h1", {}, "Devices"),
       h("div", { class: "toolbar" },
@@ -130,7 +144,8 @@ export class DevicesScreen {
       this.count,
       h("div", { class: "rows-head", "aria-hidden": "true" }, ["Device", "Presence", "Vendor", "Addresses", "Services", "Last seen"].map((title) => h("span", {}, title))),
       this.listElement);
-    this.loadKnown();
+    // First and last seen: at once if the list is there, else right after the first snapshot is shown (update).
+    if (live.snapshot) this.loadKnown();
     this.timer = setInterval(() => this.loadKnown(), 60_000);
   }
 
@@ -162,9 +177,10 @@ export class DevicesScreen {
     const flipped = changes?.itemUpdates?.some((update) => update.item.kind === "peer" && this.known.get(update.item.id)?.online !== update.item.online);
     if (changes === null || inserted || flipped) {
       clearTimeout(this.knownTimer);
-      this.knownTimer = setTimeout(() => this.loadKnown(), 2000);
+      this.knownTimer = setTimeout(() => this.loadKnown(), this.known.size ? 2000 : 0);
     }
     this.render(snapshot);
+    if (changes === null) prepareSearchTexts(sectionItems(snapshot, "networks"));
   }
 
   render(snapshot) {
@@ -235,6 +251,7 @@ export class DevicesScreen {
   }
 
   dispose() {
+    this.list.dispose();
     clearInterval(this.timer);
     clearTimeout(this.knownTimer);
   }

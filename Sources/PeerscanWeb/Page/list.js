@@ -7,8 +7,9 @@ const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 const duration = 220;
 /** Beyond this many elements to animate, the list changes at once (a resync of thousands must not stutter). */
 const animationLimit = 150;
-/** At most this many elements of items no longer shown are kept for their return (a search erased): the oldest go. */
-const spareLimit = 10_000;
+/** At most this many elements of items no longer shown are kept for their return (a search erased, a row scrolled
+ * back into view): the oldest go. */
+const spareLimit = 1_000;
 
 /**
  * The indices of a longest strictly increasing subsequence of `values` (values < 0 are skipped).
@@ -52,9 +53,15 @@ export class KeyedList {
     return a === b || (this.view.same ? this.view.same(a, b) : JSON.stringify(a) === JSON.stringify(b));
   }
 
-  /** Shows `items` (each with a unique `id`), patching what is shown. */
-  show(items) {
-    const animate = !reducedMotion.matches && this.container.isConnected && this.shown.length > 0;
+  /**
+   * Shows `items` (each with a unique `id`), patching what is shown.
+   * @param {{animate?: boolean, isNew?: (id) => boolean, isGone?: (id) => boolean}} options `animate: false` changes
+   *   at once; otherwise an element that comes fades in only if `isNew` (default: every one not shown before) and one
+   *   that goes fades out only if `isGone` (default: every one) — a windowed list's rows that only enter or leave
+   *   the window come and go at once.
+   */
+  show(items, { animate: wanted = true, isNew = () => true, isGone = () => true } = {}) {
+    const animate = wanted && !reducedMotion.matches && this.container.isConnected && this.shown.length > 0;
     const before = new Map(); // id → index in `shown` (no copy of each entry: this runs at every change)
     this.shown.forEach((entry, index) => before.set(entry.id, index));
     const first = new Map();
@@ -84,7 +91,7 @@ export class KeyedList {
     const leaving = this.shown.filter((entry) => !kept.has(entry.id));
 
     for (const entry of leaving) {
-      const rect = first.get(entry.id);
+      const rect = isGone(entry.id) ? first.get(entry.id) : undefined;
       this.leave(entry.element, rect);
       if (!rect || reducedMotion.matches) this.keepSpare(entry); // removed at once, not fading: it may come back
     }
@@ -99,6 +106,7 @@ export class KeyedList {
     if (!animate || first.size === 0 || next.length > animationLimit) return;
     for (const entry of next) {
       if (entry.isNew) {
+        if (!isNew(entry.id)) continue;
         entry.element.animate(
           [{ opacity: 0, transform: "scale(0.97)" }, { opacity: 1, transform: "none" }],
           { duration, easing: "ease-out" },

@@ -4,6 +4,7 @@
 import { KeyedList } from "./list.js";
 import { sectionItems } from "./stream.js";
 import { barsElement, expandableList, fill, h } from "./text.js";
+import { WindowedList } from "./windowed.js";
 
 /** WiFiSecurity.strength: a higher one resists more attacks. */
 const strength = { open: 0, wep: 1, owe: 2, "wpa-personal": 3, "wpa2-personal": 4, "wpa3-transition": 5, "wpa3-personal": 6, enterprise: 6 };
@@ -62,7 +63,7 @@ export class WiFiScreen {
     });
     this.count = h("p", { class: "count", role: "status" });
     this.listElement = h("ul", { class: "networks rows", "aria-label": "Wi-Fi networks" });
-    this.list = new KeyedList(this.listElement, { create: () => this.createRow(), update: (row, item) => this.updateRow(row, item) });
+    this.list = new WindowedList(this.listElement, { create: () => this.createRow(), update: (row, item) => this.updateRow(row, item) });
     fill(main, h("h1", {}, "Wi-Fi"), this.interfaceList, this.count,
       h("div", { class: "rows-head", "aria-hidden": "true" }, ["Network", "Signal", "Band", "Security", "Access points"].map((title) => h("span", {}, title))),
       this.listElement);
@@ -104,5 +105,7 @@ export class WiFiScreen {
       `${point.bssid} · ${point.channel !== null ? `channel ${point.channel}` : `${point.frequency} MHz`}${point.band ? ` · ${point.band}` : ""}`), 2));
   }
 
-  dispose() {}
+  dispose() {
+    this.list.dispose();
+  }
 }
