@@ -49,8 +49,9 @@
 //   CMalloc           the system's malloc statistics, for the benchmark's memory figures
 //   peerscan-bench    the diff, fanout and registry benchmarks (on TestSupport's manual clock where time is simulated)
 //   peerscan-fuzz     a libFuzzer target over Varlink framing and request decoding (make fuzz)
+//   JSONValue         a JSON value, decoded strictly and encoded as decoded: peerscan-web's request bodies, the tests
 //   TestSupport       what the tests share: temporary directories, POSIX failures, waits, a silent logger, a manual
-//                     clock, a JSON value
+//                     clock (and JSONValue, re-exported)
 import PackageDescription
 
 let package = Package(
@@ -342,6 +343,10 @@ let package = Package(
         // MARK: TextEscaping — control characters made visible (terminal output, log lines).
         .target(name: "TextEscaping"),
 
+        // MARK: JSONValue — a JSON value, decoded strictly and encoded as decoded.
+        .target(name: "JSONValue"),
+        .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
+
         // MARK: POSIXText — the text of C buffers, errno values, addresses (inet_ntop) and interface indices.
         .target(name: "POSIXText"),
         .testTarget(name: "POSIXTextTests", dependencies: ["POSIXText"]),
@@ -562,6 +567,7 @@ let package = Package(
         .target(
             name: "PeerscanWeb",
             dependencies: [
+                "JSONValue",
                 "MonitoringLog",
                 "PeerScanClient",
                 "PeerScanModel",
@@ -640,6 +646,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "JSONValue",
                 "POSIXText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdCore
+import JSONValue
 import Logging
 import MonitoringLog
 import NIOCore
@@ -95,7 +96,7 @@ public struct WebResponder: Sendable {
         }
         guard
             case .object(let parameters)? = try? JSONDecoder().decode(
-                RequestJSON.self,
+                JSON.self,
                 from: Data(body.readableBytesView)
             )
         else { return WebResponses.error(.badRequest, name: "peerscan-web.ExpectedJSONObject") }

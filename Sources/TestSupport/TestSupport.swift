@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@_exported import JSONValue  // the JSON value the tests compare messages with
 import Logging
 import NIOConcurrencyHelpers
 internal import POSIXText

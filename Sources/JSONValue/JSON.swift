@@ -1,9 +1,11 @@
 import Foundation
 
 /// A JSON value, decoded strictly (a number is never a bool; an integer is ``int(_:)``, any other number
-/// ``float(_:)``), to compare messages exactly and to check them against declared types. Printed as the enum it is
-/// (`string("1")`, `int(1)`): the model tests' mismatch messages name values so.
-public enum JSON: Hashable, Sendable, Decodable, ExpressibleByStringLiteral,
+/// ``float(_:)``) and encoded as it was decoded: peerscan-web re-encodes a request body through it (no body, however
+/// made, can add a member to the Varlink call it becomes), and the tests compare messages exactly and check them
+/// against declared types. Printed as the enum it is (`string("1")`, `int(1)`): the model tests' mismatch messages
+/// name values so.
+public enum JSON: Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
@@ -32,6 +34,19 @@ public enum JSON: Hashable, Sendable, Decodable, ExpressibleByStringLiteral,
             self = .array(value)
         } else {
             self = .object(try container.decode([String: JSON].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .float(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
         }
     }
 
