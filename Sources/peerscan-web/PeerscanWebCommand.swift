@@ -53,14 +53,7 @@ struct PeerscanWebCommand: AsyncParsableCommand {
     )
     var listen: [String] = []
 
-    @Option(
-        help: ArgumentHelp(
-            "The peerscand socket (default: $PEERSCAN_SOCKET, else /run/peerscan/io.peerscan).",
-            valueName: "path"
-        ),
-        completion: .file()
-    )
-    var socket: String?
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(
         help: ArgumentHelp(
@@ -100,7 +93,7 @@ struct PeerscanWebCommand: AsyncParsableCommand {
         }
         let responder = WebResponder(
             policy: AccessPolicy(token: BearerToken(token), hosts: HostAllowlist(extraNames: webHost)),
-            socketPath: SocketLocation.resolve(flag: socket, environment: environment),
+            socketPath: connection.socketPath(environment: environment),
             logger: logger
         )
         let server = WebServer(listeners: listeners(), responder: responder, logger: logger)
