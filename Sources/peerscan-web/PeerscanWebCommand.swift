@@ -80,6 +80,7 @@ struct PeerscanWebCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        AllocatorTuning.apply()
         let level = logLevel
         LoggingSystem.bootstrap { _ in LogfmtLogHandler(level: level) }
         let logger = Logger(label: "peerscan-web")
