@@ -41,7 +41,7 @@
 //   PeerScanMQTT      the snapshot mirrored on an MQTT broker: topics, payloads, Home Assistant discovery, the service
 //   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
 //   peerscand         the daemon, the composition root: makes the store, the sources, the server and the services
-//   PeerScanClient    peerscanctl's logic: connection, monitor session, tables and change lines
+//   PeerScanClient    the clients' logic: connection, the --socket option, monitor session, tables and change lines
 //   peerscanctl       the command-line client, a thin executable over PeerScanClient
 //   PeerscanWeb       the web page's server: routes, token, Host allowlist, the event stream, the write proxy, the page
 //   peerscan-web      the HTTP server of the page (HummingbirdCore), a thin executable over PeerscanWeb
@@ -530,6 +530,7 @@ let package = Package(
                 "PeerScanModel",
                 "TextEscaping",
                 "Varlink",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -4,7 +4,7 @@ Run as root from the repository's root with the venv of ``make deps`` (Selenium)
 peerscan-web (``make bench-web`` does both; ``PEERSCAN_WEB`` overrides ``.build/release/peerscan-web``)::
 
     .venv/bin/python -m benchmarks.web [--devices 10000] [--rate 20] [--seconds 30] [--navigations 5] [--tabs 5]
-                                       [--json FILE]
+                                       [--json FILE] [--rss-only]
 
 Everything runs in one throw-away network namespace with only loopback (``unshare --net``): peerscan-web and
 Chromium (testkit/browser.py). The daemon is testkit/fakedaemon.py, serving a snapshot of ``--devices`` synthetic
@@ -28,6 +28,10 @@ devices (testkit/synthetic.py) on a Unix socket. What is measured, each in the p
   first event (the same snapshot as an event), each the second of two requests, timed from Python in the namespace.
 - peerscan-web's RSS (``/proc/PID/status``) idle (no request yet), after those four requests, with one tab, with
   ``--tabs`` tabs each following the stream (and while changesets flow to them), and its peak (``VmHWM``).
+
+``--rss-only`` measures peerscan-web's RSS alone, without a browser (a minute, no Selenium needed): idle, after the
+four requests, with one and then ``--tabs`` clients reading ``/api/events`` from Python, after ``--seconds`` of
+``--rate`` changesets a second to them, once they are gone, and after ``--tabs`` new ones connected at once and left.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from benchmarks.web_probes import LIVE_PROBE, NAVIGATION_PROBE
+from benchmarks.web_streams import EventFollower
 from testkit import synthetic
 from testkit.browser import Browser, loopback_namespace
 from testkit.fakedaemon import FakeDaemon
@@ -82,6 +87,47 @@ def request_in(namespace: Path, path: str, headers: dict | None = None) -> tuple
             connection.close()
 
     return call_in(namespace, get)
+
+
+def measure_streams(web: subprocess.Popen, namespace: Path, daemon: FakeDaemon, arguments: argparse.Namespace) -> dict:
+    """``--rss-only``'s part after the four requests: RSS with followers of the event stream from Python."""
+
+    def follow(count: int) -> list[EventFollower]:
+        followers = [EventFollower(namespace, PORT) for _ in range(count)]
+        for follower in followers:
+            if not follower.first.wait(120):
+                raise WaitError("a follower's first event")
+        time.sleep(1)
+        return followers
+
+    first = follow(1)
+    results = {"rss_one_stream": rss_mib(web.pid)}
+    followers = first + follow(arguments.tabs - 1)
+    results["rss_streams"] = {"streams": arguments.tabs, **rss_mib(web.pid)}
+    daemon.play(renamer(daemon.snapshot), rate=arguments.rate, count=int(arguments.rate * arguments.seconds)).join()
+    time.sleep(2)
+    results["rss_streaming"] = {"seconds": arguments.seconds, "events": [f.events for f in followers],
+                                **rss_mib(web.pid)}
+    for follower in followers:
+        follower.close()
+    time.sleep(2)
+    results["rss_streams_gone"] = rss_mib(web.pid)
+    for follower in follow(arguments.tabs):  # every tab reloaded at once
+        follower.close()
+    time.sleep(2)
+    results["rss_reconnected_at_once"] = rss_mib(web.pid)
+    return results
+
+
+def report_rss_only(results: dict) -> None:
+    streams = results["rss_streams"]["streams"]
+    lines = [("idle", "rss_idle"), ("after 2 × /api/snapshot and 2 × /api/events (closed)", "rss_after_api"),
+             ("1 stream", "rss_one_stream"), (f"{streams} streams", "rss_streams"),
+             (f"{streams} streams after {results['rss_streaming']['seconds']:.0f} s of changesets", "rss_streaming"),
+             ("the streams gone", "rss_streams_gone"),
+             (f"{streams} new streams at once, then gone", "rss_reconnected_at_once")]
+    for name, key in lines:
+        print(f"RSS {name}: {results[key]['VmRSS']:.1f} MiB (peak so far {results[key]['VmHWM']:.1f} MiB)")
 
 
 def rss_mib(pid: int) -> dict:
@@ -201,6 +247,8 @@ def run(arguments: argparse.Namespace) -> dict:
                             "encoding": headers.get("Content-Encoding", "none"), "gzip": len(gzip.compress(body, 6))}
         results["api"] = served
         results["rss_after_api"] = rss_mib(web.pid)  # two snapshots proxied, two streams' snapshots relayed, closed
+        if arguments.rss_only:
+            return results | measure_streams(web, namespace, daemon, arguments)
 
         browser = stack.enter_context(Browser(namespace, width=1280, height=900))
         browser.driver.set_script_timeout(120)
@@ -301,11 +349,12 @@ def main() -> None:
     parser.add_argument("--navigations", type=int, default=5)
     parser.add_argument("--tabs", type=int, default=5)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--rss-only", action="store_true", help="peerscan-web's RSS with Python clients, no browser")
     arguments = parser.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("run as root: the page runs in a network namespace of its own")
     results = run(arguments)
-    report(results)
+    (report_rss_only if arguments.rss_only else report)(results)
     if arguments.json:
         arguments.json.write_text(json.dumps(results, indent=1))
 

@@ -3,9 +3,9 @@
 Debian's ``chromium`` is driven through Debian's ``chromium-driver`` with Selenium (PyPI, pinned in the Makefile's
 ``deps``). chromedriver and the browser it starts run in the namespace (``nsenter --net=…``): a test LAN's
 (``/run/netns/NAME``) or a throw-away one with only loopback (``loopback_namespace()``). The test talks to chromedriver
-through a forwarder: a listener on the host's loopback whose connections are opened, from a thread that joined the
-namespace (setns(2) is per thread), to chromedriver's port on the namespace's loopback. Only WebDriver's commands cross;
-every page the browser loads comes from inside the namespace.
+through testkit/forward.py's forward: a listener on the host's loopback whose connections are opened, from a thread
+that joined the namespace (setns(2) is per thread), to chromedriver's port on the namespace's loopback. Only
+WebDriver's commands cross; every page the browser loads comes from inside the namespace.
 
 The browser runs as root with ``--no-sandbox``: Chromium refuses to start as root with its sandbox on, and the tests run
 as root to make namespaces. That is acceptable here: the browser loads only the page under test from a loopback or
@@ -40,7 +40,8 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 
-from testkit.netns import call_in, enter, namespace_path
+from testkit.forward import LoopbackForward
+from testkit.netns import call_in, namespace_path
 
 __all__ = ["WIDTHS", "Browser", "loopback_namespace", "make_browser", "serve_directory"]
 
@@ -94,45 +95,6 @@ def _free_port(namespace: Path) -> int:
     return call_in(namespace, ask)
 
 
-class _Forwarder:
-    """Connections to a host-loopback port, forwarded to a port on a namespace's loopback."""
-
-    def __init__(self, namespace: Path, port: int) -> None:
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self._namespace, self._target = namespace, port
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        enter(self._namespace)  # this thread's connections are opened in the namespace
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return  # closed
-            try:
-                upstream = socket.create_connection(("127.0.0.1", self._target))
-            except OSError:
-                client.close()
-                continue
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
-
-    @staticmethod
-    def _pump(source: socket.socket, sink: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            while data := source.recv(65536):
-                sink.sendall(data)
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.listener.shutdown(socket.SHUT_RDWR)
-        self.listener.close()
-
-
 def _descendants(pid: int) -> list[int]:
     """Every living descendant of a process (from /proc's parent ids)."""
     children: dict[int, list[int]] = {}
@@ -183,7 +145,7 @@ class Browser:
         self.width, self.height = width, height
         self._profile = Path(tempfile.mkdtemp(prefix="peerscan-chromium-"))
         self._driver_process: subprocess.Popen | None = None
-        self._forwarder: _Forwarder | None = None
+        self._forwarder: LoopbackForward | None = None
         self._processes: set[int] = set()
         self.driver: webdriver.Remote | None = None
         try:
@@ -198,7 +160,7 @@ class Browser:
             self._driver_process = subprocess.Popen(
                 ["nsenter", f"--net={self.namespace}", "--", CHROMEDRIVER, f"--port={port}"],
                 stdout=log, stderr=subprocess.STDOUT, preexec_fn=_child_setup, start_new_session=True)
-        self._forwarder = _Forwarder(self.namespace, port)
+        self._forwarder = LoopbackForward(self.namespace, port)
         options = Options()
         options.binary_location = CHROMIUM
         for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -224,13 +186,13 @@ class Browser:
 
     def _connect(self, options: Options) -> webdriver.Remote:
         """The session, once chromedriver answers (it needs a moment to listen)."""
-        url = f"http://127.0.0.1:{self._forwarder.port}"
+        url = f"http://127.0.0.1:{self._forwarder.host_port}"
         last: Exception | None = None
         for _ in range(100):
             if self._driver_process.poll() is not None:
                 raise RuntimeError(f"chromedriver exited: {(self._profile / 'chromedriver.log').read_text()}")
             try:
-                with socket.create_connection(("127.0.0.1", self._forwarder.port), timeout=1) as probe:
+                with socket.create_connection(("127.0.0.1", self._forwarder.host_port), timeout=1) as probe:
                     probe.sendall(b"GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
                     if probe.recv(12).startswith(b"HTTP/1."):
                         return webdriver.Remote(command_executor=url, options=options)

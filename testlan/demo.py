@@ -25,10 +25,10 @@ import threading
 import time
 from pathlib import Path
 
+from testkit.forward import LoopbackForward, connect_in
 from testkit.peerscand import Peerscand, command
 from testkit.waiting import WaitError, wait_until
 
-from .forward import LoopbackForward, connect_in
 from .lan import TestLAN, random_mac, real_oui_mac
 
 ROOT = Path(__file__).resolve().parents[1]

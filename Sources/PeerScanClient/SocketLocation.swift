@@ -1,6 +1,6 @@
 import PeerScanModel
 
-/// Where peerscanctl finds peerscand's socket.
+/// Where the clients (peerscanctl, peerscan-web) find peerscand's socket.
 public enum SocketLocation {
     /// The environment variable that overrides the default socket path.
     public static let environmentVariable = "PEERSCAN_SOCKET"

@@ -2,6 +2,7 @@ import AsyncAlgorithms
 import Foundation
 import Logging
 import MonitoringLog
+import NIOCore
 import PeerScanClient
 import PeerScanModel
 
@@ -25,8 +26,8 @@ struct EventRelay: Sendable {
     /// - Parameters:
     ///   - resume: Where the client is, if it says (`Last-Event-ID`, `?since=`).
     ///   - write: Writes a chunk to the client; throws once the client is gone.
-    func run(from resume: ResumePoint?, write: (Data) async throws -> Void) async {
-        let chunks = AsyncChannel<Data>()
+    func run(from resume: ResumePoint?, write: (ByteBuffer) async throws -> Void) async {
+        let chunks = AsyncChannel<ByteBuffer>()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await relayMonitor(from: resume, to: chunks)
@@ -50,7 +51,7 @@ struct EventRelay: Sendable {
     }
 
     /// Calls Monitor and sends each reply's event to `chunks` until the call ends or the task is cancelled.
-    private func relayMonitor(from resume: ResumePoint?, to chunks: AsyncChannel<Data>) async {
+    private func relayMonitor(from resume: ResumePoint?, to chunks: AsyncChannel<ByteBuffer>) async {
         let parameters = PeerScanWire.MonitorParameters(epoch: resume?.epoch, since: resume?.sequence)
         do {
             try await PeerScanConnection.withConnection(to: socketPath) { connection in

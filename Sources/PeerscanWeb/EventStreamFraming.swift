@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// Where an event stream resumes: the `id` of the last event the client has, `E:N` (epoch, sequence).
 ///
@@ -42,7 +43,7 @@ public struct ResumePoint: Hashable, Sendable, CustomStringConvertible {
 /// fields this server does not know reach the page unchanged.
 public enum EventStreamFraming {
     /// The comment sent when nothing else was for a while, so that proxies and the page see the stream alive.
-    public static let keepalive = Data(": keepalive\n\n".utf8)
+    public static let keepalive = ByteBuffer(string: ": keepalive\n\n")
 
     /// The kind of event.
     public enum Kind: String, Sendable {
@@ -61,9 +62,9 @@ public enum EventStreamFraming {
     /// The event for one Monitor reply (its parameters, as received).
     ///
     /// The reply's bytes are the event's data as they came (a snapshot of 10,000 devices is ~5 MB: it is scanned for
-    /// its `epoch`, `sequence`, `resync` and which of `snapshot` or `changes` it has, never rebuilt); a snapshot's
-    /// `resync` is added at the object's end when the reply lacks it or the call's resume failed (a later duplicate
-    /// key wins in JSON.parse).
+    /// its `epoch`, `sequence`, `resync` and which of `snapshot` or `changes` it has, never rebuilt, and copied once,
+    /// into the event's buffer, the one written to the client); a snapshot's `resync` is added at the object's end
+    /// when the reply lacks it or the call's resume failed (a later duplicate key wins in JSON.parse).
     /// - Parameters:
     ///   - json: The reply's parameters, compact JSON.
     ///   - snapshotIsResync: Whether a snapshot is a resync even if the reply does not say so (the first reply of a
@@ -73,7 +74,7 @@ public enum EventStreamFraming {
     public static func event(
         forMonitorReply json: Data,
         snapshotIsResync: Bool = false
-    ) throws(Failure) -> (kind: Kind, id: ResumePoint, bytes: Data) {
+    ) throws(Failure) -> (kind: Kind, id: ResumePoint, bytes: ByteBuffer) {
         guard let head = try? JSONDecoder().decode(ReplyHead.self, from: json) else {
             throw Failure(reason: "the reply is no JSON object with an epoch and a sequence")
         }
@@ -84,22 +85,21 @@ public enum EventStreamFraming {
             throw Failure(reason: "the reply is no JSON object")
         }
         let id = ResumePoint(epoch: head.epoch, sequence: head.sequence)
-        var data = Data(json[..<end])
         let kind: Kind
+        var added = ""
         if head.snapshot != nil {
             kind = .snapshot
             if snapshotIsResync && head.resync != true {
-                data.append(contentsOf: Array(#","resync":true"#.utf8))
+                added = #","resync":true"#
             } else if head.resync == nil {
-                data.append(contentsOf: Array(#","resync":false"#.utf8))
+                added = #","resync":false"#
             }
         } else if head.changes != nil {
             kind = .changeset
         } else {
             throw Failure(reason: "the reply has neither a snapshot nor changes")
         }
-        data.append(UInt8(ascii: "}"))
-        return (kind, id, frame(kind: kind, id: id, data: data))
+        return (kind, id, frame(kind: kind, id: id, data: json[..<end], closedBy: added + "}"))
     }
 
     /// What the framing reads of a reply; the snapshot's and the changes' content are skipped, not decoded.
@@ -120,12 +120,16 @@ public enum EventStreamFraming {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    /// One event's bytes; `data` must hold no line break (compact JSON: ``event(forMonitorReply:snapshotIsResync:)``
-    /// refuses a reply that does).
-    public static func frame(kind: Kind, id: ResumePoint, data: Data) -> Data {
-        var bytes = Data("id: \(id)\nevent: \(kind.rawValue)\ndata: ".utf8)
-        bytes.append(data)
-        bytes.append(contentsOf: Array("\n\n".utf8))
+    /// One event's bytes, in one buffer allocated at its final size: `data` then `closing` are its data line, which
+    /// must hold no line break (compact JSON: ``event(forMonitorReply:snapshotIsResync:)`` refuses a reply that does).
+    static func frame(kind: Kind, id: ResumePoint, data: Data, closedBy closing: String) -> ByteBuffer {
+        let head = "id: \(id)\nevent: \(kind.rawValue)\ndata: "
+        let tail = closing + "\n\n"
+        var bytes = ByteBuffer()
+        bytes.reserveCapacity(head.utf8.count + data.count + tail.utf8.count)
+        bytes.writeString(head)
+        bytes.writeBytes(data)
+        bytes.writeString(tail)
         return bytes
     }
 }

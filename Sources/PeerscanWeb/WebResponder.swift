@@ -127,7 +127,7 @@ public struct WebResponder: Sendable {
         fields[.contentType] = "text/event-stream"
         SecurityHeaders.addAPI(to: &fields)
         let body = ResponseBody { writer in
-            await relay.run(from: resume) { chunk in try await writer.write(ByteBuffer(bytes: chunk)) }
+            await relay.run(from: resume) { chunk in try await writer.write(chunk) }
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: fields, body: body)

@@ -53,14 +53,7 @@ struct PeerscanWebCommand: AsyncParsableCommand {
     )
     var listen: [String] = []
 
-    @Option(
-        help: ArgumentHelp(
-            "The peerscand socket (default: $PEERSCAN_SOCKET, else /run/peerscan/io.peerscan).",
-            valueName: "path"
-        ),
-        completion: .file()
-    )
-    var socket: String?
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(
         help: ArgumentHelp(
@@ -87,6 +80,7 @@ struct PeerscanWebCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        AllocatorTuning.apply()
         let level = logLevel
         LoggingSystem.bootstrap { _ in LogfmtLogHandler(level: level) }
         let logger = Logger(label: "peerscan-web")
@@ -100,7 +94,7 @@ struct PeerscanWebCommand: AsyncParsableCommand {
         }
         let responder = WebResponder(
             policy: AccessPolicy(token: BearerToken(token), hosts: HostAllowlist(extraNames: webHost)),
-            socketPath: SocketLocation.resolve(flag: socket, environment: environment),
+            socketPath: connection.socketPath(environment: environment),
             logger: logger
         )
         let server = WebServer(listeners: listeners(), responder: responder, logger: logger)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 
 @testable import PeerscanWeb
@@ -29,8 +30,8 @@ import Testing
     }
 
     /// The event's lines and its data decoded.
-    private func parse(_ bytes: Data) throws -> (lines: [String], data: [String: Any]) {
-        let text = try #require(String(data: bytes, encoding: .utf8))
+    private func parse(_ bytes: ByteBuffer) throws -> (lines: [String], data: [String: Any]) {
+        let text = String(buffer: bytes)
         #expect(text.hasSuffix("\n\n"))
         let lines = text.dropLast(2).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let dataLine = try #require(lines.first { $0.hasPrefix("data: ") })
@@ -81,6 +82,6 @@ import Testing
     }
 
     @Test func theKeepaliveIsAComment() {
-        #expect(String(data: EventStreamFraming.keepalive, encoding: .utf8) == ": keepalive\n\n")
+        #expect(String(buffer: EventStreamFraming.keepalive) == ": keepalive\n\n")
     }
 }

@@ -24,6 +24,16 @@ struct VarlinkReplyTests {
         #expect(try raw(#"{"p":"\"parameters\":1","parameters":{"k":3}}"#) == #"{"k":3}"#, "nor a string's text")
     }
 
+    @Test("the parameters share the message's bytes: a large reply is not copied")
+    func rawParametersAreNotCopied() throws {
+        let value = String(repeating: "x", count: 1000)  // more than Data keeps inline
+        let reply = try VarlinkReply(message: Data(#"{"continues":true,"parameters":{"k":"\#(value)"}}"#.utf8))
+        let parameters = reply.rawParameters
+        let messageStart = reply.message.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+        let parametersStart = parameters.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+        #expect(parametersStart == messageStart + UInt(parameters.startIndex - reply.message.startIndex))
+    }
+
     @Test("a reply without parameters has an empty object")
     func noParameters() throws {
         #expect(try raw(#"{"continues":true}"#) == "{}")

@@ -1,5 +1,6 @@
 """A TCP forward from the host's loopback into a namespace's loopback: how a browser on the host reaches a server that
-runs in the test LAN (the demo's peerscan-web) while the server itself never runs in the host's network namespace.
+runs in the test LAN (the demo's peerscan-web, testlan/demo.py) while the server itself never runs in the host's network
+namespace, and how Selenium on the host reaches chromedriver in a namespace (testkit/browser.py).
 
 The listening socket is bound to 127.0.0.1 only; each accepted connection is paired with one made from inside the
 namespace (on a thread that joined it: setns moves only the calling thread), and two threads copy bytes each way until
@@ -12,11 +13,12 @@ import contextlib
 import errno
 import socket
 import threading
+from pathlib import Path
 
 from testkit.netns import call_in
 
 
-def connect_in(namespace: str, port: int, timeout: float = 10) -> socket.socket:
+def connect_in(namespace: str | Path, port: int, timeout: float = 10) -> socket.socket:
     """A TCP connection to 127.0.0.1:`port` inside `namespace`, usable from any thread."""
     connection = call_in(namespace, lambda: socket.create_connection(("127.0.0.1", port), timeout=timeout))
     connection.settimeout(None)
@@ -39,7 +41,7 @@ class LoopbackForward:
     `host_port` 0, or a port in use, takes a free port: `self.host_port` is the one bound.
     """
 
-    def __init__(self, namespace: str, port: int, host_port: int) -> None:
+    def __init__(self, namespace: str | Path, port: int, host_port: int = 0) -> None:
         self.namespace, self.port = namespace, port
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
