@@ -46,7 +46,9 @@
 //   PeerscanWeb       the web page's server: routes, token, Host allowlist, the event stream, the write proxy, the page
 //   peerscan-web      the HTTP server of the page (HummingbirdCore), a thin executable over PeerscanWeb
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
-//   CMalloc           the system's malloc statistics, for the benchmark's memory figures
+//   CMalloc           glibc's <malloc.h> as a system library, imported by Allocator only
+//   Allocator         glibc's allocator: what it holds (the benchmarks' memory figures), peerscan-web's fixed mapping
+//                     threshold
 //   peerscan-bench    the diff, fanout and registry benchmarks (on TestSupport's manual clock where time is simulated)
 //   peerscan-fuzz     a libFuzzer target over Varlink framing and request decoding (make fuzz)
 //   JSONValue         a JSON value, decoded strictly and encoded as decoded: peerscan-web's request bodies, the tests
@@ -587,6 +589,7 @@ let package = Package(
         .executableTarget(
             name: "peerscan-web",
             dependencies: [
+                "Allocator",
                 "DaemonSupport",
                 "PeerscanWeb",
                 "PeerScanClient",
@@ -611,13 +614,15 @@ let package = Package(
         // MARK: Benchmarks and what tests share.
         .target(name: "SeededRandom"),
         .systemLibrary(name: "CMalloc"),
+        .target(name: "Allocator", dependencies: ["CMalloc"]),
+        .testTarget(name: "AllocatorTests", dependencies: ["Allocator"]),
         .executableTarget(
             name: "peerscan-bench",
             dependencies: [
                 "POSIXText",
                 "Discovery",
                 "AsyncPrimitives",
-                "CMalloc",
+                "Allocator",
                 "DeviceRegistry",
                 "Diffable",
                 "MQTTClient",

@@ -1,4 +1,4 @@
-import CMalloc
+import Allocator
 import Glibc
 
 /// Timing and memory readings for benchmarks.
@@ -30,10 +30,9 @@ enum Measurement {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    /// Bytes currently allocated through malloc (glibc's `mallinfo2().uordblks` plus mmapped blocks).
+    /// Bytes currently allocated through malloc.
     static func allocatedBytes() -> Int {
-        let info = mallinfo2()
-        return Int(info.uordblks + info.hblkhd)
+        Allocator.allocatedBytes()
     }
 
     /// The resident set size and its peak since the last ``resetPeakResidentBytes()``, from /proc/self/status.
@@ -48,7 +47,7 @@ enum Measurement {
 
     /// Returns freed memory to the system and resets the peak RSS (VmHWM) to the current RSS (Linux ≥ 4.0).
     static func resetPeakResidentBytes() {
-        malloc_trim(0)
+        Allocator.trim()
         let fd = open("/proc/self/clear_refs", O_WRONLY)
         if fd >= 0 {
             _ = write(fd, "5", 1)

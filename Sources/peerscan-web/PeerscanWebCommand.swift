@@ -1,3 +1,4 @@
+import Allocator
 import ArgumentParser
 import DaemonSupport
 import Foundation
@@ -80,7 +81,7 @@ struct PeerscanWebCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        AllocatorTuning.apply()
+        Allocator.fixMappingThreshold()
         let level = logLevel
         LoggingSystem.bootstrap { _ in LogfmtLogHandler(level: level) }
         let logger = Logger(label: "peerscan-web")
