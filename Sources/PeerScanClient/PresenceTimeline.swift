@@ -2,8 +2,9 @@ import Foundation
 import PeerScanModel
 
 /// A device's presence over the last day, drawn on one line of the terminal: one cell per half hour, `▇` where it was
-/// mostly online, `▁` where mostly offline, `·` where the daemon did not know it yet; with the share of the known time
-/// it was online.
+/// online most of the time its state was known, `▁` where offline, `·` where the daemon did not know it at all (a
+/// cell known only in part — a device first seen a minute ago — draws what was known); with the share of the known
+/// time it was online.
 public struct PresenceTimeline: Sendable, Equatable {
     /// Each cell's state: `true` online, `false` offline, `nil` unknown; oldest first.
     public var cells: [Bool?]
@@ -27,7 +28,7 @@ public struct PresenceTimeline: Sendable, Equatable {
             let (online, known) = Self.time(in: from..<(from + cellLength), transitions: transitions)
             onlineTime += online
             knownTime += known
-            guard known >= cellLength / 2 else { return nil }
+            guard known > 0 else { return nil }
             return online >= known / 2
         }
         uptime = knownTime > 0 ? onlineTime / knownTime : nil

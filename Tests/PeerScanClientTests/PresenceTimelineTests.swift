@@ -39,6 +39,18 @@ private let hour: TimeInterval = 3600
         )
         #expect(flap.cells.suffix(2) == [true, false], "20 of 30 minutes online, then offline")
         #expect(PresenceTimeline(transitions: [], now: now).uptime == nil)
+    }
+
+    @Test func `a device seen for a minute draws that minute, not an unknown half hour`() {
+        let timeline = PresenceTimeline(
+            transitions: [
+                PresenceTransition(at: now - 60, online: true, reason: PresenceReason(.answered, ["arp"])),
+                PresenceTransition(at: now - 8, online: false, reason: PresenceReason(.unanswered, ["arp"])),
+            ],
+            now: now
+        )
+        #expect(timeline.cells == Array(repeating: nil, count: 47) + [true], "online 52 of its 60 seconds")
+        #expect(timeline.lines(indent: 0)[0] == String(repeating: "·", count: 47) + "▇  online 87 %")
         #expect(PresenceTimeline(transitions: [], now: now).lines(indent: 0)[0].hasSuffix("not seen"))
     }
 }
