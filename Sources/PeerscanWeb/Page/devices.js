@@ -144,8 +144,7 @@ export class DevicesScreen {
       this.count,
       h("div", { class: "rows-head", "aria-hidden": "true" }, ["Device", "Presence", "Vendor", "Addresses", "Services", "Last seen"].map((title) => h("span", {}, title))),
       this.listElement);
-    // First and last seen: at once if the list is there, else right after the first snapshot is shown (update).
-    if (live.snapshot) this.loadKnown();
+    // First and last seen: asked for by update() once a snapshot is shown, then every minute.
     this.timer = setInterval(() => this.loadKnown(), 60_000);
   }
 

@@ -2,8 +2,9 @@
 // as a collection view has cells only for the items on screen. The rest of the list is the container's padding, sized
 // from the rows' measured heights — a row never shown is taken to be as high as the mean of the first rows measured,
 // an estimate fixed from then on, so that measuring a row moves only the rows below it —, so the scroll bar and the
-// rows' places are the whole list's. The rows in the window are a KeyedList: patched in place, animated when the list changes; scrolling
-// moves the window without animation. Each row says where it stands (`aria-posinset`, `aria-setsize`).
+// rows' places are the whole list's. The rows in the window are a KeyedList: patched in place, animated when the list
+// changes; scrolling moves the window without animation. Each row says where it stands (`aria-posinset`,
+// `aria-setsize`).
 
 import { KeyedList } from "./list.js";
 
@@ -36,7 +37,6 @@ export class WindowedList {
     this.estimated = null; // the height of a row never measured, once rows were
     this.cachedOffsets = null; // offsets() while neither the items nor a height changed (scrolling)
     this.frame = 0;
-    this.window = { start: 0, end: 0 };
     this.onViewportChange = () => this.scheduleRender();
     addEventListener("scroll", this.onViewportChange, { passive: true });
     addEventListener("resize", this.onViewportChange, { passive: true });
@@ -95,7 +95,7 @@ export class WindowedList {
 
   render(options) {
     let offsets = this.offsets();
-    const { start, end } = (this.window = this.range(offsets));
+    const { start, end } = this.range(offsets);
     this.rows.show(this.items.slice(start, end), options);
     const size = String(this.items.length);
     this.rows.shown.forEach((entry, index) => {
