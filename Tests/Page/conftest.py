@@ -9,14 +9,16 @@ for test_fakedaemon.py's last test: peerscan-web over the fake peerscand).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from testkit.browser import loopback_namespace, make_browser
+from testkit.browser import loopback_namespace, make_browser, serve_directory
 
 __all__ = ["make_browser"]  # a fixture, found here by pytest
+
+PAGE = Path(__file__).resolve().parents[2] / "Sources" / "PeerscanWeb" / "Page"
 
 
 @pytest.fixture(scope="module")
@@ -26,3 +28,21 @@ def loopback() -> Iterator[Path]:
         pytest.fail("the browser runs in a network namespace of its own: run the page's tests as root")
     with loopback_namespace() as namespace:
         yield namespace
+
+
+@pytest.fixture
+def run_in_page_module(loopback: Path, make_browser) -> Callable[..., object]:
+    """``run_in_page_module(NAME, SCRIPT, *arguments, timeout=None)``: runs the asynchronous WebDriver script SCRIPT in
+    headless Chromium on a document of the page's origin (Sources/PeerscanWeb/Page served on loopback), so that it can
+    import NAME; its arguments are the module's URL, then ``arguments``, then the callback. Returns what the script
+    handed to its callback."""
+
+    def run(name: str, script: str, *arguments: object, timeout: float | None = None) -> object:
+        with serve_directory(loopback, PAGE) as url:
+            browser = make_browser(loopback)
+            if timeout is not None:
+                browser.driver.set_script_timeout(timeout)
+            browser.driver.get(f"{url}/{name}")  # a document of the server's origin, to import the module from
+            return browser.driver.execute_async_script(script, f"{url}/{name}", *arguments)
+
+    return run

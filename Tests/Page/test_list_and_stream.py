@@ -4,12 +4,6 @@ to date, and the event-stream parser splits a megabyte line arriving in a thousa
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from testkit.browser import serve_directory
-
-PAGE = Path(__file__).resolve().parents[2] / "Sources" / "PeerscanWeb" / "Page"
-
 # Runs in the page: a KeyedList of 300 items (above the animation limit: rows go at once), filtered to 10, then all
 # 300 again with item 5 changed meanwhile; hands back whether each row came back as the same element, and the texts.
 KEYED_LIST = """
@@ -54,11 +48,8 @@ import(moduleURL).then(({EventStreamParser}) => {
 """
 
 
-def test_the_keyed_list_reuses_rows_that_come_back(loopback: Path, make_browser) -> None:
-    with serve_directory(loopback, PAGE) as url:
-        browser = make_browser(loopback)
-        browser.driver.get(f"{url}/list.js")  # a document of the server's origin, to import the module from
-        result = browser.driver.execute_async_script(KEYED_LIST, f"{url}/list.js")
+def test_the_keyed_list_reuses_rows_that_come_back(run_in_page_module) -> None:
+    result = run_in_page_module("list.js", KEYED_LIST)
     assert "error" not in result, result
     assert result["shownWhileFiltered"] == 10
     assert result["ids"] == [f"id-{index}" for index in range(300)]
@@ -67,11 +58,8 @@ def test_the_keyed_list_reuses_rows_that_come_back(loopback: Path, make_browser)
     assert result["texts"][199] == "item 199"
 
 
-def test_the_event_stream_parser_splits_a_long_line_in_many_chunks(loopback: Path, make_browser) -> None:
-    with serve_directory(loopback, PAGE) as url:
-        browser = make_browser(loopback)
-        browser.driver.get(f"{url}/sse.js")
-        events = browser.driver.execute_async_script(EVENT_STREAM, f"{url}/sse.js")
+def test_the_event_stream_parser_splits_a_long_line_in_many_chunks(run_in_page_module) -> None:
+    events = run_in_page_module("sse.js", EVENT_STREAM)
     assert "error" not in events, events
     assert [(event["id"], event["event"]) for event in events] == [("e:1", "snapshot"), ("e:2", "changeset"),
                                                                    ("e:3", "changeset")]

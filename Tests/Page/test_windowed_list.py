@@ -4,12 +4,6 @@ rows at their places — each saying where it stands — and they cover the view
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from testkit.browser import serve_directory
-
-PAGE = Path(__file__).resolve().parents[2] / "Sources" / "PeerscanWeb" / "Page"
-
 # Runs in the page: a WindowedList of 10,000 items (every seventh row 150 px high, the others 40), scrolled to the
 # middle and to the end, filtered to ten, given back all with one renamed and one inserted; after each step (two
 # frames later: the window follows the scroll in the next frame) a record of the rows that are elements.
@@ -70,11 +64,8 @@ import(moduleURL).then(async ({WindowedList}) => {
 """
 
 
-def test_the_windowed_list_makes_only_the_rows_in_view_at_their_places(loopback: Path, make_browser) -> None:
-    with serve_directory(loopback, PAGE) as url:
-        browser = make_browser(loopback)
-        browser.driver.get(f"{url}/windowed.js")  # a document of the server's origin, to import the module from
-        steps = browser.driver.execute_async_script(WINDOWED_LIST, f"{url}/windowed.js")
+def test_the_windowed_list_makes_only_the_rows_in_view_at_their_places(run_in_page_module) -> None:
+    steps = run_in_page_module("windowed.js", WINDOWED_LIST)
     assert "error" not in steps, steps
     by_step = {step["step"]: step for step in steps}
     for name in ("top", "middle", "end", "again"):
