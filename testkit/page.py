@@ -39,8 +39,10 @@ _MARK = """
 window.__marker = 1;
 window.__sequences = [document.documentElement.dataset.sequence ?? null];
 new MutationObserver((records) => {
-  for (const record of records) window.__sequences.push(record.target.dataset.sequence);
-}).observe(document.documentElement, {attributes: true, attributeFilter: ["data-sequence"]});
+  // Each record's value is the next one's old value (the last one's is the current value).
+  records.forEach((record, index) => window.__sequences.push(
+    index + 1 < records.length ? records[index + 1].oldValue : record.target.dataset.sequence));
+}).observe(document.documentElement, {attributes: true, attributeOldValue: true, attributeFilter: ["data-sequence"]});
 """
 
 
@@ -119,9 +121,10 @@ class Page:
         values = self.driver.execute_script("return window.__sequences;")
         return [(value.rpartition(":")[0], int(value.rpartition(":")[2])) for value in values if value]
 
-    def changesets(self) -> int:
-        """How many changesets the page applied since ``mark()``: the steps N → N+1 within an epoch."""
-        shown = self.sequences()
+    def changesets(self, shown: list[tuple[str, int]] | None = None) -> int:
+        """How many changesets the page applied since ``mark()``: the steps N → N+1 within an epoch of ``shown``
+        (``sequences()``, read now if not given)."""
+        shown = self.sequences() if shown is None else shown
         steps = zip(shown, shown[1:], strict=False)
         return sum(1 for before, after in steps if after[0] == before[0] and after[1] == before[1] + 1)
 
