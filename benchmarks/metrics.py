@@ -9,9 +9,11 @@ peerscan-web runs in a throw-away network namespace with only loopback (``unshar
 its peerscand is testkit/fakedaemon.py serving ``--devices`` synthetic devices (testkit/synthetic.py) and answering
 GetStatistics. Once peerscan-web's own follower has the snapshot (``/metrics`` shows every device), ``--scrapes``
 scrapes in each format (Prometheus's text, then OpenMetrics), on one kept-alive connection as Prometheus scrapes,
-are timed from Python in the namespace: from the request to the body's last byte (GetStatistics's round trip to the
-fake included). Reported: median, p95 and worst of each format; the series (sample lines) against the bound, 3 ×
-devices + 60; the body's bytes; peerscan-web's RSS before and after the scrapes.
+are timed from Python in the namespace: from the request to the body's last byte, and to the headers (which
+peerscan-web writes with the body, once it is made: its own time; GetStatistics's round trip to the fake included).
+The baseline in the same run: as many ``/api/snapshot`` requests (GetSnapshot's 4 MB reply passed through, no work
+of peerscan-web's own). Reported: median, p95 and worst; the series (sample lines) against the bound, 3 × devices +
+60; the body's bytes; peerscan-web's RSS before and after the scrapes.
 """
 
 from __future__ import annotations
@@ -39,23 +41,25 @@ PORT = 8737
 FORMATS = {"prometheus": "text/plain;version=0.0.4", "openmetrics": "application/openmetrics-text;version=1.0.0"}
 
 
-def scrapes(namespace: Path, accept: str, count: int) -> tuple[list[float], bytes]:
-    """``count`` scrapes on one connection: each one's seconds, and the last body."""
+def scrapes(namespace: Path, accept: str, count: int, path: str = "/metrics") -> tuple[list[float], list[float], bytes]:
+    """``count`` requests on one connection: each one's seconds to its headers (the server's work: the body follows
+    them in the same write) and to its body's last byte, and the last body."""
 
-    def run() -> tuple[list[float], bytes]:
+    def run() -> tuple[list[float], list[float], bytes]:
         connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
-        seconds, body = [], b""
+        headers, seconds, body = [], [], b""
         try:
             for _ in range(count):
                 started = time.perf_counter()
-                connection.request("GET", "/metrics", headers={"Accept": accept})
+                connection.request("GET", path, headers={"Accept": accept})
                 response = connection.getresponse()
+                headers.append(time.perf_counter() - started)
                 body = response.read()
                 seconds.append(time.perf_counter() - started)
                 assert response.status == 200, (response.status, body[:200])
         finally:
             connection.close()
-        return seconds, body
+        return headers, seconds, body
 
     return call_in(namespace, run)
 
@@ -63,7 +67,7 @@ def scrapes(namespace: Path, accept: str, count: int) -> tuple[list[float], byte
 def device_series(namespace: Path) -> int:
     """The devices ``/metrics`` shows now (its ``peerscan_device_present`` samples)."""
     with contextlib.suppress(OSError):
-        body = scrapes(namespace, FORMATS["prometheus"], 1)[1]
+        body = scrapes(namespace, FORMATS["prometheus"], 1)[2]
         return body.count(b"\npeerscan_device_present{")
     return -1
 
@@ -100,9 +104,13 @@ def run(arguments: argparse.Namespace) -> dict:
         results["rss_before_mib"] = rss_mib(web.pid)
         for name, accept in FORMATS.items():
             scrapes(namespace, accept, 3)  # warm: the first scrapes size the allocator's arenas
-            seconds, body = scrapes(namespace, accept, arguments.scrapes)
+            headers, seconds, body = scrapes(namespace, accept, arguments.scrapes)
             samples = [line for line in body.split(b"\n") if line and not line.startswith(b"#")]
-            results[name] = {"ms": summary(seconds), "series": len(samples), "bytes": len(body)}
+            results[name] = {"ms": summary(seconds), "headers_ms": summary(headers), "series": len(samples),
+                             "bytes": len(body)}
+        # The baseline, in the same run: GetSnapshot's reply passed through (/api/snapshot), no work of its own.
+        headers, seconds, body = scrapes(namespace, "application/json", arguments.scrapes, "/api/snapshot")
+        results["snapshot"] = {"ms": summary(seconds), "headers_ms": summary(headers), "bytes": len(body)}
         results["rss_after_mib"] = rss_mib(web.pid)
     return results
 
@@ -110,11 +118,12 @@ def run(arguments: argparse.Namespace) -> dict:
 def report(results: dict) -> None:
     print(f"devices: {results['devices']}; peerscan-web: {results['binary']}; "
           f"its follower had the snapshot {results['follower_ready_s']:.1f} s after start")
-    for name in FORMATS:
-        entry = results[name]
-        ms = entry["ms"]
-        print(f"{name}: {ms['n']} scrapes, p50 {ms['p50']:.1f} ms, p95 {ms['p95']:.1f} ms, max {ms['max']:.1f} ms; "
-              f"{entry['series']} series (bound {results['bound']}), {entry['bytes']} B")
+    for name in (*FORMATS, "snapshot"):
+        entry, what = results[name], "the baseline, /api/snapshot" if name == "snapshot" else name
+        ms, head = entry["ms"], entry["headers_ms"]
+        series = f"{entry['series']} series (bound {results['bound']}), " if "series" in entry else ""
+        print(f"{what}: {ms['n']} requests, p50 {ms['p50']:.1f} ms, p95 {ms['p95']:.1f} ms, max {ms['max']:.1f} ms "
+              f"(to the headers: p50 {head['p50']:.1f}, p95 {head['p95']:.1f} ms); {series}{entry['bytes']} B")
     print(f"RSS before the scrapes {results['rss_before_mib']:.1f} MiB, after {results['rss_after_mib']:.1f} MiB")
 
 

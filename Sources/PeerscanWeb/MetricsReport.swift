@@ -47,18 +47,20 @@ public struct MetricsReport: Sendable {
     }
 
     /// The exposition in `format`.
-    /// - Complexity: O(devices + items of the snapshot).
+    /// - Complexity: O(devices + items of the snapshot): each item is read once.
     public func exposition(_ format: MetricsExposition.Format) -> MetricsExposition {
-        let devices = daemon?.snapshot?.items.compactMap(\.device) ?? []
-        var out = MetricsExposition(format: format, capacity: 4096 + devices.count * 320)
+        let scanner = daemon?.snapshot.map { ScannerFigures($0, presence: daemon?.presence ?? PresenceLedger()) }
+        var out = MetricsExposition(format: format, capacity: 4096 + (scanner?.devices.count ?? 0) * 340)
         out.family("peerscan_build_info", .gauge, help: "peerscan-web's version; always 1.")
         out.sample("peerscan_build_info", ["version": version], "1")
         out.family("peerscan_daemon_up", .gauge, help: "Whether peerscand answered this scrape's GetStatistics.")
         out.sample("peerscan_daemon_up", [:], daemon == nil ? "0" : "1")
         if let process { writeProcess(process, prefix: "process", owner: "peerscan-web", into: &out) }
         if let daemon {
-            writeScanner(daemon, devices: devices, into: &out)
-            writeDevices(devices, presence: daemon.presence, into: &out)
+            if let scanner {
+                writeScanner(scanner, into: &out)
+                writeDevices(scanner.devices, into: &out)
+            }
             writeStatistics(daemon.statistics, presence: daemon.presence, into: &out)
         }
         out.finish()
@@ -79,73 +81,49 @@ public struct MetricsReport: Sendable {
     }
 
     /// The scanner's state from the snapshot: scanning, sources, devices by state, Wi-Fi, Bluetooth, mDNS.
-    private func writeScanner(_ daemon: Daemon, devices: [Device], into out: inout Exposition) {
-        guard let snapshot = daemon.snapshot else { return }
-        var isScanning = false
-        var avahiUp = false
-        var wifiInterfaces: [WirelessInterfaceStatus] = []
-        var networksBySecurity: [WiFiSecurity: Int] = [:]
-        for item in snapshot.items {
-            switch item {
-            case .scanning(let enabled): isScanning = enabled
-            case .host(let host): avahiUp = host.sourceState == .running
-            case .wifiInterface(let interface): wifiInterfaces.append(interface)
-            case .wifiNetwork(let network): networksBySecurity[network.security, default: 0] += 1
-            case .device: break
-            }
-        }
+    private func writeScanner(_ scanner: ScannerFigures, into out: inout Exposition) {
         out.family("peerscan_scanning", .gauge, help: "Whether scanning is on.")
-        out.sample("peerscan_scanning", [:], isScanning ? "1" : "0")
+        out.sample("peerscan_scanning", [:], scanner.isScanning ? "1" : "0")
         out.family("peerscan_source_up", .gauge, help: "Whether a discovery source works, where the snapshot says.")
-        out.sample("peerscan_source_up", ["source": "avahi"], avahiUp ? "1" : "0")
-        if !wifiInterfaces.isEmpty {
-            out.sample("peerscan_source_up", ["source": "wifi"], wifiInterfaces.contains(where: \.isUp) ? "1" : "0")
-        }
-        let online = devices.count(where: \.online)
+        out.sample("peerscan_source_up", ["source": "avahi"], scanner.isAvahiUp ? "1" : "0")
+        if let wifiUp = scanner.isWiFiUp { out.sample("peerscan_source_up", ["source": "wifi"], wifiUp ? "1" : "0") }
         out.family("peerscan_devices", .gauge, help: "Devices in the snapshot, by section and state.")
-        if snapshot.contains(section: .networks) {
-            out.sample("peerscan_devices", ["section": "networks", "state": "online"], Exposition.value(online))
-            out.sample(
-                "peerscan_devices",
-                ["section": "networks", "state": "offline"],
-                Exposition.value(devices.count - online)
-            )
+        if scanner.hasNetworks {
+            let online = Exposition.value(scanner.online)
+            out.sample("peerscan_devices", ["section": "networks", "state": "online"], online)
+            let offline = Exposition.value(scanner.devices.count - scanner.online)
+            out.sample("peerscan_devices", ["section": "networks", "state": "offline"], offline)
         }
         out.family("peerscan_wifi_networks", .gauge, help: "Wi-Fi networks in range, by security.")
         for security in WiFiSecurity.allCases {
-            out.sample(
-                "peerscan_wifi_networks",
-                ["security": security.rawValue],
-                Exposition.value(networksBySecurity[security] ?? 0)
-            )
+            let count = Exposition.value(scanner.networksBySecurity[security] ?? 0)
+            out.sample("peerscan_wifi_networks", ["security": security.rawValue], count)
         }
-        let bluetooth = devices.filter { $0.bluetooth != nil }
-        let ephemeral = bluetooth.count(where: { $0.bluetooth?.isEphemeral == true })
         out.family(
             "peerscan_bluetooth_devices",
             .gauge,
             help: "Bluetooth LE devices; resolved: a stable identity (not ephemeral)."
         )
-        out.sample("peerscan_bluetooth_devices", ["resolved": "true"], Exposition.value(bluetooth.count - ephemeral))
-        out.sample("peerscan_bluetooth_devices", ["resolved": "false"], Exposition.value(ephemeral))
+        let resolved = Exposition.value(scanner.bluetooth - scanner.ephemeral)
+        out.sample("peerscan_bluetooth_devices", ["resolved": "true"], resolved)
+        out.sample("peerscan_bluetooth_devices", ["resolved": "false"], Exposition.value(scanner.ephemeral))
         out.family("peerscan_mdns_services", .gauge, help: "DNS-SD services of the devices.")
-        out.sample("peerscan_mdns_services", [:], Exposition.value(devices.reduce(0) { $0 + $1.services.count }))
+        out.sample("peerscan_mdns_services", [:], Exposition.value(scanner.services))
     }
 
     /// Three series per device, keyed by its id only.
-    private func writeDevices(_ devices: [Device], presence: PresenceLedger, into out: inout Exposition) {
-        let ids = devices.map(\.id.description)
+    private func writeDevices(_ devices: [DeviceRow], into out: inout Exposition) {
         out.family("peerscan_device_present", .gauge, help: "Whether the device answers (1) or not (0).")
-        for (device, id) in zip(devices, ids) {
-            out.sample("peerscan_device_present", ["device": id], device.online ? "1" : "0")
+        for device in devices {
+            out.sample("peerscan_device_present", label: "device", device.id, device.online ? "1" : "0")
         }
         out.family("peerscan_device_info", .gauge, help: "A device's name, vendor, sources and importance; always 1.")
-        for (device, id) in zip(devices, ids) {
+        for device in devices {
             out.sample(
                 "peerscan_device_info",
                 [
-                    "device": id, "name": device.label, "vendor": device.vendor ?? "",
-                    "source": Self.sources(of: device), "important": device.isImportant ? "true" : "false",
+                    "device": device.id, "name": device.name, "vendor": device.vendor, "source": device.sources,
+                    "important": device.important ? "true" : "false",
                 ],
                 "1"
             )
@@ -155,9 +133,14 @@ public struct MetricsReport: Sendable {
             .gauge,
             help: "When peerscan-web last saw the device online, since the Unix epoch."
         )
-        for (device, id) in zip(devices, ids) {
-            guard let seen = device.online ? now : presence.lastOnline[device.id] else { continue }
-            out.sample("peerscan_device_last_seen_timestamp_seconds", ["device": id], Exposition.value(seen))
+        for device in devices {
+            guard let seen = device.online ? now : device.lastOnline else { continue }
+            out.sample(
+                "peerscan_device_last_seen_timestamp_seconds",
+                label: "device",
+                device.id,
+                Exposition.value(seen)
+            )
         }
     }
 
@@ -212,11 +195,99 @@ public struct MetricsReport: Sendable {
 
     /// The sources a device is known from: `mdns` (a host name), `neighbour` (a MAC address), `bluetooth`.
     static func sources(of device: Device) -> String {
-        var sources: [String] = []
-        if device.hostName != nil { sources.append("mdns") }
-        if !device.macAddresses.isEmpty { sources.append("neighbour") }
-        if device.bluetooth != nil { sources.append("bluetooth") }
-        return sources.joined(separator: ",")
+        switch (device.hostName != nil, !device.macAddresses.isEmpty, device.bluetooth != nil) {
+        case (false, false, false): ""
+        case (true, false, false): "mdns"
+        case (false, true, false): "neighbour"
+        case (false, false, true): "bluetooth"
+        case (true, true, false): "mdns,neighbour"
+        case (true, false, true): "mdns,bluetooth"
+        case (false, true, true): "neighbour,bluetooth"
+        case (true, true, true): "mdns,neighbour,bluetooth"
+        }
+    }
+}
+
+/// What the series say of one device, read once from its item.
+private struct DeviceRow {
+    var id: String
+    var online: Bool
+    var name: String
+    var vendor: String
+    var sources: String
+    var important: Bool
+    var lastOnline: Double?
+}
+
+/// The snapshot's figures, in one pass over its items (a device's item is large: it is read once, not copied).
+private struct ScannerFigures {
+    var isScanning = false
+    var isAvahiUp = false
+    var isWiFiUp: Bool?
+    var hasNetworks: Bool
+    var networksBySecurity: [WiFiSecurity: Int] = [:]
+    var devices: [DeviceRow] = []
+    var online = 0
+    var bluetooth = 0
+    var ephemeral = 0
+    var services = 0
+
+    init(_ snapshot: ScanSnapshot, presence: PresenceLedger) {
+        hasNetworks = snapshot.contains(section: .networks)
+        devices.reserveCapacity(snapshot.numberOfItems)
+        for section in snapshot.sectionIdentifiers {
+            for item in snapshot.items(inSection: section) ?? [] {
+                switch item {
+                case .scanning(let enabled): isScanning = enabled
+                case .host(let host): isAvahiUp = host.sourceState == .running
+                case .wifiInterface(let interface): isWiFiUp = (isWiFiUp ?? false) || interface.isUp
+                case .wifiNetwork(let network): networksBySecurity[network.security, default: 0] += 1
+                case .device(let device): add(device, presence: presence)
+                }
+            }
+        }
+    }
+
+    private mutating func add(_ device: Device, presence: PresenceLedger) {
+        if device.online { online += 1 }
+        if let facts = device.bluetooth {
+            bluetooth += 1
+            if facts.isEphemeral { ephemeral += 1 }
+        }
+        services += device.services.count
+        devices.append(
+            DeviceRow(
+                id: device.id.lowercasedText,
+                online: device.online,
+                name: device.label,
+                vendor: device.vendor ?? "",
+                sources: MetricsReport.sources(of: device),
+                important: device.isImportant,
+                lastOnline: device.online ? nil : presence.lastOnline[device.id]
+            )
+        )
+    }
+}
+
+extension DeviceID {
+    /// The id as text (as ``description``), written without Foundation's formatter: 10,000 a scrape.
+    fileprivate var lowercasedText: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: uuid.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var at = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    text[at] = digits[Int(byte >> 4)]
+                    text[at + 1] = digits[Int(byte & 0x0f)]
+                    at += 2
+                }
+                return at
+            }
+        }
     }
 }
 

@@ -6,7 +6,8 @@ import Testing
         for format in [MetricsExposition.Format.prometheus, .openMetrics] {
             var exposition = MetricsExposition(format: format)
             exposition.sample("x", ["name": "a \"quoted\" \\ back\nslash"], "1")
-            #expect(sampleLines(exposition) == [#"x{name="a \"quoted\" \\ back\nslash"} 1"#])
+            exposition.sample("y", label: "device", "\"\\\n", "2")
+            #expect(sampleLines(exposition) == [#"x{name="a \"quoted\" \\ back\nslash"} 1"#, #"y{device="\"\\\n"} 2"#])
         }
     }
 

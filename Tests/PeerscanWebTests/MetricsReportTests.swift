@@ -79,6 +79,14 @@ import Testing
         #expect(!lines.contains { $0.contains("last_seen") && $0.contains("000000000002") })
     }
 
+    @Test func aDevicesLabelIsItsIdAsTheWireWritesIt() {
+        var device = fixtureDevice(1)
+        device.id = DeviceID(UUID(uuidString: "A1B2C3D4-E5F6-4789-8ABC-DEF012345678")!)
+        let lines = sampleLines(fixtureReport(fixtureSnapshot(devices: [device])).exposition(.prometheus))
+        #expect(lines.contains(#"peerscan_device_present{device="a1b2c3d4-e5f6-4789-8abc-def012345678"} 1"#))
+        #expect(device.id.description == "a1b2c3d4-e5f6-4789-8abc-def012345678")
+    }
+
     @Test func withoutTheDaemonOnlyUpBuildAndProcessAreShown() {
         let report = MetricsReport(version: "1.2.3", daemon: nil, process: fixtureProcess, now: 0)
         let names = Set(
