@@ -70,6 +70,27 @@ def test_a_devices_series_appear_and_follow_it_offline(lan, scanner_web, socket_
     assert series['peerscan_devices{section="networks",state="offline"}'] != "0"
 
 
+def test_a_renamed_and_renumbered_device_changes_only_its_info_series(lan, scanner_web):
+    peer = phone(lan)
+    device = by_mac(known(scanner_web.daemon, peer), peer.mac)
+    info = f'peerscan_device_info{{device="{device["id"]}"'
+    wait_until(lambda: info in scrape(scanner_web)[1], timeout=20, what="its info series")
+    before = set(samples(scrape(scanner_web)[1]))
+    status, _ = scanner_web.write("SetDeviceLabel", {"id": device["id"], "name": 'Kitchen "phone"'})
+    assert status == 200
+    old_address = peer.ipv4
+    peer.add_address("10.231.0.201")
+    peer.remove_address(old_address)
+    scanner_web.daemon.wait_for(
+        lambda s: (d := by_mac(s, peer.mac)) is not None and "10.231.0.201" in d["addresses"]
+        and old_address not in d["addresses"] and d["label"] == 'Kitchen "phone"', timeout=30, what="renumbered")
+    wait_until(lambda: 'name="Kitchen \\"phone\\""' in scrape(scanner_web)[1], timeout=20, what="renamed")
+    after = set(samples(scrape(scanner_web)[1]))
+    changed = before ^ after
+    assert len(changed) == 2 and all(series.startswith(info) for series in changed), changed
+    assert any('name="Kitchen \\"phone\\""' in series for series in after & changed)
+
+
 def test_openmetrics_is_served_when_asked_and_both_formats_pass_promtool(lan, scanner_web, tmp_path):
     phone(lan)
     accept = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
