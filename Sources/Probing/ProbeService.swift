@@ -24,7 +24,8 @@ import Synchronization
 /// Logs `probing` (info) after the first round, `neighbour re-probe not permitted` (info) the first time the kernel
 /// refuses a forced probe, and `probe round` (debug) after every round. Datagrams the kernel had no room for
 /// (`ENOBUFS`: the neighbour table at `gc_thresh3`, see ``ProbeSendFailure``) go to `noRoom`, by protocol (and to
-/// `enobufs` in the `probe round` line), after every round (an empty count says the table had room again).
+/// `enobufs` in the `probe round` line), after every round (an empty count says the table had room again). How long
+/// the rounds took since start is kept as a histogram (``roundDurations``: peerscand's GetStatistics).
 public struct ProbeService: Service {
     /// The default ceiling, in datagrams per second: about arp-scan's default (`--bandwidth` 256,000 bit/s of
     /// 64-byte frames, 500 a second), so a /24 is swept in half a second and a /22 in about two.
@@ -42,6 +43,10 @@ public struct ProbeService: Service {
     private let neighbours: NeighbourMonitor
     private let forcer: NeighbourProber?
     private let asks = RoundAsks()
+    private let durations = RoundDurationsBox()
+
+    /// How long the rounds since start took.
+    public var roundDurations: RoundDurations { durations.current }
 
     /// Opens the sockets probing needs, in the network namespace at `namespacePath` if given (for tests and tools).
     ///
@@ -114,6 +119,7 @@ public struct ProbeService: Service {
                 if schedule.isDue(at: now) {
                     if let interfaces = await scope() {
                         let asked = schedule.roundStarted(at: now)
+                        let started = clock.now
                         let outcome = await round(
                             on: interfaces,
                             canForce: canForce,
@@ -121,6 +127,7 @@ public struct ProbeService: Service {
                             asked: asked,
                             pacer: &pacer
                         )
+                        durations.record(started.duration(to: clock.now))
                         canForce = outcome.canForce
                         announces = false
                         await noRoom(outcome.noRoom)

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import MACVendors
 import PeerScanCore
+import PeerScanMQTT
 import PeerScanModel
 import PeerScanServer
 
@@ -32,8 +33,9 @@ struct Peerscand: AsyncParsableCommand {
             GetSnapshot, Monitor (the snapshot, then every changeset) and SetScanning; GetDevice, ListKnownDevices, \
             ForgetDevice, SetDeviceLabel, MergeDevices, SplitDevice and SetDeviceIRK (the registry's devices, their \
             labels, and the Bluetooth identity keys that resolve private addresses); ListKnownWiFiNetworks, \
-            TrustWiFiNetwork and UntrustWiFiNetwork (the Wi-Fi networks the evil-twin checks compare with). \
-            peerscanctl is its client; varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, \
+            TrustWiFiNetwork and UntrustWiFiNetwork (the Wi-Fi networks the evil-twin checks compare with); \
+            GetStatistics (probe round durations, address conflicts and evil twins counted since start, clients, \
+            the process's figures: for peerscan-web's /metrics). peerscanctl is its client; varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, \
             every changeset and the final snapshot are also written to standard output as JSON lines. SIGUSR1 \
             switches scanning off, SIGUSR2 on; the switch is kept in the state directory. SIGTERM or SIGINT stop the \
             daemon; SIGHUP is logged and ignored (nothing to reload).
@@ -167,6 +169,11 @@ struct Peerscand: AsyncParsableCommand {
         let scanner = makeScanner(sources: sources, store: store, stateFile: stateFile, logger: logger)
         let probe = scanning.makeProbeService(store: store, scanner: scanner, logger: logger)
         let setScanning = makeScanningSwitch(scanner: scanner, probe: probe)
+        let statistics = DaemonStatistics(
+            scanner: scanner,
+            probe: probe,
+            mqttLink: mqttSettings == nil ? nil : MQTTLinkState()
+        )
 
         // The server, then every service, run until SIGTERM or SIGINT.
         let (server, socketServed, socket) = makeServer(
@@ -174,6 +181,7 @@ struct Peerscand: AsyncParsableCommand {
             history: history,
             registry: registry,
             scanner: scanner,
+            statistics: statistics,
             setScanning: setScanning,
             logger: logger
         )
@@ -186,6 +194,7 @@ struct Peerscand: AsyncParsableCommand {
                 socketServed: socketServed,
                 socket: socket,
                 probe: probe,
+                mqttLink: statistics.mqttLink,
                 setScanning: setScanning,
                 bluetoothForgetAfter: bluetoothSettings.forgetAfter,
                 isScanning: isScanning

@@ -224,7 +224,8 @@ def test_the_served_interface_is_the_committed_file_and_python_varlink_parses_it
     parsed = varlink.Interface(description)
     assert parsed.name == "io.peerscan"
     methods = {name for name, member in parsed.members.items() if isinstance(member, varlink.scanner._Method)}
-    assert methods == {"GetSnapshot", "Monitor", "SetScanning", "GetDevice", "ListKnownDevices", "ForgetDevice",
+    assert methods == {"GetSnapshot", "GetStatistics", "Monitor", "SetScanning", "GetDevice", "ListKnownDevices",
+                       "ForgetDevice",
                        "SetDeviceLabel", "MergeDevices", "SplitDevice", "SetDeviceIRK", "ListKnownWiFiNetworks",
                        "TrustWiFiNetwork", "UntrustWiFiNetwork"}
     assert "PermissionDenied" in parsed.members and "DeviceNotFound" in parsed.members
@@ -246,6 +247,10 @@ def test_the_served_interface_is_the_committed_file_and_python_varlink_parses_it
                                             json.loads(json.dumps(reply)), None)
             assert filtered == strip_nulls(reply)
             assert service_of(reply["snapshot"], "alpha.local", "_http._tcp")["txt"] == {"path": "/", "flag": None}
+        statistics = raw.call("io.peerscan.GetStatistics", None)["parameters"]
+        filtered = parsed.filter_params("client.reply", parsed.get_method("GetStatistics").out_type, False,
+                                        json.loads(json.dumps(statistics)), None)
+        assert filtered == strip_nulls(statistics)
     assert peerscan.GetSnapshot()["epoch"] == follower.epoch
     follower.close()
     assert follower.errors == []
