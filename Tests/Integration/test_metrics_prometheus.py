@@ -1,0 +1,166 @@
+"""peerscan's metrics as a real Prometheus sees them (issue 38; docs/metrics.md): Debian's `prometheus` in the test
+LAN's scanner namespace (testkit/prometheus.py) scrapes peerscan-web's `/metrics` every second and evaluates the
+shipped rules (packaging/prometheus/peerscan-rules.yml) every second, beside peerscand and peerscan-web (test_web.py's).
+
+- the shipped rules pass `promtool check rules` and their unit tests (`promtool test rules`), which make each alert
+  fire and stay silent (no LAN: ~0.5 s);
+- `/metrics` passes `promtool check metrics` in both formats it negotiates (OpenMetrics, Prometheus's text format),
+  and Prometheus scrapes it (`up` 1);
+- a device renamed and a host renumbered start no series but the renamed device's one new info series (the series
+  Prometheus holds over the whole test, from its series API; the instant `count({__name__=~"peerscan_.+"})` too);
+- an important device taken offline makes its shipped alert pending within peerscand's --offline-after (+ a probe
+  round, the question's wait, a scrape and an evaluation); a plain device taken offline with it makes none.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+
+import pytest
+
+from testkit.prometheus import RULES, Prometheus, promtool
+from testkit.waiting import wait_for_value
+from testlan.lan import real_oui_mac
+from Tests.Integration.test_presence import QUESTION, ROUND, WINDOW
+from Tests.Integration.test_scanner import by_mac, start_scanner
+from Tests.Integration.test_web import PORT, Web
+
+OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8"
+PEERSCAN_SERIES = '{__name__=~"peerscan_.+"}'
+SCRAPE, EVALUATION = 1, 1  # Prometheus's intervals here (s)
+
+
+def test_the_rules_pass_promtool_check_rules_and_their_unit_tests():
+    checked = promtool("check", "rules", str(RULES))
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+    assert b"SUCCESS: 4 rules found" in checked.stdout, checked.stdout
+    tested = promtool("test", "rules", "peerscan-rules.test.yml", cwd=RULES.parent)
+    assert tested.returncode == 0, tested.stdout.decode() + tested.stderr.decode()
+
+
+@pytest.fixture
+def stack(lan, start_daemon, socket_path, tmp_path):
+    """peerscand (the scanner tests' short presence flags) and peerscan-web in the scanner namespace, and Prometheus
+    beside them scraping peerscan-web; a named mDNS peer and a silent host with a vendor on the LAN."""
+    alpha = lan.add_peer("alpha")
+    alpha.register("Alpha", "_http._tcp", 80)
+    plug = lan.add_host("plug", mac=real_oui_mac(0x38))
+    daemon = start_scanner(lan, start_daemon)
+    web = Web(lan, socket_path, tmp_path)
+    try:
+        with Prometheus(lan.scanner_ns, [f"127.0.0.1:{PORT}"], popen=lan.popen_in_scanner,
+                        directory=tmp_path / "prometheus") as prometheus:
+            yield daemon, web, prometheus, alpha, plug
+    finally:
+        web.stop()
+
+
+def device_ids(daemon, *macs: str) -> list[str]:
+    snapshot = daemon.wait_for(lambda s: all(by_mac(s, mac) for mac in macs), timeout=30, what=f"devices {macs}")
+    return [by_mac(snapshot, mac)["id"] for mac in macs]
+
+
+def wait_listed(prometheus: Prometheus, device: str, expression: str = "peerscan_device_present") -> dict:
+    """The device's series of `expression` once Prometheus scraped it."""
+    return wait_for_value(lambda: prometheus.query(f'{expression}{{device="{device}"}}'), timeout=30,
+                          what=f"{expression} of {device} in Prometheus", details=prometheus.log_tail)[0]
+
+
+def renumber(host, address: str) -> str:
+    """The host's IPv4 address replaced by `address` (its MAC address and IPv6 address stay); returns `address`."""
+    prefix = f"/{host.lan.prefix_length}"
+    for verb, old_or_new in (("del", host.ipv4), ("add", address)):
+        subprocess.run(["ip", "-n", host.namespace, "addr", verb, old_or_new + prefix, "dev", host.interface],
+                       check=True, capture_output=True)
+    host.ipv4 = address
+    return address
+
+
+def series_held(prometheus: Prometheus, since: float) -> set[tuple]:
+    """Every peerscan_ series Prometheus holds samples of since `since` (its series API: stale ones included), as
+    sorted label tuples."""
+    found = prometheus.api("series", **{"match[]": PEERSCAN_SERIES, "start": f"{since:.3f}",
+                                        "end": f"{time.time() + 1:.3f}"})
+    return {tuple(sorted(series.items())) for series in found}
+
+
+def test_the_metrics_pass_promtool_in_both_formats_and_prometheus_scrapes_them(stack):
+    daemon, web, prometheus, alpha, plug = stack
+    alpha_id, plug_id = device_ids(daemon, alpha.mac, plug.mac)
+    wait_listed(prometheus, alpha_id)
+    wait_listed(prometheus, plug_id)
+    for accept, content_type in ((OPENMETRICS, "application/openmetrics-text; version=1.0.0"),
+                                 ("text/plain", "text/plain; version=0.0.4")):
+        status, headers, body = web.request("GET", "/metrics", headers={"Accept": accept})
+        assert status == 200 and headers["Content-Type"].startswith(content_type), (accept, status, headers)
+        assert re.search(rf'^peerscan_device_present{{device="{alpha_id}"}} 1(\.0)?$', body.decode(), re.M), \
+            body.decode()[:2000]
+        checked = promtool("check", "metrics", stdin=body)
+        assert checked.returncode == 0, f"{accept}: {checked.stdout.decode()}{checked.stderr.decode()}"
+    prometheus.wait_scraped(3)
+    targets = prometheus.api("targets")["activeTargets"]
+    assert [(t["health"], t["scrapeInterval"], t["lastError"]) for t in targets] == [("up", "1s", "")], targets
+    assert prometheus.value("peerscan_daemon_up") == 1
+    assert prometheus.value("peerscan_scanning") == 1
+    info = wait_listed(prometheus, plug_id, "peerscan_device_info")["metric"]
+    assert info["vendor"] == "Cisco Systems, Inc" and info["important"] == "false", info
+
+
+def test_a_rename_and_a_renumbering_add_only_the_renamed_devices_info_series(stack):
+    daemon, web, prometheus, alpha, plug = stack
+    started = time.time() - 60
+    alpha_id, plug_id = device_ids(daemon, alpha.mac, plug.mac)
+    for device in (alpha_id, plug_id):
+        for name in ("peerscan_device_present", "peerscan_device_info", "peerscan_device_last_seen_timestamp_seconds"):
+            wait_listed(prometheus, device, name)
+    prometheus.wait_scraped(2)
+    before = series_held(prometheus, started)
+    count_before = prometheus.value(f"count({PEERSCAN_SERIES})")
+
+    status, reply = web.write("SetDeviceLabel", {"id": alpha_id, "name": "Kitchen"})
+    assert status == 200 and reply["name"] == "Kitchen", reply
+    renamed = wait_for_value(lambda: prometheus.query(f'peerscan_device_info{{device="{alpha_id}",name="Kitchen"}}'),
+                             timeout=30, what="the new name in Prometheus")
+    new_address = renumber(plug, "10.231.0.99")
+    daemon.wait_for(lambda s: new_address in by_mac(s, plug.mac)["addresses"], timeout=30,
+                    what="the plug at its new address")
+    prometheus.wait_scraped(3)
+
+    after = series_held(prometheus, started)
+    new = after - before
+    assert new == {tuple(sorted(renamed[0]["metric"].items()))}, \
+        f"new series besides the renamed device's info: {sorted(new)}"
+    assert not before - after, "no series lost"
+    count_after = prometheus.value(f"count({PEERSCAN_SERIES})")
+    assert count_after == count_before, (count_before, count_after)  # the old info series is stale
+    devices = len(daemon.devices())
+    assert count_after <= 3 * devices + 60, (count_after, devices)
+
+
+def test_an_important_device_offline_makes_its_shipped_alert_pending_and_a_plain_one_none(lan, stack):
+    daemon, web, prometheus, alpha, plug = stack
+    other = lan.add_host("other", mac=real_oui_mac(0x39))
+    plug_id, other_id = device_ids(daemon, plug.mac, other.mac)
+    status, _ = web.write("SetDeviceLabel", {"id": plug_id, "name": "Kitchen plug", "important": True})
+    assert status == 200
+    wait_for_value(lambda: prometheus.query(f'peerscan_device_info{{device="{plug_id}",important="true"}}'),
+                   timeout=30, what="the plug important in Prometheus")
+    wait_listed(prometheus, other_id)
+    assert prometheus.query('ALERTS{alertname="PeerscanImportantDeviceOffline"}') == [], "none while online"
+
+    plug.silence()
+    other.silence()
+    left = time.monotonic()
+    pending = wait_for_value(
+        lambda: prometheus.query('ALERTS{alertname="PeerscanImportantDeviceOffline",alertstate="pending"}'),
+        timeout=WINDOW + ROUND + QUESTION + SCRAPE + EVALUATION + 30, what="the alert pending",
+        details=lambda: f"plug: {by_mac(daemon.snapshot, plug.mac)}\n{prometheus.log_tail()}")
+    took = time.monotonic() - left
+    assert [alert["metric"]["device"] for alert in pending] == [plug_id], pending
+    print(f"pending {took:.1f} s after the plug went silent (--offline-after {WINDOW} s, rounds {ROUND} s)")
+    assert by_mac(daemon.snapshot, other.mac)["online"] is False, "the plain device is offline too"
+    alerts = prometheus.alerts()
+    assert [(a["labels"]["device"], a["state"]) for a in alerts] == [(plug_id, "pending")], alerts
+    assert alerts[0]["annotations"]["summary"] == "Kitchen plug is offline", alerts[0]
