@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from testkit.netns import call_in
-from testkit.waiting import wait_for_value, wait_until
+from testkit.waiting import wait_until
 
 __all__ = ["PROMETHEUS", "PROMTOOL", "RULES", "Prometheus", "promtool"]
 
@@ -172,19 +172,24 @@ class Prometheus:
         assert len(result) <= 1, f"{expression}: {len(result)} elements"
         return float(result[0]["value"][1]) if result else None
 
-    def scrapes(self) -> int:
-        """How many samples of `up` for the first target the database holds: the scrapes made so far (up to 5
-        minutes' worth)."""
-        target = self.targets[0]
-        return int(self.value(f'count_over_time(up{{job="{JOB}",instance="{target}"}}[5m])') or 0)
+    def target(self) -> dict:
+        """The first target's state (`/api/v1/targets`): health, lastScrape, lastError, scrapeInterval, …; empty until
+        Prometheus has set its targets up (just after the start)."""
+        targets = self.api("targets")["activeTargets"]
+        return targets[0] if targets else {}
 
-    def wait_scraped(self, count: int = 1, timeout: float = 30) -> int:
-        """Waits until `count` more scrapes of the first target were made and the last succeeded (`up` 1)."""
-        before = self.scrapes()
-        return wait_for_value(lambda: (n := self.scrapes()) >= before + count
-                              and self.value(f'up{{job="{JOB}"}}') == 1 and n, timeout, interval=0.2,
-                              what=f"{count} successful scrape(s) of {self.targets[0]}", give_up=self.exited,
-                              details=lambda: f"targets: {self.api('targets')}\n{self.log_tail()}")
+    def wait_scraped(self, count: int = 1, timeout: float = 30) -> None:
+        """Waits until the first target was scraped `count` more times, the last one successfully."""
+        old = {self.target().get("lastScrape"), "0001-01-01T00:00:00Z", None}  # the last one, and none yet
+        seen: set[str] = set()
+
+        def scraped() -> bool:
+            target = self.target()
+            seen.add(target.get("lastScrape"))
+            return len(seen - old) >= count and target.get("health") == "up"
+
+        wait_until(scraped, timeout, interval=0.2, what=f"{count} successful scrape(s) of {self.targets[0]}",
+                   give_up=self.exited, details=lambda: f"target: {self.target()}\n{self.log_tail()}")
 
     def alerts(self, state: str | None = None) -> list[dict]:
         """The alerts the rules hold (`/api/v1/alerts`): labels, annotations, state (pending or firing), activeAt."""
