@@ -570,6 +570,7 @@ let package = Package(
         .target(
             name: "PeerscanWeb",
             dependencies: [
+                "DaemonSupport",
                 "JSONValue",
                 "MonitoringLog",
                 "PeerScanClient",
@@ -603,7 +604,11 @@ let package = Package(
         .testTarget(
             name: "PeerscanWebTests",
             dependencies: [
+                "DaemonSupport",
+                "Diffable",
                 "PeerscanWeb",
+                "PeerScanClient",
+                "PeerScanModel",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

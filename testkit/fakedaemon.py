@@ -12,6 +12,8 @@ What it answers, as docs/protocol.md describes peerscand:
   ``more``: the snapshot, once.
 - ``GetDevice`` and ``ListKnownDevices``: minimal replies made from the current snapshot's device items (first and
   last seen the fake's start time, no transitions, no notes); ``io.peerscan.DeviceNotFound`` for an unknown id.
+- ``GetStatistics``: fixed figures of the right shape (a probe-round histogram, counted events, ``clients.varlink`` the
+  connections open now, no MQTT, the fake's own process from ``/proc/self``), for peerscan-web's ``/metrics``.
 - ``org.varlink.service.GetInfo`` (so ``testkit.wire.answers`` sees it up); anything else gets
   ``org.varlink.service.MethodNotImplemented`` (the writes are not faked) or ``MethodNotFound``.
 
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import resource
 import socket
 import socketserver
 import threading
@@ -54,13 +58,23 @@ class _Handler(socketserver.BaseRequestHandler):
     server: _Server
 
     def handle(self) -> None:
+        state = self.server.daemon_state
+        with state._changed:
+            state._connections += 1
+        try:
+            self._serve(state)
+        finally:
+            with state._changed:
+                state._connections -= 1
+
+    def _serve(self, state: FakeDaemon) -> None:
         buffer = b""
         with contextlib.suppress(OSError):
             while chunk := self.request.recv(1 << 16):
                 buffer += chunk
                 while b"\0" in buffer:
                     message, _, buffer = buffer.partition(b"\0")
-                    if not self.server.daemon_state.answer(json.loads(message), self.request):
+                    if not state.answer(json.loads(message), self.request):
                         return
 
 
@@ -88,6 +102,7 @@ class FakeDaemon:
         self._server: _Server | None = None
         self._threads: list[threading.Thread] = []
         self.calls: list[str] = []  # every method called, in order (for tests)
+        self._connections = 0  # open now (GetStatistics's clients.varlink)
 
     # The caller's side.
 
@@ -199,6 +214,8 @@ class FakeDaemon:
             if device is None:
                 return self._error(connection, "io.peerscan.DeviceNotFound", {"id": parameters.get("id")})
             reply = {**self._known(device), "device": device, "transitions": []}
+        elif name == "GetStatistics":
+            reply = self._statistics()
         elif name == "ListKnownDevices":
             with self._changed:
                 reply = {"devices": [self._known(item) for item in applier.devices(self._snapshot).values()]}
@@ -208,6 +225,26 @@ class FakeDaemon:
             return self._error(connection, "org.varlink.service.MethodNotFound", {"method": method})
         connection.sendall(_frame({"parameters": reply}))
         return True
+
+    def _statistics(self) -> dict:
+        """GetStatistics's reply: what peerscand counts, fixed; the process's figures, this one's."""
+        with open("/proc/self/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        with open("/proc/stat") as boot:
+            boot_time = next(int(line.split()[1]) for line in boot if line.startswith("btime "))
+        return {
+            "probeRoundDurations": {"bounds": [0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0],
+                                    "counts": [0, 3, 9, 10, 10, 10, 10, 10, 10], "sum": 4.5, "count": 10},
+            "addressConflicts": 0,
+            "evilTwinWarnings": 0,
+            "clients": {"varlink": self._connections, "mqtt": None},
+            "process": {"residentBytes": int(fields[21]) * os.sysconf("SC_PAGESIZE"),
+                        "cpuSeconds": (int(fields[11]) + int(fields[12])) / ticks,
+                        "openDescriptors": len(os.listdir("/proc/self/fd")),
+                        "maximumDescriptors": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+                        "startTime": boot_time + int(fields[19]) / ticks},
+        }
 
     def _error(self, connection: socket.socket, error: str, parameters: dict) -> bool:
         connection.sendall(_frame({"error": error, "parameters": parameters}))

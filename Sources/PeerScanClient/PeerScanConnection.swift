@@ -52,6 +52,14 @@ public struct PeerScanConnection {
         try Received(json: try await connection.call(method("GetSnapshot")).rawParameters)
     }
 
+    /// Calls `GetStatistics`: what only peerscand knows (probe rounds, counted events, clients, its process).
+    ///
+    /// - Throws: `VarlinkError` for an error reply (`org.varlink.service.MethodNotFound` from an older peerscand);
+    ///   `VarlinkProtocolError` or `DecodingError` for a malformed reply.
+    public func statistics() async throws -> PeerScanWire.StatisticsReply {
+        try await connection.call(method("GetStatistics"), as: PeerScanWire.StatisticsReply.self)
+    }
+
     /// Calls `SetScanning`.
     ///
     /// - Parameter enabled: Whether scanning should be on.

@@ -5,6 +5,7 @@ import MonitoringLog
 import PeerScanCore
 import PeerScanModel
 import ServiceLifecycle
+import Synchronization
 
 /// Mirrors the snapshot (peerscand's `--mqtt-url`) to an MQTT broker (see ``MQTTMirror``), keeping the connection up by itself.
 ///
@@ -20,6 +21,8 @@ public struct MQTTService: Service {
     let settings: MQTTMirror.Settings
     let isRemembered: @Sendable (DeviceID) -> Bool
     let logger: Logger
+    /// Whether the broker's connection is up now (peerscand's GetStatistics).
+    public let link: MQTTLinkState
 
     /// Creates the service.
     /// - Parameters:
@@ -29,13 +32,16 @@ public struct MQTTService: Service {
     ///   - isRemembered: Whether the registry remembers a device (see ``MQTTMirror``): its topics stay while the
     ///     snapshot lacks it.
     ///   - logger: Where connections, losses and resyncs are logged.
+    ///   - link: Where the connection's state is kept for readers; a new one by default.
     public init(
         store: SnapshotStore,
         configuration: MQTTConfiguration,
         settings: MQTTMirror.Settings,
         isRemembered: @escaping @Sendable (DeviceID) -> Bool = { _ in false },
-        logger: Logger
+        logger: Logger,
+        link: MQTTLinkState = MQTTLinkState()
     ) {
+        self.link = link
         self.store = store
         self.configuration = configuration
         self.settings = settings
@@ -93,6 +99,7 @@ public struct MQTTService: Service {
                 _ = try? connection.publish(mirror.offlineMessage)
             }
             await connection.stop()
+            link.isConnected = false
             subscription.cancel()
             subscription.updates.finish()
             inputs.finish()
@@ -139,6 +146,7 @@ public struct MQTTService: Service {
             failureReported = false
             logger.log(.mqttConnected, ["protocol": "\(version == 5 ? "5" : "3.1.1")"])
             mirror.connected()
+            link.isConnected = true
             for filter in mirror.subscriptions {
                 do {
                     try connection.subscribe(filter)
@@ -157,6 +165,7 @@ public struct MQTTService: Service {
             }
             failureReported = true
             mirror.disconnected()
+            link.isConnected = false
         case .connection(.published(let messageID)):
             mirror.acknowledged(messageID: messageID)
         case .connection(.received(let message)):
@@ -174,5 +183,19 @@ public struct MQTTService: Service {
                 return
             }
         }
+    }
+}
+
+/// Whether the broker's connection is up, shared between ``MQTTService`` (which sets it) and its readers.
+public final class MQTTLinkState: Sendable {
+    private let connected = Mutex(false)
+
+    /// Not connected.
+    public init() {}
+
+    /// Whether the connection is up now.
+    public var isConnected: Bool {
+        get { connected.withLock { $0 } }
+        set { connected.withLock { $0 = newValue } }
     }
 }

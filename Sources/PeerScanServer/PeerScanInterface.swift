@@ -41,7 +41,8 @@ public struct DeviceAccess: Sendable {
     }
 }
 
-/// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, GetDevice and
+/// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, GetStatistics
+/// from what the daemon counts (a closure the composition root makes), GetDevice and
 /// ListKnownDevices from the registry, a person's edits (ForgetDevice, SetDeviceLabel, MergeDevices, SplitDevice,
 /// SetDeviceIRK) through the scan service to the store, and the Wi-Fi baseline's methods (PeerScanInterface+WiFi).
 ///
@@ -59,6 +60,7 @@ public struct PeerScanInterface: VarlinkInterface {
     private let clientQueueLimit: Int
     private let history: ChangeHistory
     let devices: DeviceAccess?
+    private let statistics: (@Sendable (_ varlinkConnections: Int) -> PeerScanWire.StatisticsReply)?
 
     /// Creates the interface.
     ///
@@ -71,6 +73,8 @@ public struct PeerScanInterface: VarlinkInterface {
     ///     may); `nil` for root only.
     ///   - clientQueueLimit: How many changesets are queued for a Monitor client before it is resynced.
     ///   - devices: The registry's devices and the way to edit them; `nil` for none (GetDevice finds nothing).
+    ///   - statistics: GetStatistics's reply, given the connections open now; `nil` for a daemon without them
+    ///     (GetStatistics then answers with nothing counted).
     ///   - setScanning: Switches scanning and returns the sequence at which the switch is in the snapshot.
     public init(
         store: SnapshotStore,
@@ -79,9 +83,11 @@ public struct PeerScanInterface: VarlinkInterface {
         controlGroup: String?,
         clientQueueLimit: Int = 256,
         devices: DeviceAccess? = nil,
+        statistics: (@Sendable (_ varlinkConnections: Int) -> PeerScanWire.StatisticsReply)? = nil,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) {
         self.devices = devices
+        self.statistics = statistics
         self.store = store
         self.history = history
         self.epoch = epoch
@@ -96,6 +102,18 @@ public struct PeerScanInterface: VarlinkInterface {
             await store.waitUntilInitialBrowseSettled()
             let (snapshot, sequence) = await store.current()
             try await context.reply(snapshotReply(snapshot, sequence: sequence, kind: .final))
+        case "GetStatistics":
+            let connections = context.openConnections
+            try await context.reply(
+                statistics?(connections)
+                    ?? PeerScanWire.StatisticsReply(
+                        probeRoundDurations: nil,
+                        addressConflicts: 0,
+                        evilTwinWarnings: 0,
+                        clients: .init(varlink: connections, mqtt: nil),
+                        process: nil
+                    )
+            )
         case "Monitor":
             try await monitor(call.parameters(as: PeerScanWire.MonitorParameters.self), context: context)
         case "SetScanning":

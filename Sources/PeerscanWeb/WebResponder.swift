@@ -21,16 +21,19 @@ public struct WebResponder: Sendable {
 
     let policy: AccessPolicy
     let socketPath: String
+    let metrics: MetricsEndpoint?
     let logger: Logger
 
     /// A responder.
     /// - Parameters:
     ///   - policy: Who may make which request.
     ///   - socketPath: peerscand's socket.
+    ///   - metrics: `GET /metrics`; `nil` for none (404).
     ///   - logger: Where failures are logged.
-    public init(policy: AccessPolicy, socketPath: String, logger: Logger) {
+    public init(policy: AccessPolicy, socketPath: String, metrics: MetricsEndpoint? = nil, logger: Logger) {
         self.policy = policy
         self.socketPath = socketPath
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -77,6 +80,9 @@ public struct WebResponder: Sendable {
         case .known: return await proxy("ListKnownDevices", [String: String]())
         case .device(let id): return await proxy("GetDevice", ["id": id])
         case .events: return events(for: request)
+        case .metrics:
+            guard let metrics else { return WebResponses.plain(.notFound) }
+            return await metrics.response(accept: request.headers[.accept])
         case .write(let method): return await write(method, request: &request)
         }
     }

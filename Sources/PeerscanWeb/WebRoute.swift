@@ -22,6 +22,8 @@ public enum WebRoute: Hashable, Sendable {
     case device(String)
     /// `GET /api/known`.
     case known
+    /// `GET /metrics`: Prometheus's scrape (docs/metrics.md).
+    case metrics
     /// `POST /api/METHOD` for a ``WriteMethod``.
     case write(WriteMethod)
     /// Nothing here: 404.
@@ -55,6 +57,7 @@ public enum WebRoute: Hashable, Sendable {
     private static func resource(_ segments: [String]) -> (WebRoute, Bool)? {
         switch (segments.count, segments.first ?? "") {
         case (1, ""), (1, "wifi"), (1, "bluetooth"): return (.page, false)
+        case (1, "metrics"): return (.metrics, false)
         case (2, "devices"): return isIdentifier(segments[1]) ? (.page, false) : nil
         case (2, "assets"): return isAssetName(segments[1]) ? (.asset(segments[1]), false) : nil
         case (2, "api"):
@@ -88,7 +91,7 @@ public enum WebRoute: Hashable, Sendable {
     /// Whether the route is the API's (its responses are never cached).
     public var isAPI: Bool {
         switch self {
-        case .snapshot, .events, .device, .known, .write: true
+        case .snapshot, .events, .device, .known, .write, .metrics: true
         case .page, .asset, .notFound, .methodNotAllowed: false
         }
     }

@@ -42,6 +42,10 @@ public struct ProbeService: Service {
     private let neighbours: NeighbourMonitor
     private let forcer: NeighbourProber?
     private let asks = RoundAsks()
+    private let durations = RoundDurationsBox()
+
+    /// How long the rounds since start took.
+    public var roundDurations: RoundDurations { durations.current }
 
     /// Opens the sockets probing needs, in the network namespace at `namespacePath` if given (for tests and tools).
     ///
@@ -114,6 +118,7 @@ public struct ProbeService: Service {
                 if schedule.isDue(at: now) {
                     if let interfaces = await scope() {
                         let asked = schedule.roundStarted(at: now)
+                        let started = clock.now
                         let outcome = await round(
                             on: interfaces,
                             canForce: canForce,
@@ -121,6 +126,7 @@ public struct ProbeService: Service {
                             asked: asked,
                             pacer: &pacer
                         )
+                        durations.record(started.duration(to: clock.now))
                         canForce = outcome.canForce
                         announces = false
                         await noRoom(outcome.noRoom)

@@ -73,6 +73,9 @@ final class ConnectionLedger: Sendable {
 
     init(limits: ConnectionLimits) { self.limits = limits }
 
+    /// The connections admitted and not released.
+    var openConnections: Int { state.withLockedValue { $0.total } }
+
     /// Admits a connection of `uid` (privileged or not), or tells why not. An admitted one must be released.
     func admit(uid: UInt32?, privileged: Bool) -> LimitReason? {
         state.withLockedValue { state in

@@ -29,6 +29,10 @@ public struct VarlinkCallContext: Sendable {
     /// A logger with the connection's metadata.
     public let logger: Logger
     let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    let ledger: ConnectionLedger
+
+    /// The connections the server holds open now, this one included.
+    public var openConnections: Int { ledger.openConnections }
 
     /// Sends a reply; waits while the client does not read (backpressure). Nothing is sent for a `oneway` call.
     ///

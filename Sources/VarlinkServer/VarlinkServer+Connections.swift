@@ -62,7 +62,8 @@ extension VarlinkServer {
                             peer: accepted.peer,
                             connectionID: id,
                             logger: logger,
-                            writer: outbound
+                            writer: outbound,
+                            ledger: ledger
                         )
                         try await dispatch(context, closed: closed)
                     }

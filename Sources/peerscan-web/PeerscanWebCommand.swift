@@ -25,6 +25,12 @@ struct PeerscanWebCommand: AsyncParsableCommand {
             /api/devices/ID, /api/known), and passes six changes through to peerscand (POST /api/SetDeviceLabel, \
             MergeDevices, SplitDevice, ForgetDevice, SetDeviceIRK, SetScanning). docs/web.md has the HTTP contract.
 
+            Metrics: GET /metrics serves Prometheus's text format, or OpenMetrics 1.0 when the scraper's Accept \
+            header asks for application/openmetrics-text: the devices (keyed by id only), presence transitions, \
+            peerscand's probe rounds, counted events and clients (its GetStatistics) and both processes' figures, \
+            from a Monitor call of its own kept open for the process's life. It is a read. docs/metrics.md lists \
+            every series.
+
             Access: every request must name an allowed host in its Host header (localhost, 127.0.0.1, [::1] and \
             each --web-host), else 421. The page's own files need no token. API reads through a TCP listener on a \
             loopback address need none either; every API request through any other listener (a non-loopback \
@@ -93,15 +99,21 @@ struct PeerscanWebCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("peerscan-web: \(error)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG
         }
+        let socketPath = connection.socketPath(environment: environment)
+        let follower = MetricsFollower(socketPath: socketPath)
         let responder = WebResponder(
             policy: AccessPolicy(token: BearerToken(token), hosts: HostAllowlist(extraNames: webHost)),
-            socketPath: connection.socketPath(environment: environment),
+            socketPath: socketPath,
+            metrics: MetricsEndpoint(follower: follower, socketPath: socketPath),
             logger: logger
         )
         let server = WebServer(listeners: listeners(), responder: responder, logger: logger)
-        let service = WebService(server: server)
         let group = ServiceGroup(
-            configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            configuration: .init(
+                services: [WebService(server: server), MetricsFollowerService(follower: follower)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
         )
         try await group.run()
     }
@@ -134,6 +146,16 @@ struct WebService: Service {
         } catch is CancellationError {
             // SIGTERM or SIGINT: the listeners and connections are closed; a clean exit.
         }
+    }
+}
+
+/// The follower of `/metrics` as a service of the group: one Monitor call for the process's life, ended on SIGTERM
+/// or SIGINT.
+struct MetricsFollowerService: Service {
+    let follower: MetricsFollower
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await follower.run() }
     }
 }
 

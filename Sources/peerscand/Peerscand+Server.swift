@@ -22,13 +22,15 @@ extension Peerscand {
         return (.path(socket, permissions: socketMode.mode), socket)
     }
 
-    /// The Varlink interface io.peerscan: the snapshot and its changesets from `store`, the registry's devices, edits through `scanner`.
+    /// The Varlink interface io.peerscan: the snapshot and its changesets from `store`, the registry's devices, edits
+    /// through `scanner`, GetStatistics from `statistics`.
     func makeVarlinkInterface(
         store: SnapshotStore,
         epoch: String,
         history: ChangeHistory,
         registry: DeviceRegistry,
         scanner: ScanService,
+        statistics: DaemonStatistics,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) -> PeerScanInterface {
         PeerScanInterface(
@@ -42,18 +44,21 @@ extension Peerscand {
                 device: { registry.device($0) },
                 submit: { scanner.submit($0) }
             ),
+            statistics: { statistics.reply(varlinkConnections: $0) },
             setScanning: setScanning
         )
     }
 
     /// The Varlink server of io.peerscan
-    /// (``makeVarlinkInterface(store:epoch:history:registry:scanner:setScanning:)``) on ``makeListener()``'s socket;
+    /// (``makeVarlinkInterface(store:epoch:history:registry:scanner:statistics:setScanning:)``) on
+    /// ``makeListener()``'s socket;
     /// `served` ends once it accepts connections (for READY=1).
     func makeServer(
         store: SnapshotStore,
         history: ChangeHistory,
         registry: DeviceRegistry,
         scanner: ScanService,
+        statistics: DaemonStatistics,
         setScanning: @escaping @Sendable (Bool) async -> UInt64,
         logger: Logger
     ) -> (server: VarlinkServer, served: AsyncStream<Void>, socket: String) {
@@ -63,6 +68,7 @@ extension Peerscand {
             history: history,
             registry: registry,
             scanner: scanner,
+            statistics: statistics,
             setScanning: setScanning
         )
         let (listener, socketDescription) = makeListener()

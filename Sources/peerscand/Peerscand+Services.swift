@@ -23,6 +23,8 @@ struct DaemonServices {
     /// The socket served, as the `starting` line names it.
     let socket: String
     let probe: ProbeService?
+    /// The MQTT mirror's connection state (GetStatistics reads it), if a broker is configured.
+    let mqttLink: MQTTLinkState?
     let setScanning: @Sendable (Bool) async -> UInt64
     /// --bluetooth-forget-after, as the store's Bluetooth settings hold it.
     let bluetoothForgetAfter: Duration
@@ -94,7 +96,8 @@ extension Peerscand {
                     configuration: configuration,
                     settings: settings,
                     isRemembered: { registry.remembers($0) },
-                    logger: logger
+                    logger: logger,
+                    link: parts.mqttLink ?? MQTTLinkState()
                 )
             )
         }

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import MACVendors
 import PeerScanCore
+import PeerScanMQTT
 import PeerScanModel
 import PeerScanServer
 
@@ -167,6 +168,11 @@ struct Peerscand: AsyncParsableCommand {
         let scanner = makeScanner(sources: sources, store: store, stateFile: stateFile, logger: logger)
         let probe = scanning.makeProbeService(store: store, scanner: scanner, logger: logger)
         let setScanning = makeScanningSwitch(scanner: scanner, probe: probe)
+        let statistics = DaemonStatistics(
+            scanner: scanner,
+            probe: probe,
+            mqttLink: mqttSettings == nil ? nil : MQTTLinkState()
+        )
 
         // The server, then every service, run until SIGTERM or SIGINT.
         let (server, socketServed, socket) = makeServer(
@@ -174,6 +180,7 @@ struct Peerscand: AsyncParsableCommand {
             history: history,
             registry: registry,
             scanner: scanner,
+            statistics: statistics,
             setScanning: setScanning,
             logger: logger
         )
@@ -186,6 +193,7 @@ struct Peerscand: AsyncParsableCommand {
                 socketServed: socketServed,
                 socket: socket,
                 probe: probe,
+                mqttLink: statistics.mqttLink,
                 setScanning: setScanning,
                 bluetoothForgetAfter: bluetoothSettings.forgetAfter,
                 isScanning: isScanning

@@ -42,6 +42,36 @@ private func samples() throws -> [String: (parameters: [any Encodable], replies:
             ]
         ),
         "ListKnownDevices": ([NoFields()], [PeerScanWire.ListKnownDevicesReply(devices: [known])]),
+        "GetStatistics": (
+            [NoFields()],
+            [
+                PeerScanWire.StatisticsReply(
+                    probeRoundDurations: PeerScanWire.Histogram(
+                        bounds: [0.5, 1],
+                        counts: [1, 2],
+                        sum: 1.25,
+                        count: 3
+                    ),
+                    addressConflicts: 2,
+                    evilTwinWarnings: 1,
+                    clients: PeerScanWire.ClientCounts(varlink: 4, mqtt: true),
+                    process: PeerScanWire.ProcessStatistics(
+                        residentBytes: 1 << 20,
+                        cpuSeconds: 0.5,
+                        openDescriptors: 9,
+                        maximumDescriptors: 1024,
+                        startTime: 1_764_000_000.25
+                    )
+                ),
+                PeerScanWire.StatisticsReply(
+                    probeRoundDurations: nil,
+                    addressConflicts: 0,
+                    evilTwinWarnings: 0,
+                    clients: PeerScanWire.ClientCounts(varlink: 1, mqtt: nil),
+                    process: nil
+                ),
+            ]
+        ),
         "SetDeviceLabel": (
             [PeerScanWire.SetDeviceLabelParameters(id: device.id.description, name: "TV", note: "n", important: true)],
             [PeerScanWire.SetDeviceLabelReply(DeviceLabel(name: "TV", note: "n", isImportant: true))]

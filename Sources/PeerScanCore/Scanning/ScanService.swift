@@ -13,6 +13,8 @@ import ServiceLifecycle
 public struct ScanService: Service {
     /// The store the service feeds.
     public let store: SnapshotStore
+    /// The counted events among the lines the service logged since start.
+    public let loggedEvents = LoggedEventCounts()
     private let sources: [any DiscoverySource]
     private let inputs = DrainingQueue<StoreInput>()
     private let stateFile: ScanningStateFile?
@@ -110,6 +112,7 @@ public struct ScanService: Service {
 
     private func perform(_ effects: StoreEffects, in group: inout ThrowingDiscardingTaskGroup<any Error>) {
         for entry in effects.logs { logger.log(entry) }
+        loggedEvents.count(effects.logs)
         for question in effects.questions {
             for source in sources { source.ask(question) }
         }
