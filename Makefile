@@ -23,7 +23,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web
+.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web bench-metrics
 
 all: build
 
@@ -138,6 +138,12 @@ bench-beacon-flood: deps
 bench-web: deps
 	$(SWIFT) build -c release --product peerscan-web
 	PEERSCAN_WEB=.build/release/peerscan-web $(PYTHON) -m benchmarks.web --devices 10000 --rate 20 --seconds 30 --tabs 5
+
+# GET /metrics at scale (root; release build; benchmarks/metrics.py): peerscan-web over a fake peerscand with 10,000
+# devices in one loopback-only namespace, 50 scrapes in each format timed (p50, p95) and the series counted.
+bench-metrics: deps
+	$(SWIFT) build -c release --product peerscan-web
+	PEERSCAN_WEB=.build/release/peerscan-web $(PYTHON) -m benchmarks.metrics --devices 10000 --scrapes 50
 
 # The main job: a test LAN in network namespaces with peers that come, change and go, watched by peerscand.
 demo: build

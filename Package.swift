@@ -39,11 +39,12 @@
 //   CMosquitto        the system library libmosquitto (Debian: libmosquitto-dev; no pkg-config: its -D_REENTRANT is refused)
 //   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up, on a reader thread
 //   PeerScanMQTT      the snapshot mirrored on an MQTT broker: topics, payloads, Home Assistant discovery, the service
-//   DaemonSupport     sd_notify, socket activation, the watchdog and the log format, written by hand
+//   DaemonSupport     sd_notify, socket activation, the watchdog, the log format, /proc/self's figures, by hand
 //   peerscand         the daemon, the composition root: makes the store, the sources, the server and the services
 //   PeerScanClient    the clients' logic: connection, the --socket option, monitor session, tables and change lines
 //   peerscanctl       the command-line client, a thin executable over PeerScanClient
-//   PeerscanWeb       the web page's server: routes, token, Host allowlist, the event stream, the write proxy, the page
+//   PeerscanWeb       the web page's server: routes, token, Host allowlist, the event stream, the write proxy, the page,
+//                     /metrics
 //   peerscan-web      the HTTP server of the page (HummingbirdCore), a thin executable over PeerscanWeb
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
 //   CMalloc           glibc's <malloc.h> as a system library, imported by Allocator only
