@@ -63,11 +63,11 @@ def device_ids(daemon, *macs: str) -> list[str]:
     return [by_mac(snapshot, mac)["id"] for mac in macs]
 
 
-def wait_listed(prometheus: Prometheus, device: str, name: str = "peerscan_device_present", **labels: str) -> dict:
-    """The device's series `name` (with these `labels`) once Prometheus has scraped it: its labels and value."""
+def wait_listed(prometheus: Prometheus, device: str, metric: str = "peerscan_device_present", **labels: str) -> dict:
+    """The device's series of `metric` (with these `labels`) once Prometheus has scraped it: its labels and value."""
     matchers = ",".join(f'{label}="{value}"' for label, value in {"device": device, **labels}.items())
-    return wait_for_value(lambda: prometheus.query(f"{name}{{{matchers}}}"), timeout=30,
-                          what=f"{name}{{{matchers}}} in Prometheus", details=prometheus.log_tail)[0]
+    return wait_for_value(lambda: prometheus.query(f"{metric}{{{matchers}}}"), timeout=30,
+                          what=f"{metric}{{{matchers}}} in Prometheus", details=prometheus.log_tail)[0]
 
 
 def renumber(host, address: str) -> str:
@@ -78,6 +78,22 @@ def renumber(host, address: str) -> str:
                        check=True, capture_output=True)
     host.ipv4 = address
     return address
+
+
+def promtool_complaints(body: bytes) -> set[str]:
+    """What `promtool check metrics` says of a body (nothing when it passes)."""
+    checked = promtool("check", "metrics", stdin=body)
+    complaints = set((checked.stdout + checked.stderr).decode().splitlines())
+    assert (checked.returncode == 0) == (not complaints), (checked.returncode, complaints)
+    return complaints
+
+
+def counter_families(body: bytes) -> set[str]:
+    """promtool 2.42 reads an OpenMetrics body with the text format's parser: a counter family declared without `_total`
+    (`# TYPE peerscan_presence_transitions counter`, as OpenMetrics says) leaves its `…_total` samples a family of their
+    own with no help, which is all it may complain of (Tests/Integration/test_metrics.py checks that body with
+    OpenMetrics' own parser)."""
+    return {f"{name}_total no help text" for name in re.findall(r"^# TYPE (\S+) counter$", body.decode(), re.M)}
 
 
 def series_held(prometheus: Prometheus, since: float) -> set[tuple]:
@@ -99,8 +115,7 @@ def test_the_metrics_pass_promtool_in_both_formats_and_prometheus_scrapes_them(s
         assert status == 200 and headers["Content-Type"].startswith(content_type), (accept, status, headers)
         assert re.search(rf'^peerscan_device_present{{device="{alpha_id}"}} 1(\.0)?$', body.decode(), re.M), \
             body.decode()[:2000]
-        checked = promtool("check", "metrics", stdin=body)
-        assert checked.returncode == 0, f"{accept}: {checked.stdout.decode()}{checked.stderr.decode()}"
+        assert promtool_complaints(body) == (counter_families(body) if accept == OPENMETRICS else set()), accept
     prometheus.wait_scraped(3)
     targets = prometheus.api("targets")["activeTargets"]
     assert [(t["health"], t["scrapeInterval"], t["lastError"]) for t in targets] == [("up", "1s", "")], targets
