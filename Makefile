@@ -12,7 +12,7 @@ RUFF_VERSION = 0.17.6
 SELENIUM_VERSION = 4.51.0
 
 # Installation (make install [PREFIX=/usr/local] [DESTDIR=] [UNITDIR=]): binaries, systemd units, the sysusers file,
-# manual pages, shell completions and the Varlink interface. CONFIGURATION=debug installs the development build (the
+# manual pages, shell completions, the Varlink interface and the Prometheus alerting rules. CONFIGURATION=debug installs the development build (the
 # tests check the layout with it). The Debian package installs with PREFIX=/usr UNITDIR=/lib/systemd/system.
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -175,6 +175,7 @@ install: deps
 	install -m 0644 systemd/peerscan-web.socket "$(DESTDIR)$(UNITDIR)/peerscan-web.socket"
 	install -D -m 0644 systemd/peerscan.sysusers "$(DESTDIR)$(SYSUSERSDIR)/peerscan.conf"
 	install -D -m 0644 systemd/peerscand-probe.conf "$(DESTDIR)$(PREFIX)/share/doc/peerscan/peerscand-probe.conf"
+	install -D -m 0644 packaging/prometheus/peerscan-rules.yml "$(DESTDIR)$(PREFIX)/share/peerscan/peerscan-rules.yml"
 	install -d "$(DESTDIR)$(PREFIX)/share/doc/peerscan"
 	sed 's|/usr/local/bin/|$(BINDIR)/|' systemd/peerscand-mqtt.conf > "$(DESTDIR)$(PREFIX)/share/doc/peerscan/peerscand-mqtt.conf"
 	sed 's|/usr/local/bin/|$(BINDIR)/|' systemd/peerscand-wifi-scan.conf > "$(DESTDIR)$(PREFIX)/share/doc/peerscan/peerscand-wifi-scan.conf"

@@ -25,7 +25,8 @@ daemon_running() {
 
 # 0. `apt-get install ./peerscan_VERSION_ARCH.deb` resolves the Depends from Debian's archive and succeeds; the
 # postinst created the user (systemd-sysusers), enabled and started the socket, and left the service to the socket;
-# every library the binaries need is there (the pristine root had none of them but libc's).
+# every library the binaries need is there (the pristine root had none of them but libc's); the Prometheus alerting
+# rules are where docs/metrics.md says.
 check_package_install() {
     local log=$RESULTS/apt-install.log missing
     apt-get install "${APT_OFFLINE[@]}" "$PACKAGE" > "$log" 2>&1 || { echo "apt-get install failed: $(tail -n 5 "$log")"; return 1; }
@@ -37,6 +38,8 @@ check_package_install() {
     [ "$(systemctl is-active "$UNIT")" = inactive ] || { echo "service $(systemctl is-active "$UNIT") before any client"; return 1; }
     missing=$(ldd "$PREFIX/bin/peerscand" "$PREFIX/bin/peerscanctl" | grep 'not found')
     [ -z "$missing" ] || { echo "libraries missing: $missing"; return 1; }
+    grep -q '^  - name: peerscan$' "$PREFIX/share/peerscan/peerscan-rules.yml" 2>/dev/null \
+        || { echo "no Prometheus rules at $PREFIX/share/peerscan/peerscan-rules.yml"; return 1; }
     echo "installed $(dpkg-query -W -f='${Version} (${Installed-Size} KiB installed); Depends: ${Depends}' peerscan);" \
         "apt added: $(sed -n 's/^Setting up \([^ ]*\) .*/\1/p' "$log" | tr '\n' ' ')socket enabled+active, service inactive"
 }
