@@ -330,6 +330,7 @@ let package = Package(
         .testTarget(
             name: "PeerScanServerTests",
             dependencies: [
+                "DeviceRegistry",
                 "Diffable",
                 "PeerScanCore",
                 "PeerScanModel",
@@ -484,6 +485,7 @@ let package = Package(
         .executableTarget(
             name: "peerscand",
             dependencies: [
+                "AsyncPrimitives",
                 "AvahiBrowser",
                 "AvahiSource",
                 "BluetoothCompanies",

@@ -43,7 +43,8 @@ public struct DeviceAccess: Sendable {
 
 /// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, GetDevice and
 /// ListKnownDevices from the registry, a person's edits (ForgetDevice, SetDeviceLabel, MergeDevices, SplitDevice,
-/// SetDeviceIRK) through the scan service to the store, and the Wi-Fi baseline's methods (PeerScanInterface+WiFi).
+/// SetDeviceIRK) through the scan service to the store, the Wi-Fi baseline's methods (PeerScanInterface+WiFi), and the
+/// alerts' (PeerScanInterface+Alerts).
 ///
 /// Every Monitor call gets a bounded queue (``clientQueueLimit`` changesets). A client that stops reading never
 /// slows the others or grows memory: when its queue overflows, its queued changesets are dropped and, once it reads
@@ -59,6 +60,7 @@ public struct PeerScanInterface: VarlinkInterface {
     private let clientQueueLimit: Int
     private let history: ChangeHistory
     let devices: DeviceAccess?
+    let alerts: AlertAccess?
 
     /// Creates the interface.
     ///
@@ -71,6 +73,7 @@ public struct PeerScanInterface: VarlinkInterface {
     ///     may); `nil` for root only.
     ///   - clientQueueLimit: How many changesets are queued for a Monitor client before it is resynced.
     ///   - devices: The registry's devices and the way to edit them; `nil` for none (GetDevice finds nothing).
+    ///   - alerts: The alerts' outbox and rules; `nil` for none (their methods answer NoAlertSender).
     ///   - setScanning: Switches scanning and returns the sequence at which the switch is in the snapshot.
     public init(
         store: SnapshotStore,
@@ -79,9 +82,11 @@ public struct PeerScanInterface: VarlinkInterface {
         controlGroup: String?,
         clientQueueLimit: Int = 256,
         devices: DeviceAccess? = nil,
+        alerts: AlertAccess? = nil,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) {
         self.devices = devices
+        self.alerts = alerts
         self.store = store
         self.history = history
         self.epoch = epoch
@@ -164,6 +169,8 @@ public struct PeerScanInterface: VarlinkInterface {
             try await setDeviceIRK(call, context: context)
         case "ListKnownWiFiNetworks", "TrustWiFiNetwork", "UntrustWiFiNetwork":
             try await handleWiFiTrust(call, context: context)
+        case "FollowAlerts", "AckAlert", "SendTestAlert", "SetAlertRule", "ListAlertRules":
+            try await handleAlerts(call, context: context)
         default:
             throw VarlinkError.methodNotFound(call.method)
         }
