@@ -1,5 +1,7 @@
+import AsyncPrimitives
 import DaemonSupport
 import DeviceRegistry
+import Foundation
 import Logging
 import PeerScanCore
 import PeerScanModel
@@ -29,6 +31,7 @@ extension Peerscand {
         history: ChangeHistory,
         registry: DeviceRegistry,
         scanner: ScanService,
+        alerts: AlertAccess,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) -> PeerScanInterface {
         PeerScanInterface(
@@ -42,18 +45,41 @@ extension Peerscand {
                 device: { registry.device($0) },
                 submit: { scanner.submit($0) }
             ),
+            alerts: alerts,
             setScanning: setScanning
         )
     }
 
+    /// The alerts' methods over the outbox; a rule set reaches the policy through `inputs`.
+    func makeAlertAccess(outbox: AlertOutbox, inputs: DrainingQueue<AlertService.Input>) -> AlertAccess {
+        AlertAccess(
+            follow: { await outbox.follow($0) },
+            stopFollowing: { await outbox.stopFollowing($0) },
+            followedDestinations: { await outbox.followedDestinations },
+            acknowledge: { id, destination, outcome, answer in
+                await outbox.acknowledge(id: id, destination: destination, outcome: outcome, answer: answer)
+            },
+            sendTest: { destinations, timeout in
+                let alert = AlertContent.test.stamped(id: UUID(), created: Date())
+                return await outbox.sendTest(alert, to: destinations, timeout: timeout)
+            },
+            rules: { await outbox.rules.all },
+            setRule: { device, events in
+                await outbox.setRule(device: device, events: events)
+                inputs.push(.rules(await outbox.rules))
+            }
+        )
+    }
+
     /// The Varlink server of io.peerscan
-    /// (``makeVarlinkInterface(store:epoch:history:registry:scanner:setScanning:)``) on ``makeListener()``'s socket;
+    /// (``makeVarlinkInterface(store:epoch:history:registry:scanner:alerts:setScanning:)``) on ``makeListener()``'s socket;
     /// `served` ends once it accepts connections (for READY=1).
     func makeServer(
         store: SnapshotStore,
         history: ChangeHistory,
         registry: DeviceRegistry,
         scanner: ScanService,
+        alerts: AlertAccess,
         setScanning: @escaping @Sendable (Bool) async -> UInt64,
         logger: Logger
     ) -> (server: VarlinkServer, served: AsyncStream<Void>, socket: String) {
@@ -63,6 +89,7 @@ extension Peerscand {
             history: history,
             registry: registry,
             scanner: scanner,
+            alerts: alerts,
             setScanning: setScanning
         )
         let (listener, socketDescription) = makeListener()
