@@ -71,9 +71,7 @@ public actor AlertOutbox {
         do {
             let loaded = try database.loadAlerts()
             for stored in loaded.alerts {
-                guard let alert = try? Self.makeDecoder().decode(Alert.self, from: Data(stored.json.utf8)) else {
-                    continue
-                }
+                guard let alert = stored.alert else { continue }  // a row this version cannot read
                 let deliveries = stored.deliveries.compactMapValues(State.init(rawValue:))
                 entries[stored.seq] = Entry(seq: stored.seq, alert: alert, deliveries: deliveries)
                 order.append(stored.seq)
@@ -81,14 +79,7 @@ public actor AlertOutbox {
                 nextSeq = max(nextSeq, stored.seq + 1)
             }
             knownDestinations = loaded.destinations
-            rules = AlertRules(
-                loaded.rules.map { device, events in
-                    AlertRule(
-                        device: DeviceID(text: device),
-                        events: events.split(separator: ",").compactMap { AlertEvent(rawValue: String($0)) }
-                    )
-                }
-            )
+            rules = AlertRules(loaded.rules)
         } catch {
             log(.registryUnusable, ["path": database.path, "error": "\(error)"])
         }
@@ -109,7 +100,7 @@ public actor AlertOutbox {
     func addTest(_ alert: Alert, for destinations: [String]) -> AsyncStream<AlertTestAnswer> {
         let (stream, continuation) = AsyncStream<AlertTestAnswer>.makeStream()
         tests[alert.id] = continuation
-        add(alert, for: destinations)
+        _ = add(alert, for: destinations)
         return stream
     }
 
@@ -178,14 +169,7 @@ public actor AlertOutbox {
         nextSeq += 1
         if let database {
             do {
-                let json = try String(decoding: Self.makeEncoder().encode(alert), as: UTF8.self)
-                try database.insertAlert(
-                    seq: seq,
-                    id: alert.id,
-                    created: alert.created,
-                    json: json,
-                    destinations: destinations
-                )
+                try database.insertAlert(alert, seq: seq, destinations: destinations)
             } catch {
                 log(.registryWriteFailed, ["error": "\(error)"])
             }
@@ -314,10 +298,7 @@ public actor AlertOutbox {
             rules.remove(device: device)
         }
         do {
-            try database?.writeRule(
-                device: device.map { "\($0)" } ?? "",
-                events: events.map { Set($0).map(\.rawValue).sorted().joined(separator: ",") }
-            )
+            try database?.writeRule(device: device, events: events)
         } catch {
             log(.registryWriteFailed, ["error": "\(error)"])
         }
@@ -355,18 +336,5 @@ public actor AlertOutbox {
 
     private nonisolated func log(_ message: LogMessage, _ fields: [String: String]) {
         logger.log(message, fields.mapValues { .string($0) })
-    }
-
-    private static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }
-
-    private static func makeDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
-        return decoder
     }
 }

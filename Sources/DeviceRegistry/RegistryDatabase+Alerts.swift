@@ -41,22 +41,24 @@ extension RegistryDatabase {
         }
     }
 
-    /// A stored alert: its place in the order, its JSON, and its destinations' states.
+    /// A stored alert: its place in the order, the alert (`nil` if its JSON cannot be read), and its destinations'
+    /// states.
     struct StoredAlert: Sendable {
         var seq: Int64
-        var json: String
+        var alert: Alert?
         var deliveries: [String: String]
     }
 
     /// Everything the outbox and the rules hold.
-    func loadAlerts() throws(RegistryError) -> (alerts: [StoredAlert], destinations: [String], rules: [String: String])
-    {
+    func loadAlerts() throws(RegistryError) -> (alerts: [StoredAlert], destinations: [String], rules: [AlertRule]) {
         do {
             return try queue.read { db in
                 var alerts: [Int64: StoredAlert] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT seq, json FROM alert") {
                     let seq: Int64 = row["seq"]
-                    alerts[seq] = StoredAlert(seq: seq, json: row["json"], deliveries: [:])
+                    let json: String = row["json"]
+                    let alert = try? Self.alertDecoder().decode(Alert.self, from: Data(json.utf8))
+                    alerts[seq] = StoredAlert(seq: seq, alert: alert, deliveries: [:])
                 }
                 let deliveries = try Row.fetchAll(db, sql: "SELECT alert_seq, destination, state FROM alert_delivery")
                 for row in deliveries {
@@ -66,9 +68,13 @@ extension RegistryDatabase {
                     db,
                     sql: "SELECT name FROM alert_destination ORDER BY since, name"
                 )
-                var rules: [String: String] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT device_id, events FROM alert_rule") {
-                    rules[row["device_id"]] = row["events"]
+                let rules = try Row.fetchAll(db, sql: "SELECT device_id, events FROM alert_rule").map { row in
+                    AlertRule(
+                        device: DeviceID(text: row["device_id"]),
+                        events: (row["events"] as String).split(separator: ",").compactMap {
+                            AlertEvent(rawValue: String($0))
+                        }
+                    )
                 }
                 return (alerts.values.sorted { $0.seq < $1.seq }, destinations, rules)
             }
@@ -78,11 +84,17 @@ extension RegistryDatabase {
     }
 
     /// Writes a new alert at `seq` in the order with a `pending` row for each destination, in one transaction.
-    func insertAlert(seq: Int64, id: UUID, created: Date, json: String, destinations: [String]) throws(RegistryError) {
+    func insertAlert(_ alert: Alert, seq: Int64, destinations: [String]) throws(RegistryError) {
+        let json: String
+        do {
+            json = String(decoding: try Self.alertEncoder().encode(alert), as: UTF8.self)
+        } catch {
+            throw .writeFailed(path: path, reason: "\(error)")
+        }
         try writing { db in
             try db.execute(
                 sql: "INSERT INTO alert (seq, id, created, json) VALUES (?, ?, ?, ?)",
-                arguments: [seq, id.uuidString.lowercased(), created.timeIntervalSince1970, json]
+                arguments: [seq, alert.id.uuidString.lowercased(), alert.created.timeIntervalSince1970, json]
             )
             for destination in destinations {
                 try db.execute(
@@ -124,8 +136,10 @@ extension RegistryDatabase {
         }
     }
 
-    /// Sets (`events` not `nil`) or removes a rule; `device` empty for the default rule.
-    func writeRule(device: String, events: String?) throws(RegistryError) {
+    /// Sets (`events` not `nil`) or removes the rule of `device` (the default rule when `nil`: stored as `''`).
+    func writeRule(device: DeviceID?, events: [AlertEvent]?) throws(RegistryError) {
+        let device = device?.description ?? ""
+        let events = events.map { Set($0).map(\.rawValue).sorted().joined(separator: ",") }
         try writing { db in
             if let events {
                 try db.execute(
@@ -139,6 +153,20 @@ extension RegistryDatabase {
                 try db.execute(sql: "DELETE FROM alert_rule WHERE device_id = ?", arguments: [device])
             }
         }
+    }
+
+    /// The JSON of `alert.json`: the ``Alert``'s Codable form, times in Unix milliseconds.
+    private static func alertEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
+
+    private static func alertDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return decoder
     }
 
     private func writing<T>(_ body: (Database) throws -> T) throws(RegistryError) -> T {
