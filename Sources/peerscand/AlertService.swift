@@ -44,6 +44,7 @@ struct AlertService: Service {
                 while (try? await clock.sleep(for: .seconds(60))) != nil { inputs.push(.expire) }
             }
             await cancelWhenGracefulShutdown { await drive(policy) }
+            subscription.cancel()  // ends the forwarding task's wait, whether or not the store ended it yet
             inputs.finish()
             group.cancelAll()
         }
