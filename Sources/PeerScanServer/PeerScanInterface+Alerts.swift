@@ -50,6 +50,20 @@ extension PeerScanInterface {
     /// The longest SendTestAlert waits, whatever it asks.
     static let longestTestTimeout = 300
 
+    /// The longest answer kept, in bytes of UTF-8.
+    static let longestAnswer = 512
+
+    /// `answer` cut to ``longestAnswer`` bytes, at a character's boundary.
+    static func answerPrefix(_ answer: String) -> String {
+        var bytes = 0
+        return String(
+            answer.prefix { character in
+                bytes += character.utf8.count
+                return bytes <= longestAnswer
+            }
+        )
+    }
+
     /// FollowAlerts, AckAlert, SendTestAlert, SetAlertRule and ListAlertRules.
     func handleAlerts(_ call: VarlinkCall, context: VarlinkCallContext) async throws {
         try authorize(call.methodName, "alerts", context: context)
@@ -73,7 +87,7 @@ extension PeerScanInterface {
                 id,
                 parameters.destination,
                 outcome,
-                parameters.answer.map { String($0.prefix(512)) }
+                parameters.answer.map(Self.answerPrefix)
             )
             try await context.reply(PeerScanWire.EmptyReply())
         case "SendTestAlert":

@@ -6,11 +6,12 @@ import Foundation
 import Logging
 import PeerScanCore
 import PeerScanModel
-import PeerScanServer
 import TestSupport
 import Testing
 import Varlink
 import VarlinkServer
+
+@testable import PeerScanServer
 
 /// io.peerscan with an in-memory outbox, served on a socket until `stop()`.
 private struct AlertDaemon {
@@ -210,6 +211,13 @@ private func call<Reply: Decodable & Sendable>(
         #expect(unknown?.name == PeerScanWire.unknownDestinationError)
         sender.cancel()
         await daemon.stop()
+    }
+
+    @Test func anAnswerIsKeptToItsFirst512BytesWholeCharactersOnly() {
+        let answer = "200 OK " + String(repeating: "é", count: 400)  // 2 bytes each
+        let kept = PeerScanInterface.answerPrefix(answer)
+        #expect(kept.utf8.count == 511 && answer.hasPrefix(kept))
+        #expect(PeerScanInterface.answerPrefix("201 Created") == "201 Created")
     }
 
     @Test func rulesAreSetListedAndRemoved() async throws {
