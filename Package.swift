@@ -518,7 +518,12 @@ let package = Package(
         .testTarget(
             name: "PeerscandTests",
             dependencies: [
+                "AsyncPrimitives",
+                "DeviceRegistry",
+                "Discovery",
+                "PeerScanCore",
                 "PeerScanModel",
+                "TestSupport",
                 "peerscand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
