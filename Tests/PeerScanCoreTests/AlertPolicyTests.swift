@@ -133,6 +133,17 @@ extension Calendar {
         #expect(alerts.first?.message == "02:00:00:00:00:03 (Acme, 10.0.0.3) joined the network.")
     }
 
+    @Test func aDeviceWaitingForItsNameThatLeavesAlertsAtOnceUnlessItWasMergedIntoAnother() {
+        var driver = PolicyDriver()
+        let left = makeDevice(9, vendor: "Acme")
+        let merged = makeDevice(10)
+        _ = driver.note(.newDevice(left), .newDevice(merged))
+        #expect(driver.publish([left, merged]).isEmpty)
+        #expect(driver.note(.merged(merged.id, into: left.id)).isEmpty)
+        #expect(driver.publish([]).map(\.device) == [left.id], "the one that left goes with what is known")
+        #expect(driver.advance(by: .seconds(60)).isEmpty, "the merged one was never a device of its own")
+    }
+
     @Test func anEphemeralBluetoothDeviceNeverAlerts() {
         let rules = AlertRules([AlertRule(device: nil, events: [.newDevice, .offline, .online])])
         var driver = PolicyDriver(rules: rules)

@@ -10,7 +10,7 @@ import PeerScanModel
 /// ## What alerts
 /// - `new-device` (``StoreNotice/newDevice(_:)``): it waits up to ``Settings/nameWait`` for the device's mDNS name
 ///   (a display or host name) and then goes with what is known (its vendor, its address). A device that leaves
-///   meanwhile goes at once.
+///   meanwhile goes at once, unless it was merged into another (``StoreNotice/merged(_:into:)``): then it was none.
 /// - `offline`, `online`: the `online` flag of a device's item flipped (the daemon flips it only when the transition
 ///   held; its ``Device/presenceReason`` says why). A device inserted or removed is no transition: after a restart
 ///   nothing is known of its state before.
@@ -155,6 +155,10 @@ public struct AlertPolicy: Sendable {
                 if rules.alerts(deviceless: .newAccessPoint) {
                     decide(.notice(.newAccessPoint, fields: fields), at: moment)
                 }
+            case .merged(let id, _):
+                // It was another device all along: no device of its own, so not new (`into` has its own notice if
+                // it is).
+                awaitingName.removeAll { $0.id == id }
             case .possibleEvilTwin(let fields):
                 if rules.alerts(deviceless: .evilTwin) { decide(.notice(.evilTwin, fields: fields), at: moment) }
             }

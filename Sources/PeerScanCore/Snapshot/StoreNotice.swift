@@ -16,6 +16,9 @@ public enum StoreNotice: Hashable, Sendable {
     case newAccessPoint(fields: [String: String])
     /// A possible evil twin: the `possible evil twin` line's fields (`ssid`, `bssid`, `reason`, …).
     case possibleEvilTwin(fields: [String: String])
+    /// A device turned out to be another's (a MAC-only device an mDNS host's, or a person's merge): it goes from the
+    /// list in favour of `into`, and was not a device of its own.
+    case merged(DeviceID, into: DeviceID)
 
     /// The notice of a device table's event, `nil` for those that are items' changes or none of a subscriber's
     /// business.
@@ -23,6 +26,8 @@ public enum StoreNotice: Hashable, Sendable {
         switch event {
         case .appeared(let device):
             self = .newDevice(device)
+        case .merged(let device, let into):
+            self = .merged(device.id, into: into)
         case .addressConflict(let address, let mac, let previous, let isImportant):
             self = .addressConflict(
                 fields: ["address": address, "mac": mac, "mac.previous": previous],
