@@ -331,6 +331,7 @@ let package = Package(
         .testTarget(
             name: "PeerScanServerTests",
             dependencies: [
+                "DeviceRegistry",
                 "Diffable",
                 "PeerScanCore",
                 "PeerScanModel",
@@ -491,6 +492,7 @@ let package = Package(
         .executableTarget(
             name: "peerscand",
             dependencies: [
+                "AsyncPrimitives",
                 "AvahiBrowser",
                 "AvahiSource",
                 "BluetoothCompanies",
@@ -523,7 +525,12 @@ let package = Package(
         .testTarget(
             name: "PeerscandTests",
             dependencies: [
+                "AsyncPrimitives",
+                "DeviceRegistry",
+                "Discovery",
+                "PeerScanCore",
                 "PeerScanModel",
+                "TestSupport",
                 "peerscand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -21,6 +21,8 @@ import PeerScanModel
 ///   hex digits; a secret, never logged). Not tied to a `device` row: a key may be bound to a device the registry has
 ///   no row for yet (an ephemeral Bluetooth device); it goes with SetDeviceIRK `null` or ForgetDevice. Bluetooth
 ///   identity addresses are keys like MAC addresses (`bluetooth:ADDRESS` in `device_key`).
+/// - `alert`, `alert_delivery`, `alert_destination`, `alert_rule` (migration `alerts`): the alerts' outbox and rules
+///   (RegistryDatabase+Alerts).
 /// Keys, addresses, transitions, labels and splits go with their device (`ON DELETE CASCADE`).
 struct RegistryDatabase: Sendable {
     /// The database file.
@@ -125,6 +127,7 @@ struct RegistryDatabase: Sendable {
             )
         }
         registerWiFiBaseline(in: &migrator)
+        registerAlerts(in: &migrator)
         return migrator
     }()
 

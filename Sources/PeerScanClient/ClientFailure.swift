@@ -149,6 +149,19 @@ public struct ClientFailure: Error, Hashable, Sendable, CustomStringConvertible 
         case PeerScanWire.wifiNetworkNotFoundError:
             let reason = parameter("reason") ?? "no such Wi-Fi network"
             return ClientFailure(.failure, "\(reason) (see: peerscanctl list, peerscanctl wifi known)")
+        case PeerScanWire.noAlertSenderError:
+            return ClientFailure(
+                .unavailable,
+                "no alert sender: \(parameter("reason") ?? "none follows the alerts") (is peerscan-alerts running?)"
+            )
+        case PeerScanWire.unknownDestinationError:
+            return ClientFailure(
+                .usage,
+                "the alert sender has no destination \(parameter("destination") ?? "of that name") (see: peerscanctl notify test)"
+            )
+        case "org.varlink.service.InvalidParameter" where error.parameters["parameter"] == "events":
+            let events = AlertEvent.allCases.filter { $0 != .test }.map(\.rawValue).joined(separator: ", ")
+            return ClientFailure(.usage, "not an alert event (one of: \(events))")
         case PeerScanWire.invalidIRKError:
             return ClientFailure(.usage, "not an IRK: \(parameter("reason") ?? "32 hex digits expected")")
         case "org.varlink.service.InvalidParameter" where error.parameters["parameter"] == "key":

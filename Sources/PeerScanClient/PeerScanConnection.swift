@@ -229,6 +229,37 @@ public struct PeerScanConnection {
     }
 
     private func method(_ name: String) -> String { "\(PeerScanWire.interfaceName).\(name)" }
+
+    /// Calls `ListAlertRules`: the alert rules a person set, the default first.
+    ///
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`).
+    public func alertRules() async throws -> [PeerScanWire.AlertRule] {
+        try await connection.call(method("ListAlertRules"), as: PeerScanWire.ListAlertRulesReply.self).rules
+    }
+
+    /// Calls `SetAlertRule`: `events` alert for `device` (`nil`: the default rule); `events` `nil` removes the rule.
+    ///
+    /// - Throws: `VarlinkError` (`io.peerscan.PermissionDenied`, `InvalidParameter` for an unknown event).
+    public func setAlertRule(device: DeviceID?, events: [String]?) async throws {
+        _ = try await connection.call(
+            method("SetAlertRule"),
+            PeerScanWire.SetAlertRuleParameters(device: device?.description, events: events),
+            as: PeerScanWire.EmptyReply.self
+        )
+    }
+
+    /// Calls `SendTestAlert`: a test alert for `destination` (every one the sender follows when `nil`), waiting up
+    /// to `timeout` seconds for the answers.
+    ///
+    /// - Throws: `VarlinkError` (`io.peerscan.NoAlertSender`, `io.peerscan.UnknownDestination`,
+    ///   `io.peerscan.PermissionDenied`).
+    public func sendTestAlert(destination: String?, timeout: Int?) async throws -> [PeerScanWire.AlertTestResult] {
+        try await connection.call(
+            method("SendTestAlert"),
+            PeerScanWire.SendTestAlertParameters(destination: destination, timeout: timeout),
+            as: PeerScanWire.SendTestAlertReply.self
+        ).results
+    }
 }
 
 extension PeerScanConnection.Received: Sendable where Reply: Sendable {}

@@ -44,7 +44,8 @@ public struct DeviceAccess: Sendable {
 /// The daemon's side of `io.peerscan`: answers GetSnapshot, Monitor and SetScanning from the store, GetStatistics
 /// from what the daemon counts (a closure the composition root makes), GetDevice and
 /// ListKnownDevices from the registry, a person's edits (ForgetDevice, SetDeviceLabel, MergeDevices, SplitDevice,
-/// SetDeviceIRK) through the scan service to the store, and the Wi-Fi baseline's methods (PeerScanInterface+WiFi).
+/// SetDeviceIRK) through the scan service to the store, the Wi-Fi baseline's methods (PeerScanInterface+WiFi), and the
+/// alerts' (PeerScanInterface+Alerts).
 ///
 /// Every Monitor call gets a bounded queue (``clientQueueLimit`` changesets). A client that stops reading never
 /// slows the others or grows memory: when its queue overflows, its queued changesets are dropped and, once it reads
@@ -61,6 +62,7 @@ public struct PeerScanInterface: VarlinkInterface {
     private let history: ChangeHistory
     let devices: DeviceAccess?
     private let statistics: (@Sendable (_ varlinkConnections: Int) -> PeerScanWire.StatisticsReply)?
+    let alerts: AlertAccess?
 
     /// Creates the interface.
     ///
@@ -75,6 +77,7 @@ public struct PeerScanInterface: VarlinkInterface {
     ///   - devices: The registry's devices and the way to edit them; `nil` for none (GetDevice finds nothing).
     ///   - statistics: GetStatistics's reply, given the connections open now; `nil` for a daemon without them
     ///     (GetStatistics then answers with nothing counted).
+    ///   - alerts: The alerts' outbox and rules; `nil` for none (their methods answer NoAlertSender).
     ///   - setScanning: Switches scanning and returns the sequence at which the switch is in the snapshot.
     public init(
         store: SnapshotStore,
@@ -84,10 +87,12 @@ public struct PeerScanInterface: VarlinkInterface {
         clientQueueLimit: Int = 256,
         devices: DeviceAccess? = nil,
         statistics: (@Sendable (_ varlinkConnections: Int) -> PeerScanWire.StatisticsReply)? = nil,
+        alerts: AlertAccess? = nil,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) {
         self.devices = devices
         self.statistics = statistics
+        self.alerts = alerts
         self.store = store
         self.history = history
         self.epoch = epoch
@@ -182,6 +187,8 @@ public struct PeerScanInterface: VarlinkInterface {
             try await setDeviceIRK(call, context: context)
         case "ListKnownWiFiNetworks", "TrustWiFiNetwork", "UntrustWiFiNetwork":
             try await handleWiFiTrust(call, context: context)
+        case "FollowAlerts", "AckAlert", "SendTestAlert", "SetAlertRule", "ListAlertRules":
+            try await handleAlerts(call, context: context)
         default:
             throw VarlinkError.methodNotFound(call.method)
         }

@@ -54,7 +54,7 @@ struct Peerscanctl: AsyncParsableCommand {
         subcommands: [
             ListCommand.self, WatchCommand.self, KnownCommand.self, ShowCommand.self, ScanningCommand.self,
             SetCommand.self, MergeCommand.self, SplitCommand.self, ForgetCommand.self, WiFiCommand.self,
-            HistoryCommand.self, WebURLCommand.self,
+            HistoryCommand.self, WebURLCommand.self, NotifyCommand.self,
         ]
     )
 }

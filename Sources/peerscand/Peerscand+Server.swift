@@ -1,5 +1,7 @@
+import AsyncPrimitives
 import DaemonSupport
 import DeviceRegistry
+import Foundation
 import Logging
 import PeerScanCore
 import PeerScanModel
@@ -23,7 +25,7 @@ extension Peerscand {
     }
 
     /// The Varlink interface io.peerscan: the snapshot and its changesets from `store`, the registry's devices, edits
-    /// through `scanner`, GetStatistics from `statistics`.
+    /// through `scanner`, GetStatistics from `statistics`, the alerts' methods from `alerts`.
     func makeVarlinkInterface(
         store: SnapshotStore,
         epoch: String,
@@ -31,6 +33,7 @@ extension Peerscand {
         registry: DeviceRegistry,
         scanner: ScanService,
         statistics: DaemonStatistics,
+        alerts: AlertAccess,
         setScanning: @escaping @Sendable (Bool) async -> UInt64
     ) -> PeerScanInterface {
         PeerScanInterface(
@@ -45,12 +48,34 @@ extension Peerscand {
                 submit: { scanner.submit($0) }
             ),
             statistics: { statistics.reply(varlinkConnections: $0) },
+            alerts: alerts,
             setScanning: setScanning
         )
     }
 
+    /// The alerts' methods over the outbox; a rule set reaches the policy through `inputs`.
+    func makeAlertAccess(outbox: AlertOutbox, inputs: DrainingQueue<AlertService.Input>) -> AlertAccess {
+        AlertAccess(
+            follow: { await outbox.follow($0) },
+            stopFollowing: { await outbox.stopFollowing($0) },
+            followedDestinations: { await outbox.followedDestinations },
+            acknowledge: { id, destination, outcome, answer in
+                await outbox.acknowledge(id: id, destination: destination, outcome: outcome, answer: answer)
+            },
+            sendTest: { destinations, timeout in
+                let alert = AlertContent.test.stamped(id: UUID(), created: Date())
+                return await outbox.sendTest(alert, to: destinations, timeout: timeout)
+            },
+            rules: { await outbox.rules.all },
+            setRule: { device, events in
+                await outbox.setRule(device: device, events: events)
+                inputs.push(.rules(await outbox.rules))
+            }
+        )
+    }
+
     /// The Varlink server of io.peerscan
-    /// (``makeVarlinkInterface(store:epoch:history:registry:scanner:statistics:setScanning:)``) on
+    /// (``makeVarlinkInterface(store:epoch:history:registry:scanner:statistics:alerts:setScanning:)``) on
     /// ``makeListener()``'s socket;
     /// `served` ends once it accepts connections (for READY=1).
     func makeServer(
@@ -59,6 +84,7 @@ extension Peerscand {
         registry: DeviceRegistry,
         scanner: ScanService,
         statistics: DaemonStatistics,
+        alerts: AlertAccess,
         setScanning: @escaping @Sendable (Bool) async -> UInt64,
         logger: Logger
     ) -> (server: VarlinkServer, served: AsyncStream<Void>, socket: String) {
@@ -69,6 +95,7 @@ extension Peerscand {
             registry: registry,
             scanner: scanner,
             statistics: statistics,
+            alerts: alerts,
             setScanning: setScanning
         )
         let (listener, socketDescription) = makeListener()

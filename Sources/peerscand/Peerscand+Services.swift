@@ -30,6 +30,8 @@ struct DaemonServices {
     let bluetoothForgetAfter: Duration
     /// The scanning switch at start.
     let isScanning: Bool
+    /// Decides the alerts and writes them to the outbox.
+    let alerts: AlertService
 }
 
 extension Peerscand {
@@ -110,7 +112,7 @@ extension Peerscand {
                 networkLimit: wifi.networkRowLimit,
                 logger: logger
             ),
-            parts.scanner, parts.server,
+            parts.alerts, parts.scanner, parts.server,
         ]
         if let probe = parts.probe { services.append(probe) }
         return services

@@ -39,7 +39,8 @@ extension Peerscand {
     }
 
     /// The snapshot store: devices from the registry's identities and labels, vendors from --vendor-directory, the
-    /// kernel's limits; what it publishes is recorded in the registry and in `history` (for resuming clients).
+    /// kernel's limits; what it publishes is recorded in the registry and in `history` (for resuming clients), and what
+    /// it decides beyond its items goes to `notices` (the alerts).
     /// - Parameters:
     ///   - isScanning: The scanning switch at start.
     ///   - interfaces: The interfaces the mDNS source browses at start.
@@ -49,6 +50,7 @@ extension Peerscand {
         registry: DeviceRegistry,
         bluetooth bluetoothSettings: BluetoothSettings,
         history: ChangeHistory,
+        notices: @escaping @Sendable ([StoreNotice]) -> Void,
         clock: ScanClock,
         logger: Logger
     ) -> SnapshotStore {
@@ -79,7 +81,8 @@ extension Peerscand {
             recorders: StoreRecorders(
                 devices: { registry.record($0) },
                 networks: { registry.record($0) },
-                updates: { history.record($0) }
+                updates: { history.record($0) },
+                notices: notices
             )
         )
     }

@@ -1,5 +1,7 @@
 import ArgumentParser
+import AsyncPrimitives
 import DaemonSupport
+import DeviceRegistry
 import Discovery
 import Foundation
 import Logging
@@ -35,7 +37,10 @@ struct Peerscand: AsyncParsableCommand {
             labels, and the Bluetooth identity keys that resolve private addresses); ListKnownWiFiNetworks, \
             TrustWiFiNetwork and UntrustWiFiNetwork (the Wi-Fi networks the evil-twin checks compare with); \
             GetStatistics (probe round durations, address conflicts and evil twins counted since start, clients, \
-            the process's figures: for peerscan-web's /metrics). peerscanctl is its client; varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, \
+            the process's figures: for peerscan-web's /metrics); \
+            FollowAlerts, AckAlert, SendTestAlert, SetAlertRule and ListAlertRules (the alerts it decides and keeps in \
+            the registry's outbox for peerscan-alerts, the sender, and the rules a person sets: docs/alerts.md). \
+            peerscanctl is its client; varlinkctl, python3-varlink or socat work too. With --dump, the snapshot, \
             every changeset and the final snapshot are also written to standard output as JSON lines. SIGUSR1 \
             switches scanning off, SIGUSR2 on; the switch is kept in the state directory. SIGTERM or SIGINT stop the \
             daemon; SIGHUP is logged and ignored (nothing to reload).
@@ -140,6 +145,9 @@ struct Peerscand: AsyncParsableCommand {
     @OptionGroup(title: "MQTT")
     var mqtt: MQTTOptions
 
+    @OptionGroup(title: "Alerts")
+    var alerts: AlertOptions
+
     func run() async throws {
         let level = logLevel
         LoggingSystem.bootstrap { _ in LogfmtLogHandler(level: level) }
@@ -154,12 +162,15 @@ struct Peerscand: AsyncParsableCommand {
         let clock = ScanClock.continuous
         let history = ChangeHistory(epoch: UUID().uuidString.lowercased())
         let mdns = makeMDNSSource(logger: logger)
+        let outbox = AlertOutbox(registry: registry, limits: alerts.outboxLimits, logger: logger)
+        let alertInputs = DrainingQueue<AlertService.Input>()
         let store = makeStore(
             isScanning: isScanning,
             interfaces: mdns.interfaces,
             registry: registry,
             bluetooth: bluetoothSettings,
             history: history,
+            notices: { alertInputs.push(.notices($0)) },
             clock: clock,
             logger: logger
         )
@@ -182,6 +193,7 @@ struct Peerscand: AsyncParsableCommand {
             registry: registry,
             scanner: scanner,
             statistics: statistics,
+            alerts: makeAlertAccess(outbox: outbox, inputs: alertInputs),
             setScanning: setScanning,
             logger: logger
         )
@@ -197,7 +209,14 @@ struct Peerscand: AsyncParsableCommand {
                 mqttLink: statistics.mqttLink,
                 setScanning: setScanning,
                 bluetoothForgetAfter: bluetoothSettings.forgetAfter,
-                isScanning: isScanning
+                isScanning: isScanning,
+                alerts: AlertService(
+                    store: store,
+                    outbox: outbox,
+                    inputs: alertInputs,
+                    settings: alerts.policySettings,
+                    clock: clock
+                )
             ),
             mqtt: mqttSettings,
             logger: logger

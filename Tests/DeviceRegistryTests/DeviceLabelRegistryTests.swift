@@ -110,7 +110,9 @@ private func seen(_ id: DeviceID, mac: String) -> DeviceRecords {
             let applied = try await DatabaseQueue(path: path).read {
                 try RegistryDatabase.migrator.appliedIdentifiers($0)
             }
-            #expect(applied == ["v1", "v2-transitions", "labels", "splits", "wifi", "bluetooth", "wifi-baseline"])
+            #expect(
+                applied == ["v1", "v2-transitions", "labels", "splits", "wifi", "bluetooth", "wifi-baseline", "alerts"]
+            )
         }
     }
 }

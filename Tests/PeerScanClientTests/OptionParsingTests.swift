@@ -114,6 +114,30 @@ struct OptionParsingTests {
         #expect(try #require(try Peerscanctl.parseAsRoot(["wifi", "known", "--json"]) as? WiFiKnownCommand).json)
     }
 
+    @Test("notify rules, set, clear and test")
+    func notifyCommands() throws {
+        let set = try #require(
+            try Peerscanctl.parseAsRoot(["notify", "set", "nas", "offline", "online"]) as? NotifySetCommand
+        )
+        #expect(set.device == "nas")
+        #expect(set.events == ["offline", "online"])
+        #expect(
+            try #require(try Peerscanctl.parseAsRoot(["notify", "set", "default"]) as? NotifySetCommand).events == []
+        )
+        #expect(
+            try #require(try Peerscanctl.parseAsRoot(["notify", "clear", "default"]) as? NotifyClearCommand).device
+                == "default"
+        )
+        #expect(try Peerscanctl.parseAsRoot(["notify", "rules"]) is NotifyRulesCommand)
+        let test = try #require(
+            try Peerscanctl.parseAsRoot(["notify", "test", "json://hook/", "--timeout", "5"]) as? NotifyTestCommand
+        )
+        #expect(test.destination == "json://hook/")
+        #expect(test.timeout == 5)
+        #expect(try #require(try Peerscanctl.parseAsRoot(["notify", "test"]) as? NotifyTestCommand).destination == nil)
+        #expect(throws: (any Error).self) { try Peerscanctl.parseAsRoot(["notify", "clear"]) }
+    }
+
     @Test("the help and the shell completions list known, not its old name history")
     func historyIsHidden() throws {
         let subcommands = Peerscanctl.helpMessage(columns: 200).split(separator: "\n", omittingEmptySubsequences: false)
@@ -123,6 +147,7 @@ struct OptionParsingTests {
         #expect(
             subcommands == [
                 "list", "watch", "known", "show", "scanning", "set", "merge", "split", "forget", "wifi", "web-url",
+                "notify",
             ]
         )
         // What a listed subcommand leaves in each script, found for known and absent for history.

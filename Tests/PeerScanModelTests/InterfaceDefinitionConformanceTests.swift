@@ -102,8 +102,55 @@ private func samples() throws -> [String: (parameters: [any Encodable], replies:
         "UntrustWiFiNetwork": (
             [PeerScanWire.UntrustWiFiNetworkParameters(ssid: "home")], [PeerScanWire.UntrustWiFiNetworkReply()]
         ),
+        "FollowAlerts": (
+            [PeerScanWire.FollowAlertsParameters(destinations: ["ntfys://ntfy.example/alerts"])],
+            [PeerScanWire.FollowAlertsReply(destination: "ntfys://ntfy.example/alerts", alert: alertSample)]
+        ),
+        "AckAlert": (
+            [
+                PeerScanWire.AckAlertParameters(
+                    id: alertSample.id,
+                    destination: "json://hook/",
+                    outcome: "sent",
+                    answer: "200 OK"
+                )
+            ],
+            [PeerScanWire.EmptyReply()]
+        ),
+        "SendTestAlert": (
+            [PeerScanWire.SendTestAlertParameters(destination: "json://hook/", timeout: 5)],
+            [
+                PeerScanWire.SendTestAlertReply(results: [
+                    .init(destination: "json://hook/", outcome: "sent", answer: "200 OK")
+                ])
+            ]
+        ),
+        "SetAlertRule": (
+            [PeerScanWire.SetAlertRuleParameters(device: device.id.description, events: ["offline", "online"])],
+            [PeerScanWire.EmptyReply()]
+        ),
+        "ListAlertRules": (
+            [NoFields()],
+            [PeerScanWire.ListAlertRulesReply(rules: [.init(AlertRule(device: DeviceID.host, events: [.offline]))])]
+        ),
     ]
 }
+
+/// An alert, every field set.
+private let alertSample = PeerScanWire.Alert(
+    Alert(
+        id: UUID(uuidString: "6f1c0d2e-4b7a-4c1e-9f00-0123456789ab")!,
+        event: .offline,
+        created: Date(timeIntervalSince1970: 1_800_000_000.25),
+        device: DeviceID.host,
+        title: "nas is offline",
+        message: "nas stopped answering (unanswered asked=arp).",
+        priority: .high,
+        tags: ["red_circle"],
+        link: "/devices/\(DeviceID.host)",
+        fields: ["name": "nas"]
+    )
+)
 
 /// A known Wi-Fi network, every field set.
 private let knownWiFi = PeerScanWire.KnownWiFiNetwork(
@@ -124,6 +171,9 @@ private let errorSamples: [PeerScanWire.ErrorReply] = [
     .cannotSplit(reason: "its only key"),
     .invalidIRK(reason: "not 32 hex digits"),
     .wifiNetworkNotFound(ssid: "home", reason: "no Wi-Fi network \"home\" is listed now"),
+    .noAlertSender(reason: "no sender follows the alerts"),
+    .alertSenderReplaced,
+    .unknownDestination("json://hook/"),
 ]
 
 @Suite struct InterfaceDefinitionConformanceTests {
@@ -173,6 +223,7 @@ private let errorSamples: [PeerScanWire.ErrorReply] = [
             checker.used == [
                 "PermissionDenied.reason", "DeviceNotFound.id", "CannotMerge.reason", "CannotSplit.reason",
                 "InvalidIRK.reason", "WiFiNetworkNotFound.ssid", "WiFiNetworkNotFound.reason",
+                "NoAlertSender.reason", "UnknownDestination.destination",
             ]
         )
     }

@@ -34,6 +34,7 @@ public actor SnapshotStore {
     private let recordDevices: (@Sendable (DeviceRecords) -> Void)?
     private let recordNetworks: (@Sendable (WirelessRecords) -> Void)?
     private let recordUpdate: (@Sendable (StoreUpdate) -> Void)?
+    private let recordNotices: (@Sendable ([StoreNotice]) -> Void)?
     let subscribers = Subscribers()
     let sourceStateKnown = OneShotSignal()
     private let initialBrowseSettled = OneShotSignal()
@@ -89,6 +90,7 @@ public actor SnapshotStore {
         self.wireless = wireless
         self.recordNetworks = recorders.networks
         self.recordUpdate = recorders.updates
+        self.recordNotices = recorders.notices
         if gate.isSettled { initialBrowseSettled.fire() }
         self.host = HostStatus(interfaces: interfaces)
         self.snapshot = SnapshotProjection.initial(isScanning: isScanning, host: host)
@@ -265,6 +267,10 @@ public actor SnapshotStore {
                 changed: changed.map { ($0.id, $0.item) },
                 changedNetworks: wifi.networks
             )
+            if let recordNotices {
+                let notices = events.compactMap(StoreNotice.init) + wifi.logs.compactMap(StoreNotice.init(wifi:))
+                if !notices.isEmpty { recordNotices(notices) }
+            }
             effects.logs += wifi.logs
             effects.logs += logs
             effects.logs += events.map { $0.logEntry(alertsNewDevices: alertsNewDevices) }

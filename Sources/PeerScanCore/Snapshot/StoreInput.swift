@@ -62,16 +62,21 @@ public struct StoreRecorders: Sendable {
     /// ``SnapshotStore/sequence`` reads `n`, it has had every update up to `n` (a history of recent changes that
     /// clients resume from).
     public var updates: (@Sendable (StoreUpdate) -> Void)?
+    /// Called with what each batch decided beyond its items' changes (``StoreNotice``), before its changeset is
+    /// published.
+    public var notices: (@Sendable ([StoreNotice]) -> Void)?
 
     /// Creates the recorders; by default none.
     public init(
         devices: (@Sendable (DeviceRecords) -> Void)? = nil,
         networks: (@Sendable (WirelessRecords) -> Void)? = nil,
-        updates: (@Sendable (StoreUpdate) -> Void)? = nil
+        updates: (@Sendable (StoreUpdate) -> Void)? = nil,
+        notices: (@Sendable ([StoreNotice]) -> Void)? = nil
     ) {
         self.devices = devices
         self.networks = networks
         self.updates = updates
+        self.notices = notices
     }
 }
 
