@@ -345,5 +345,6 @@ extension LogMessage {
         newWiFiNetwork, wifiNetworkGone, newAccessPoint, possibleEvilTwin, registryForgettingNetworks,
         clientTrustedWiFiNetwork, clientUntrustedWiFiNetwork,
         webListening, webConnectionRefused, webCallFailed, webStreamClientGone, webStreamEnded,
+        alertSent, alertSendFailed, alertsCallFailed,
     ]
 }
