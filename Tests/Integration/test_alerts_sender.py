@@ -132,3 +132,16 @@ def test_a_refusal_is_acknowledged_as_rejected_and_not_retried(setup):
     assert outbox.acks[0]["answer"].startswith("HTTP 400")
     assert [r.status for r in receiver.received("/hook")] == [400, 200], "the refused one is not tried again"
     assert " alert failed " in sender.text()
+
+
+def test_a_receiver_that_hangs_times_out_and_gets_the_alert_when_it_answers_again(setup):
+    outbox, receiver, sender, webhook, ntfy_name = setup
+    receiver.hang()
+    alert = outbox.push(outbox.alert("offline", device="d1"), destinations=[webhook])
+    # AsyncHTTPClient's read timeout (30 s) ends the hung request: a transient failure, tried again.
+    wait_until(lambda: " alert failed " in sender.text(), timeout=60, what="the hung request failed")
+    assert not outbox.acks
+    receiver.answer(200)
+    wait_acks(outbox, 1, timeout=30, sender=sender)
+    assert outbox.acks[0]["id"] == alert["id"] and outbox.acks[0]["outcome"] == "sent"
+    assert delivered(receiver, "/hook") == [alert["id"]]
