@@ -9,12 +9,13 @@ public enum NotifyList {
         public var url: String
     }
 
-    /// The URLs of a file's text.
+    /// The URLs of a file's text (lines end with LF or CRLF: `"\r\n"` is one `Character`, split as one newline).
     ///
     /// - Complexity: O(n) in the text's length.
     public static func lines(of text: String) -> [Line] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, raw in
-            let line = raw.trimmingCharacters(in: .whitespaces.union(.init(charactersIn: "\r")))
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        return lines.enumerated().compactMap { index, raw in
+            let line = raw.trimmingCharacters(in: .whitespaces)
             guard !line.isEmpty, !line.hasPrefix("#") else { return nil }
             return Line(number: index + 1, url: line)
         }
