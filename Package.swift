@@ -46,6 +46,8 @@
 //   PeerscanWeb       the web page's server: routes, token, Host allowlist, the event stream, the write proxy, the page,
 //                     /metrics
 //   peerscan-web      the HTTP server of the page (HummingbirdCore), a thin executable over PeerscanWeb
+//   AlertDelivery     the alerts' destinations (Apprise's URLs), their requests, the retry policy, delivery over HTTP
+//   peerscan-alerts   the alerts' sender: follows peerscand's outbox (FollowAlerts), delivers, acknowledges
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
 //   CMalloc           glibc's <malloc.h> as a system library, imported by Allocator only
 //   Allocator         glibc's allocator: what it holds (the benchmarks' memory figures), peerscan-web's fixed mapping
@@ -65,6 +67,7 @@ let package = Package(
         .executable(name: "peerscand", targets: ["peerscand"]),
         .executable(name: "peerscanctl", targets: ["peerscanctl"]),
         .executable(name: "peerscan-web", targets: ["peerscan-web"]),
+        .executable(name: "peerscan-alerts", targets: ["peerscan-alerts"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -80,6 +83,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.4"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // peerscan-alerts' HTTP client (TLS through swift-nio-ssl for the `s` schemes).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: Diffable — snapshots and their differences. No dependencies, by design.
@@ -627,6 +632,44 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+
+        // MARK: peerscan-alerts — the alerts' sender, one more client of io.peerscan: destinations, requests, delivery.
+        .target(
+            name: "AlertDelivery",
+            dependencies: [
+                "MonitoringLog",
+                "PeerScanModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "AlertDeliveryTests",
+            dependencies: [
+                "AlertDelivery", "MonitoringLog", "PeerScanModel", "TestSupport",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "peerscan-alerts",
+            dependencies: [
+                "AlertDelivery",
+                "DaemonSupport",
+                "MonitoringLog",
+                "PeerScanClient",
+                "PeerScanModel",
+                "Varlink",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 

@@ -234,7 +234,7 @@ public actor AlertOutbox {
     public var followedDestinations: Set<String>? { follower?.destinations }
 
     /// Records the sender's answer for an alert and a destination: removed for it (the alert goes when none of its
-    /// destinations is pending); `rejected` is logged (`alert failed final=true`).
+    /// destinations is pending); `rejected` is logged (`alert rejected`).
     ///
     /// - Returns: `false` if the outbox holds no such pending delivery (acknowledged already, dropped, or unknown).
     @discardableResult
@@ -247,10 +247,7 @@ public actor AlertOutbox {
         if outcome == .rejected {
             log(
                 .alertRejected,
-                [
-                    "id": id.uuidString.lowercased(), "destination": destination, "answer": answer ?? "",
-                    "final": "true",
-                ]
+                ["id": id.uuidString.lowercased(), "destination": destination, "answer": answer ?? ""]
             )
         }
         let finished = !entry.isPending

@@ -8,12 +8,12 @@ extension LogMessage {
         .info,
         keys: ["id", "event", "device", "destinations"]
     )
-    /// The sender acknowledged an alert as `rejected`: the receiver refused it for good (`final=true`), it is removed
-    /// for that destination; `answer` is the receiver's.
+    /// The sender acknowledged an alert as `rejected` (the receiver refused it for good; the sender logged `alert
+    /// failed`): it is removed for that destination; `answer` is the receiver's.
     public static let alertRejected = LogMessage(
-        "alert failed",
+        "alert rejected",
         .warning,
-        keys: ["id", "destination", "answer", "final"]
+        keys: ["id", "destination", "answer"]
     )
     /// An alert was removed for a destination without being sent: `reason=expired` (older than `--alert-expiry`) or
     /// `reason=outbox-full` (more than `--alert-outbox-max` undelivered: the oldest goes).

@@ -346,5 +346,6 @@ extension LogMessage {
         clientTrustedWiFiNetwork, clientUntrustedWiFiNetwork,
         webListening, webConnectionRefused, webCallFailed, webStreamClientGone, webStreamEnded,
         alertQueued, alertRejected, alertDropped,
+        alertSent, alertSendFailed, alertsCallFailed,
     ]
 }

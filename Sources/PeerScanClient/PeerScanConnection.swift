@@ -216,6 +216,20 @@ public struct PeerScanConnection {
         try await connection.call(method(name), parameters).rawParameters
     }
 
+    /// Calls a method of `io.peerscan` with `more` and hands each reply's parameters, as received, to `body`, until
+    /// `body` returns `false` or peerscand ends the call: for a client with its own types for a method (peerscan-alerts'
+    /// `FollowAlerts`).
+    ///
+    /// - Throws: `VarlinkError` for an error reply; `VarlinkProtocolError` for a malformed reply or a closed
+    ///   connection; whatever `body` throws.
+    public func callMorePassingJSON(
+        _ name: String,
+        _ parameters: some Encodable,
+        _ body: (Data) async throws -> Bool
+    ) async throws {
+        try await connection.callMore(method(name), parameters) { reply in try await body(reply.rawParameters) }
+    }
+
     /// Calls `Monitor` with `more` and hands each reply's parameters, as received, to `body`, until `body` returns
     /// `false` or peerscand ends the call: ``monitor(_:_:)`` without decoding.
     ///

@@ -32,6 +32,31 @@ extension PeerScanWire {
         /// What a template may use.
         public var fields: [String: String]
 
+        /// An alert (a sender's tests build them).
+        public init(
+            id: String,
+            event: String,
+            created: String,
+            device: String? = nil,
+            title: String,
+            message: String,
+            priority: String = "default",
+            tags: [String] = [],
+            link: String? = nil,
+            fields: [String: String] = [:]
+        ) {
+            self.id = id
+            self.event = event
+            self.created = created
+            self.device = device
+            self.title = title
+            self.message = message
+            self.priority = priority
+            self.tags = tags
+            self.link = link
+            self.fields = fields
+        }
+
         /// The wire form of `alert`.
         public init(_ alert: PeerScanModel.Alert) {
             id = alert.id.uuidString.lowercased()

@@ -115,9 +115,9 @@ private func openOutbox(
                 answer: "400 Bad Request"
             )
         )
-        let failed = logs.entries.first { $0.message == "alert failed" }
-        #expect(failed?.metadata["final"] == "true")
-        #expect(failed?.metadata["answer"] == "400 Bad Request")
+        let rejected = logs.entries.first { $0.message == "alert rejected" }
+        #expect(rejected?.metadata["destination"] == "json://a/")
+        #expect(rejected?.metadata["answer"] == "400 Bad Request")
         #expect(await outbox.undeliveredCount == 0)
     }
 

@@ -15,7 +15,7 @@ export DEBIAN_FRONTEND=noninteractive
 daemon_running() {
     local uid proc
     local user
-    grep -qx -e peerscand -e peerscan-web /proc/[0-9]*/comm 2>/dev/null && return 0
+    grep -qx -e peerscand -e peerscan-web -e peerscan-alerts /proc/[0-9]*/comm 2>/dev/null && return 0
     for user in peerscan peerscan-web; do
         uid=$(id -u "$user" 2>/dev/null) || continue
         for proc in /proc/[0-9]*; do [ "$(stat -c %u "$proc" 2>/dev/null)" = "$uid" ] && return 0; done
@@ -36,7 +36,13 @@ check_package_install() {
     [ "$(systemctl is-active peerscand.socket)" = active ] || { echo "socket $(systemctl is-active peerscand.socket) after install"; return 1; }
     [ "$(systemctl is-enabled "$UNIT")" = disabled ] || { echo "service is $(systemctl is-enabled "$UNIT"), not disabled"; return 1; }
     [ "$(systemctl is-active "$UNIT")" = inactive ] || { echo "service $(systemctl is-active "$UNIT") before any client"; return 1; }
-    missing=$(ldd "$PREFIX/bin/peerscand" "$PREFIX/bin/peerscanctl" | grep 'not found')
+    missing=$(ldd "$PREFIX/bin/peerscand" "$PREFIX/bin/peerscanctl" "$PREFIX/bin/peerscan-alerts" | grep 'not found')
+    [ -x "$PREFIX/bin/peerscan-alerts" ] && [ -f "$PREFIX/share/man/man8/peerscan-alerts.8.gz" ] \
+        && [ -f /usr/share/doc/peerscan/peerscan-alerts-egress.conf ] \
+        || { echo "peerscan-alerts, its manual page or its egress drop-in is missing"; return 1; }
+    # The alerts' sender is opt-in (it needs /etc/peerscan/notify): installed, not enabled, not running.
+    [ "$(systemctl is-enabled peerscan-alerts.service)" = disabled ] \
+        || { echo "peerscan-alerts.service is $(systemctl is-enabled peerscan-alerts.service), not disabled"; return 1; }
     [ -z "$missing" ] || { echo "libraries missing: $missing"; return 1; }
     grep -q '^  - name: peerscan$' "$PREFIX/share/peerscan/peerscan-rules.yml" 2>/dev/null \
         || { echo "no Prometheus rules at $PREFIX/share/peerscan/peerscan-rules.yml"; return 1; }
@@ -70,7 +76,7 @@ check_package_remove() {
     local log=$RESULTS/apt-remove.log left
     apt-get remove "${APT_OFFLINE[@]}" peerscan > "$log" 2>&1 || { echo "apt-get remove failed: $(tail -n 5 "$log")"; return 1; }
     wait_for 10 eval '! daemon_running' || { echo "peerscand or peerscan-web (or a process of their users) still running"; return 1; }
-    for unit in peerscand.socket "$UNIT" peerscan-web.socket peerscan-web.service; do
+    for unit in peerscand.socket "$UNIT" peerscan-web.socket peerscan-web.service peerscan-alerts.service; do
         [ "$(systemctl is-active "$unit")" = inactive ] || { echo "$unit $(systemctl is-active "$unit") after remove"; return 1; }
         [ "$(systemctl show -P LoadState "$unit")" = not-found ] \
             || { echo "$unit still loaded: $(systemctl show -P LoadState "$unit")"; return 1; }
