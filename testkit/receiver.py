@@ -57,6 +57,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         with contextlib.suppress(ValueError):
             request.json = json.loads(body) if body else None
         receiver = self.server.receiver
+        if receiver._server is not self.server:  # vanished: a kept-alive connection is dropped, unanswered
+            self.close_connection = True
+            return
         status, hang = receiver._next_answer()
         if hang:
             receiver._record(request)

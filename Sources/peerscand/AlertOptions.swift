@@ -22,8 +22,9 @@ struct AlertOptions: ParsableArguments {
         help: ArgumentHelp(
             "Seconds after a device's offline or online alert in which its flips are folded into it.",
             discussion: """
-                Offline then online again (or the reverse) within the window is one alert, not two; the first flip \
-                after the window alerts again if the state differs from the last one seen.
+                Flips within the window send nothing; when it ends, a device whose state is no longer the one \
+                alerted alerts once for its state then (a device back within the window is not left alerted as \
+                offline).
                 """
         )
     )

@@ -74,7 +74,8 @@ def test_notify_test_answers_and_an_important_devices_alerts_survive_a_receiver_
     gone = time.monotonic()
     plug.unsilence()
     daemon.wait_for(lambda s: by_mac(s, plug.mac)["online"] is True, timeout=60, what="the plug online again")
-    wait_until(lambda: " alert failed " in sender.text(), timeout=30, what="a failed delivery")
+    wait_until(lambda: " alert failed " in sender.text(), timeout=30, what="a failed delivery",
+               details=lambda: sender.text() + "\n".join(line for line in daemon.stderr_lines if "alert" in line))
     assert daemon.stop() == 0
     daemon = start_scanner(lan, start_daemon, *ALERTS)
     time.sleep(max(0.0, 60 - (time.monotonic() - gone)))

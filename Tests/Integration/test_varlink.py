@@ -227,7 +227,8 @@ def test_the_served_interface_is_the_committed_file_and_python_varlink_parses_it
     assert methods == {"GetSnapshot", "GetStatistics", "Monitor", "SetScanning", "GetDevice", "ListKnownDevices",
                        "ForgetDevice",
                        "SetDeviceLabel", "MergeDevices", "SplitDevice", "SetDeviceIRK", "ListKnownWiFiNetworks",
-                       "TrustWiFiNetwork", "UntrustWiFiNetwork"}
+                       "TrustWiFiNetwork", "UntrustWiFiNetwork", "FollowAlerts", "AckAlert", "SendTestAlert",
+                       "SetAlertRule", "ListAlertRules"}
     assert "PermissionDenied" in parsed.members and "DeviceNotFound" in parsed.members
     assert varlink.Interface(service.GetInterfaceDescription("org.varlink.service")["description"]).name == \
         "org.varlink.service"

@@ -48,6 +48,8 @@ private struct PolicyDriver {
         return policy.takeAlerts(at: moment)
     }
 
+    var nextWake: Duration? { policy.nextWake(at: moment) }
+
     mutating func advance(by duration: Duration) -> [Alert] {
         now += duration
         date += TimeInterval(Double(duration.components.seconds))
@@ -179,6 +181,19 @@ extension Calendar {
         #expect(driver.publish([away]).isEmpty, "the state alerted already")
         _ = driver.advance(by: .seconds(200))
         #expect(driver.publish([nas]).map(\.title) == ["nas is online"], "after the window, a flip alerts again")
+    }
+
+    @Test func aDeviceBackWithinTheWindowAlertsOnlineWhenTheWindowEnds() {
+        let nas = makeDevice(5, name: "nas", important: true)
+        let away = makeDevice(5, name: "nas", online: false, important: true)
+        var driver = PolicyDriver([nas])
+        #expect(driver.publish([away]).map(\.title) == ["nas is offline"])
+        _ = driver.advance(by: .seconds(60))
+        #expect(driver.publish([nas]).isEmpty, "back within the window: folded")
+        #expect(driver.nextWake == .seconds(240), "woken when the window ends")
+        #expect(driver.advance(by: .seconds(239)).isEmpty)
+        #expect(driver.advance(by: .seconds(1)).map(\.title) == ["nas is online"], "not left alerted as offline")
+        #expect(driver.advance(by: .seconds(600)).isEmpty, "once")
     }
 
     @Test func aPersonsRuleOverridesPerDeviceAndTheDefault() {

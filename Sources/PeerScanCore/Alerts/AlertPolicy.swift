@@ -23,9 +23,10 @@ import PeerScanModel
 ///
 /// ## Noise
 /// - A flap: within ``Settings/flapWindow`` after a device's presence alert, its flips are folded into that alert
-///   (none is sent): offline then online again within the window is one alert. The first flip after the window
-///   alerts again if the state differs from the last one seen.
-/// - Never a repeat for one state: a device alerts `offline` only when the last state seen was online.
+///   (none is sent): offline then online again within the window is one alert. When the window ends, a device whose
+///   state is no longer the one alerted alerts once for its state now (so that a device back within the window is not
+///   left alerted as offline); one that flapped back to the state alerted sends nothing.
+/// - Never a repeat for one state: a device alerts `offline` only when the last state alerted was online.
 /// - Quiet hours: alerts decided within them are held, and go out when they end, each as it was decided, oldest
 ///   first (no digest: each keeps its idempotency key and its device's order). At most ``Settings/maximumHeld`` are
 ///   held; beyond, the oldest is dropped (counted in ``droppedWhileQuiet``).
@@ -80,6 +81,8 @@ public struct AlertPolicy: Sendable {
         var isOnline: Bool
         /// When its last presence alert was decided.
         var alertedAt: Duration?
+        /// The state its last presence alert said (online or not); `nil` before its first.
+        var alertedOnline: Bool?
     }
 
     public let settings: Settings
@@ -90,6 +93,8 @@ public struct AlertPolicy: Sendable {
 
     private var devices: [DeviceID: Device] = [:]
     private var presence: [DeviceID: PresenceMemory] = [:]
+    /// Devices that flipped within their flap window, with the window's end: then their state is settled.
+    private var flapping: [DeviceID: Duration] = [:]
     private var host: HostStatus?
     /// New devices waiting for their names, with their deadlines, in the order they appeared.
     private var awaitingName: [(id: DeviceID, device: Device, deadline: Duration)] = []
@@ -124,6 +129,7 @@ public struct AlertPolicy: Sendable {
             }
             devices[delete.id] = nil
             presence[delete.id] = nil
+            flapping[delete.id] = nil
         }
         for payload in changes.itemInserts + changes.itemUpdates {
             switch payload.item {
@@ -167,9 +173,11 @@ public struct AlertPolicy: Sendable {
 
     // MARK: - Outputs
 
-    /// The alerts due now, oldest first: those decided (outside quiet hours), the new devices whose wait for a name
-    /// ended, and those quiet hours held when they end.
+    /// The alerts due now, oldest first: those decided (outside quiet hours), the devices whose flap window ended in
+    /// another state than the one alerted, the new devices whose wait for a name ended, and those quiet hours held
+    /// when they end.
     public mutating func takeAlerts(at moment: Moment) -> [Alert] {
+        settleFlaps(at: moment)
         while let first = awaitingName.first, first.deadline <= moment.now {
             awaitingName.removeFirst()
             decide(.device(.newDevice, devices[first.id] ?? first.device), at: moment)
@@ -179,11 +187,12 @@ public struct AlertPolicy: Sendable {
         return decided.map { content, date in content.stamped(id: makeID(), created: date) }
     }
 
-    /// How long from `moment` until ``takeAlerts(at:)`` has something new: a name wait ends, or the quiet hours
-    /// holding alerts end; `nil` if nothing waits.
+    /// How long from `moment` until ``takeAlerts(at:)`` has something new: a name wait or a flap window ends, or the
+    /// quiet hours holding alerts end; `nil` if nothing waits.
     public func nextWake(at moment: Moment) -> Duration? {
         var wakes: [Duration] = []
         if let first = awaitingName.first { wakes.append(max(first.deadline - moment.now, .zero)) }
+        if let end = flapping.values.min() { wakes.append(max(end - moment.now, .zero)) }
         if !decided.isEmpty,
             let remaining = settings.quietHours?.remaining(at: moment.date, calendar: settings.calendar)
         {
@@ -236,9 +245,29 @@ public struct AlertPolicy: Sendable {
         memory.isOnline = device.online
         let event: AlertEvent = device.online ? .online : .offline
         guard device.bluetooth?.isEphemeral != true, rules.events(for: device).contains(event) else { return }
-        if let alertedAt = memory.alertedAt, moment.now - alertedAt < settings.flapWindow { return }  // a flap
+        if let alertedAt = memory.alertedAt, moment.now - alertedAt < settings.flapWindow {
+            flapping[device.id] = alertedAt + settings.flapWindow  // a flap: settled when the window ends
+            return
+        }
         memory.alertedAt = moment.now
+        memory.alertedOnline = device.online
         decide(.device(event, device), at: moment)
+    }
+
+    /// Each device whose flap window ended: an alert for its state now if that is not the state alerted.
+    private mutating func settleFlaps(at moment: Moment) {
+        for (id, end) in flapping.sorted(by: { $0.value < $1.value }) where end <= moment.now {
+            flapping[id] = nil
+            guard let device = devices[id], var memory = presence[id], memory.alertedOnline != device.online else {
+                continue
+            }
+            let event: AlertEvent = device.online ? .online : .offline
+            guard rules.events(for: device).contains(event) else { continue }
+            memory.alertedAt = moment.now
+            memory.alertedOnline = device.online
+            presence[id] = memory
+            decide(.device(event, device), at: moment)
+        }
     }
 
     private mutating func changed(_ status: HostStatus, at moment: Moment) {
