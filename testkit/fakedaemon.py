@@ -239,6 +239,7 @@ class FakeDaemon:
             "addressConflicts": 0,
             "evilTwinWarnings": 0,
             "clients": {"varlink": self._connections, "mqtt": None},
+            "alerts": [{"destination": "json://receiver.test/hook", "outcome": "sent", "count": 3}],
             "process": {"residentBytes": int(fields[21]) * os.sysconf("SC_PAGESIZE"),
                         "cpuSeconds": (int(fields[11]) + int(fields[12])) / ticks,
                         "openDescriptors": len(os.listdir("/proc/self/fd")),

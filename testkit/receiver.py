@@ -21,6 +21,7 @@ import http.server
 import json
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 
 from testkit.netns import call_in
@@ -38,6 +39,7 @@ class Request:
     body: bytes
     status: int = 0  # what the receiver answered (0: nothing)
     json: object = field(default=None)
+    arrived: float = field(default_factory=time.monotonic)  # time.monotonic() when its body was read
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):

@@ -45,6 +45,8 @@ public actor AlertOutbox {
     }
 
     public let limits: Limits
+    /// What became of the alerts for each destination since start.
+    public nonisolated let outcomes = AlertOutcomeCounts()
     private let database: RegistryDatabase?
     private let logger: Logger
     private var entries: [Int64: Entry] = [:]
@@ -243,6 +245,7 @@ public actor AlertOutbox {
             return false
         }
         entry.deliveries[destination] = outcome == .sent ? .sent : .rejected
+        outcomes.count(outcome == .sent ? .sent : .rejected, for: destination)
         tests[id]?.yield(AlertTestAnswer(destination: destination, outcome: outcome, answer: answer))
         if outcome == .rejected {
             log(
@@ -307,6 +310,7 @@ public actor AlertOutbox {
         guard let entry = entries[seq] else { return }
         let pending = entry.deliveries.filter { $0.value == .pending }.keys.sorted()
         for destination in pending {
+            outcomes.count(.dropped, for: destination)
             log(
                 .alertDropped,
                 ["id": entry.alert.id.uuidString.lowercased(), "destination": destination, "reason": reason]

@@ -63,6 +63,23 @@ extension PeerScanWire {
         }
     }
 
+    /// How many alerts a destination took (`sent`), refused for good (`rejected`) or lost unsent (`dropped`) since
+    /// the daemon started.
+    public struct AlertOutcomeCount: Codable, Sendable, Hashable {
+        /// The destination's name (without secrets).
+        public var destination: String
+        /// `sent`, `rejected` or `dropped`.
+        public var outcome: String
+        public var count: UInt64
+
+        /// Creates a count.
+        public init(destination: String, outcome: String, count: UInt64) {
+            self.destination = destination
+            self.outcome = outcome
+            self.count = count
+        }
+    }
+
     /// `GetStatistics()` reply: what only the daemon knows, for an exporter (peerscan-web's `/metrics`).
     public struct StatisticsReply: Codable, Sendable, Hashable {
         /// The probe rounds' durations since start, in seconds; `nil` while the daemon does not probe.
@@ -75,6 +92,8 @@ extension PeerScanWire {
         public var clients: ClientCounts
         /// The daemon's process; `nil` where `/proc` cannot be read.
         public var process: ProcessStatistics?
+        /// The alerts' outcomes since start, by destination, then outcome.
+        public var alerts: [AlertOutcomeCount]
 
         /// Creates a reply.
         public init(
@@ -82,13 +101,15 @@ extension PeerScanWire {
             addressConflicts: UInt64,
             evilTwinWarnings: UInt64,
             clients: ClientCounts,
-            process: ProcessStatistics?
+            process: ProcessStatistics?,
+            alerts: [AlertOutcomeCount] = []
         ) {
             self.probeRoundDurations = probeRoundDurations
             self.addressConflicts = addressConflicts
             self.evilTwinWarnings = evilTwinWarnings
             self.clients = clients
             self.process = process
+            self.alerts = alerts
         }
     }
 }

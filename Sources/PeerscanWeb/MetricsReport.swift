@@ -6,7 +6,8 @@ import PeerScanModel
 ///
 /// Devices are keyed by their id (a UUID) only: their name, vendor, sources and importance are the labels of one
 /// info series each (`peerscan_device_info`, joined with `group_left`), so a device renamed or renumbered changes
-/// that series only. Three series per device and a fixed number besides (``fixedSeriesBound``).
+/// that series only. Three series per device, three per alert destination and a fixed number besides
+/// (``fixedSeriesBound``).
 public struct MetricsReport: Sendable {
     /// What peerscand said, when it answered.
     public struct Daemon: Sendable {
@@ -25,7 +26,7 @@ public struct MetricsReport: Sendable {
         }
     }
 
-    /// The most series besides the devices' three each.
+    /// The most series besides the devices' three each and the alert destinations' three each.
     public static let fixedSeriesBound = 60
 
     /// peerscan-web's version.
@@ -181,6 +182,14 @@ public struct MetricsReport: Sendable {
         out.family("peerscan_clients", .gauge, help: "peerscand's clients connected now, by API.")
         out.sample("peerscan_clients", ["api": "varlink"], Exposition.value(statistics.clients.varlink))
         if let mqtt = statistics.clients.mqtt { out.sample("peerscan_clients", ["api": "mqtt"], mqtt ? "1" : "0") }
+        out.family("peerscan_alerts", .counter, help: "Alerts by destination and outcome since peerscand started.")
+        for alerts in statistics.alerts {
+            out.sample(
+                "peerscan_alerts_total",
+                ["destination": alerts.destination, "outcome": alerts.outcome],
+                Exposition.value(alerts.count)
+            )
+        }
         if let process = statistics.process {
             let figures = ProcessFigures(
                 residentBytes: process.residentBytes,

@@ -1,11 +1,13 @@
 import DaemonSupport
+import DeviceRegistry
 import PeerScanCore
 import PeerScanMQTT
 import PeerScanModel
 import Probing
 
 /// GetStatistics's figures, each read where it lives: the scanner's counted log lines, the probe service's round
-/// durations, the MQTT mirror's connection, this process's `/proc/self`; the server adds its open connections.
+/// durations, the MQTT mirror's connection, the alerts' outcomes, this process's `/proc/self`; the server adds its
+/// open connections.
 struct DaemonStatistics: Sendable {
     /// The scanner, whose log lines are counted.
     let scanner: ScanService
@@ -13,6 +15,8 @@ struct DaemonStatistics: Sendable {
     let probe: ProbeService?
     /// The MQTT mirror's connection state, if a broker is configured.
     let mqttLink: MQTTLinkState?
+    /// The alerts' outcomes, counted by the outbox.
+    let alerts: AlertOutcomeCounts
 
     /// The reply, with `varlinkConnections` connections open now.
     func reply(varlinkConnections: Int) -> PeerScanWire.StatisticsReply {
@@ -37,6 +41,13 @@ struct DaemonStatistics: Sendable {
                     openDescriptors: $0.openDescriptors,
                     maximumDescriptors: $0.maximumDescriptors,
                     startTime: $0.startTime
+                )
+            },
+            alerts: alerts.current.map {
+                PeerScanWire.AlertOutcomeCount(
+                    destination: $0.destination,
+                    outcome: $0.outcome.rawValue,
+                    count: $0.count
                 )
             }
         )

@@ -183,7 +183,8 @@ struct Peerscand: AsyncParsableCommand {
         let statistics = DaemonStatistics(
             scanner: scanner,
             probe: probe,
-            mqttLink: mqttSettings == nil ? nil : MQTTLinkState()
+            mqttLink: mqttSettings == nil ? nil : MQTTLinkState(),
+            alerts: outbox.outcomes
         )
 
         // The server, then every service, run until SIGTERM or SIGINT.

@@ -119,6 +119,7 @@ private func openOutbox(
         #expect(rejected?.metadata["destination"] == "json://a/")
         #expect(rejected?.metadata["answer"] == "400 Bad Request")
         #expect(await outbox.undeliveredCount == 0)
+        #expect(outbox.outcomes.current == [.init(destination: "json://a/", outcome: .rejected, count: 1)])
     }
 
     @Test func alertsOlderThanTheExpiryAreDroppedWithALogLine() async throws {
@@ -132,6 +133,7 @@ private func openOutbox(
             let dropped = logs.entries.filter { $0.message == "alert dropped" }
             #expect(dropped.map { $0.metadata["id"]?.description } == [makeAlert(1).id.uuidString.lowercased()])
             #expect(dropped.first?.metadata["reason"] == "expired")
+            #expect(outbox.outcomes.current == [.init(destination: "json://a/", outcome: .dropped, count: 1)])
             let (reopened, _) = openOutbox(path)
             #expect(await reopened.follow(["json://a/"]).pending.map(\.alert.id) == [makeAlert(2).id])
         }

@@ -15,6 +15,7 @@ import pytest
 from test_alerts_sender import Sender
 from test_registry import ctl
 
+from testclient import varlinkclient
 from testkit.receiver import Receiver
 from testkit.waiting import wait_until
 from testlan.lan import real_oui_mac
@@ -90,3 +91,7 @@ def test_notify_test_answers_and_an_important_devices_alerts_survive_a_receiver_
     assert plug_events == ["new-device", "offline", "online"], plug_events
     log = sender.text()
     assert " alert sent " in log and "retry.in=" in log
+    # GetStatistics counts what the receiver took since the restart (peerscan-web's peerscan_alerts_total).
+    with varlinkclient.client(daemon.socket).open("io.peerscan", namespaced=False) as interface:
+        counts = interface.GetStatistics()["alerts"]
+    assert {"destination": webhook, "outcome": "sent", "count": 1} in counts, counts

@@ -61,7 +61,10 @@ private func samples() throws -> [String: (parameters: [any Encodable], replies:
                         openDescriptors: 9,
                         maximumDescriptors: 1024,
                         startTime: 1_764_000_000.25
-                    )
+                    ),
+                    alerts: [
+                        PeerScanWire.AlertOutcomeCount(destination: "ntfy://ntfy.sh/home", outcome: "sent", count: 2)
+                    ]
                 ),
                 PeerScanWire.StatisticsReply(
                     probeRoundDurations: nil,

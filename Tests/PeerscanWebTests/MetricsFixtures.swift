@@ -62,7 +62,11 @@ let fixtureStatistics = PeerScanWire.StatisticsReply(
         openDescriptors: 12,
         maximumDescriptors: 1024,
         startTime: 1_764_000_000
-    )
+    ),
+    alerts: [
+        PeerScanWire.AlertOutcomeCount(destination: "json://receiver.lan/hook", outcome: "sent", count: 7),
+        PeerScanWire.AlertOutcomeCount(destination: "json://receiver.lan/hook", outcome: "dropped", count: 1),
+    ]
 )
 
 /// peerscan-web's process figures in the fixture.

@@ -67,6 +67,8 @@ import Testing
             "peerscan_evil_twin_warnings_total 1",
             #"peerscan_clients{api="varlink"} 3"#,
             #"peerscan_clients{api="mqtt"} 1"#,
+            #"peerscan_alerts_total{destination="json://receiver.lan/hook",outcome="sent"} 7"#,
+            #"peerscan_alerts_total{destination="json://receiver.lan/hook",outcome="dropped"} 1"#,
             "peerscan_daemon_resident_memory_bytes 1048576",
             "peerscan_daemon_cpu_seconds_total 1.5",
             "peerscan_daemon_open_fds 12",
@@ -125,7 +127,8 @@ import Testing
         let series = sampleLines(
             fixtureReport(fixtureSnapshot(devices: devices, networks: networks)).exposition(.openMetrics)
         )
-        #expect(series.count <= 3 * count + MetricsReport.fixedSeriesBound)
+        let destinations = Set(fixtureStatistics.alerts.map(\.destination)).count
+        #expect(series.count <= 3 * count + MetricsReport.fixedSeriesBound + 3 * destinations)
         #expect(series.filter { $0.hasPrefix("peerscan_device_") }.count == 3 * count)
     }
 
