@@ -1,8 +1,8 @@
 """Alerts on the test LAN (issue 38), peerscand's side: a Python client plays the sender (FollowAlerts and AckAlert
 over PyPI varlink) and checks what peerscand decides and keeps — an important device's offline alert and a plain
-one's none, a new device's alert with its mDNS name, a flap inside the window one alert, and alerts not acknowledged
-offered again after a restart, in order, and none once acknowledged. `peerscanctl notify test` is the readiness
-check: it answers once the follower is there."""
+one's none, a new device's alert with its mDNS name, a flap inside the window one alert, alerts not acknowledged
+offered again after a restart, in order, and none once acknowledged, and quiet hours holding an alert. `peerscanctl
+notify test` is the readiness check: it answers once the follower is there."""
 
 from __future__ import annotations
 
@@ -181,3 +181,24 @@ def test_the_alert_methods_are_for_root_and_the_control_group_and_rules_take_kno
             raise AssertionError("an unknown event was taken")
         interface.SetAlertRule(device=None, events=["new-device", "evil-twin"])
         assert interface.ListAlertRules()["rules"] == [{"events": ["new-device", "evil-twin"]}]
+
+
+def test_quiet_hours_hold_an_alert_until_they_end(lan, start_daemon):
+    # Quiet from this minute to the next (local time, as peerscand reads it): at most a minute's wait.
+    now = time.localtime()
+    if now.tm_sec > 45:  # too close to the end: the alert could be decided after it
+        time.sleep(61 - now.tm_sec)
+        now = time.localtime()
+    start, end = time.strftime("%H:%M", now), time.strftime("%H:%M", time.localtime(time.time() + 60))
+    ends_at = (int(time.time()) // 60 + 1) * 60  # the next minute's start
+    daemon = start_scanner(lan, start_daemon, "--alert-name-wait", "0", "--alert-quiet-hours", f"{start}-{end}")
+    sender = follow(lan, daemon, acks=True)  # test alerts are not held: asked for, they go at once
+    lamp = lan.add_host("lamp", mac=real_oui_mac(0x63))
+    lamp_id = str(uuid.uuid5(MAC_NAMESPACE, lamp.mac))
+    daemon.wait_for(lambda s: by_mac(s, lamp.mac), what="the lamp")
+    time.sleep(2)
+    assert not of(sender.alerts, "new-device", lamp_id), "held while quiet"
+    alerts = sender.wait_for(lambda a: of(a, "new-device", lamp_id), timeout=75, what="the lamp's alert after them")
+    assert time.time() >= ends_at - 1, "it went when the quiet hours ended"
+    assert len(of(alerts, "new-device", lamp_id)) == 1
+    sender.close()
