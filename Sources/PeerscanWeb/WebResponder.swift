@@ -78,6 +78,7 @@ public struct WebResponder: Sendable {
         case .methodNotAllowed(let allowed): return WebResponses.plain(.methodNotAllowed, extra: [.allow: allowed])
         case .snapshot: return await proxy("GetSnapshot", [String: String]())
         case .known: return await proxy("ListKnownDevices", [String: String]())
+        case .alertRules: return await proxy("ListAlertRules", [String: String]())
         case .device(let id): return await proxy("GetDevice", ["id": id])
         case .events: return events(for: request)
         case .metrics:

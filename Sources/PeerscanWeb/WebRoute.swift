@@ -1,4 +1,4 @@
-/// The io.peerscan methods the page may call through `POST /api/METHOD`: exactly these six.
+/// The io.peerscan methods the page may call through `POST /api/METHOD`: exactly these seven.
 public enum WriteMethod: String, CaseIterable, Hashable, Sendable {
     case setDeviceLabel = "SetDeviceLabel"
     case mergeDevices = "MergeDevices"
@@ -6,6 +6,7 @@ public enum WriteMethod: String, CaseIterable, Hashable, Sendable {
     case forgetDevice = "ForgetDevice"
     case setDeviceIRK = "SetDeviceIRK"
     case setScanning = "SetScanning"
+    case setAlertRule = "SetAlertRule"
 }
 
 /// What a request asks for, from its method and path alone.
@@ -22,6 +23,8 @@ public enum WebRoute: Hashable, Sendable {
     case device(String)
     /// `GET /api/known`.
     case known
+    /// `GET /api/alert-rules`: ListAlertRules (docs/alerts.md).
+    case alertRules
     /// `GET /metrics`: Prometheus's scrape (docs/metrics.md).
     case metrics
     /// `POST /api/METHOD` for a ``WriteMethod``.
@@ -65,6 +68,7 @@ public enum WebRoute: Hashable, Sendable {
             case "snapshot": return (.snapshot, false)
             case "events": return (.events, false)
             case "known": return (.known, false)
+            case "alert-rules": return (.alertRules, false)
             default: return WriteMethod(rawValue: segments[1]).map { (.write($0), true) }
             }
         case (3, "api") where segments[1] == "devices":
@@ -91,7 +95,7 @@ public enum WebRoute: Hashable, Sendable {
     /// Whether the route is the API's (its responses are never cached).
     public var isAPI: Bool {
         switch self {
-        case .snapshot, .events, .device, .known, .write, .metrics: true
+        case .snapshot, .events, .device, .known, .alertRules, .write, .metrics: true
         case .page, .asset, .notFound, .methodNotAllowed: false
         }
     }

@@ -8,7 +8,10 @@ import Testing
         ("GET", "/", WebRoute.page), ("GET", "/wifi", .page), ("HEAD", "/bluetooth", .page),
         ("GET", "/devices/3f2a-01", .page), ("GET", "/assets/app.js", .asset("app.js")),
         ("GET", "/api/snapshot", .snapshot), ("GET", "/api/events", .events), ("GET", "/api/known", .known),
-        ("GET", "/api/devices/abc-1", .device("abc-1")), ("POST", "/api/SetDeviceLabel", .write(.setDeviceLabel)),
+        ("GET", "/api/devices/abc-1", .device("abc-1")), ("GET", "/api/alert-rules", .alertRules),
+        ("POST", "/api/alert-rules", .methodNotAllowed(allowed: "GET, HEAD")),
+        ("POST", "/api/SetAlertRule", .write(.setAlertRule)), ("POST", "/api/ListAlertRules", .notFound),
+        ("POST", "/api/AckAlert", .notFound), ("POST", "/api/SetDeviceLabel", .write(.setDeviceLabel)),
         ("POST", "/api/SetScanning", .write(.setScanning)), ("POST", "/api/GetSnapshot", .notFound),
         ("POST", "/api/Monitor", .notFound), ("POST", "/api/TrustWiFiNetwork", .notFound),
         ("GET", "/assets/../Package.swift", .notFound), ("GET", "/assets/.hidden", .notFound),
@@ -21,13 +24,22 @@ import Testing
         #expect(WebRoute(method: method, path: path) == expected)
     }
 
-    @Test func exactlySixWriteMethods() {
+    @Test func exactlySevenWriteMethods() {
         #expect(
             Set(WriteMethod.allCases.map(\.rawValue)) == [
                 "SetDeviceLabel", "MergeDevices", "SplitDevice", "ForgetDevice", "SetDeviceIRK", "SetScanning",
+                "SetAlertRule",
             ]
         )
         #expect(WriteMethod.allCases.allSatisfy { WebRoute(method: "POST", path: "/api/\($0.rawValue)").isWrite })
+    }
+
+    /// The alert rules are a read (no token on loopback, as the other reads); setting one is a write.
+    @Test func alertRulesAreReadAndSetAlertRuleIsAWrite() {
+        let read = WebRoute(method: "GET", path: "/api/alert-rules")
+        #expect(read.isAPI && !read.isWrite && read.access == .read)
+        let write = WebRoute(method: "POST", path: "/api/SetAlertRule")
+        #expect(write.isAPI && write.isWrite && write.access == .write)
     }
 }
 
