@@ -12,6 +12,8 @@ What it answers, as docs/protocol.md describes peerscand:
   ``more``: the snapshot, once.
 - ``GetDevice`` and ``ListKnownDevices``: minimal replies made from the current snapshot's device items (first and
   last seen the fake's start time, no transitions, no notes); ``io.peerscan.DeviceNotFound`` for an unknown id.
+- ``ListAlertRules`` and ``SetAlertRule``: the rules kept in memory (``alert_rules``: device id or None for the default
+  → events), the default first; an event not of docs/alerts.md's gets ``org.varlink.service.InvalidParameter``.
 - ``GetStatistics``: fixed figures of the right shape (a probe-round histogram, counted events, ``clients.varlink`` the
   connections open now, no MQTT, the fake's own process from ``/proc/self``), for peerscan-web's ``/metrics``.
 - ``org.varlink.service.GetInfo`` (so ``testkit.wire.answers`` sees it up); anything else gets
@@ -44,6 +46,7 @@ from testclient import applier
 __all__ = ["FakeDaemon"]
 
 _START = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+_ALERT_EVENTS = {"new-device", "offline", "online", "address-conflict", "evil-twin", "new-access-point"}
 _WRITES = {"SetScanning", "SetDeviceLabel", "MergeDevices", "SplitDevice", "SetDeviceIRK", "ForgetDevice",
            "ListKnownWiFiNetworks", "TrustWiFiNetwork", "UntrustWiFiNetwork"}
 
@@ -102,6 +105,8 @@ class FakeDaemon:
         self._server: _Server | None = None
         self._threads: list[threading.Thread] = []
         self.calls: list[str] = []  # every method called, in order (for tests)
+        self.parameters: list[tuple[str, dict]] = []  # every method called with its parameters, in order
+        self.alert_rules: dict[str | None, list[str]] = {}  # SetAlertRule's rules: device (None: default) → events
         self._connections = 0  # open now (GetStatistics's clients.varlink)
 
     # The caller's side.
@@ -197,6 +202,7 @@ class FakeDaemon:
         method = call.get("method", "")
         parameters = call.get("parameters") or {}
         self.calls.append(method)
+        self.parameters.append((method, parameters))
         interface, _, name = method.rpartition(".")
         if method == "org.varlink.service.GetInfo":
             reply = {"vendor": "peerscan", "product": "fakedaemon", "version": "0", "url": "",
@@ -216,6 +222,20 @@ class FakeDaemon:
             reply = {**self._known(device), "device": device, "transitions": []}
         elif name == "GetStatistics":
             reply = self._statistics()
+        elif name == "ListAlertRules":
+            with self._changed:
+                rules = sorted(self.alert_rules.items(), key=lambda rule: (rule[0] is not None, rule[0] or ""))
+            reply = {"rules": [{"device": device, "events": events} for device, events in rules]}
+        elif name == "SetAlertRule":
+            events = parameters.get("events")
+            if events is not None and not set(events) <= _ALERT_EVENTS:
+                return self._error(connection, "org.varlink.service.InvalidParameter", {"parameter": "events"})
+            with self._changed:
+                if events is None:
+                    self.alert_rules.pop(parameters.get("device"), None)
+                else:
+                    self.alert_rules[parameters.get("device")] = list(events)
+            reply = {}
         elif name == "ListKnownDevices":
             with self._changed:
                 reply = {"devices": [self._known(item) for item in applier.devices(self._snapshot).values()]}

@@ -13,6 +13,7 @@ public enum PageAssets {
 
     /// Every file of the folder, by name.
     public static let files: [String: [UInt8]] = [
+        "alerts.js": PackageResources.alerts_js,
         "api.js": PackageResources.api_js,
         "app.css": PackageResources.app_css,
         "app.js": PackageResources.app_js,

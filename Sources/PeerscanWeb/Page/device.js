@@ -1,7 +1,8 @@
-// The device page (`/devices/ID`): GetDevice's reply — every identity, first and last seen, the presence timelines —
-// and the edits (label, note, important, IRK, merge, split, forget) as `POST /api/METHOD`. Refreshed when the live
-// snapshot changes the device's item.
+// The device page (`/devices/ID`): GetDevice's reply — every identity, first and last seen, the presence timelines —,
+// its offline and online alerts (alerts.js) and the edits (label, note, important, IRK, merge, split, forget) as
+// `POST /api/METHOD`. Refreshed when the live snapshot changes the device's item.
 
+import { alertsSection, refreshAlerts } from "./alerts.js";
 import { getJSON } from "./api.js";
 import { editsSection, refreshMergeChoices, refreshSplitKeys } from "./edits.js";
 import { sectionItems } from "./stream.js";
@@ -86,7 +87,8 @@ export class DeviceScreen {
     const now = Date.now();
     // The edits are made once: a reload after an edit keeps their fields, focus and outcome; the split form's keys
     // follow the reply (a merge adds keys).
-    if (!this.edits.firstChild) this.edits.append(editsSection(reply, this.live, () => this.load()));
+    if (!this.edits.firstChild) this.edits.append(alertsSection(reply), editsSection(reply, this.live, () => this.load()));
+    refreshAlerts(this.edits.querySelector("[data-alerts]"), reply);
     refreshSplitKeys(this.edits.querySelector("[data-split-keys]"), reply);
     fill(this.info,
       h("p", { class: "crumbs" }, h("a", { href: "/" }, "Devices"), " › "),

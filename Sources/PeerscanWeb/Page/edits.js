@@ -8,7 +8,7 @@ import { sectionItems } from "./stream.js";
 import { deviceName, h } from "./text.js";
 
 /** A form whose submit runs `action`, with a status line for its outcome. */
-function form(title, fields, submitLabel, action) {
+export function form(title, fields, submitLabel, action) {
   const status = h("p", { class: "form-status", role: "status" });
   const submit = h("button", { type: "submit" }, submitLabel);
   const element = h("form", { class: "edit" }, h("h3", {}, title), fields, h("div", { class: "actions" }, submit), status);
@@ -30,7 +30,8 @@ function form(title, fields, submitLabel, action) {
   return element;
 }
 
-function field(label, control, hint) {
+/** A labelled control (the label names it: `for` its id), with a hint under it. */
+export function field(label, control, hint) {
   const id = `field-${Math.random().toString(36).slice(2)}`;
   control.id = id;
   return h("div", { class: "field" }, h("label", { for: id }, label), control, hint ? h("p", { class: "hint" }, hint) : null);
