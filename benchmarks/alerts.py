@@ -117,8 +117,8 @@ def benchmark(minutes: float, outage_minutes: float, hosts: int, leavers: int, s
                 gone = time.monotonic()
                 receiver.vanish()
                 leave_and_return(daemon, leaving)
-                first_log = (lan.tmpdir / "peerscand.log").read_text()
                 daemon.stop()
+                first_log = (lan.tmpdir / "peerscand.log").read_text()  # read once stopped: every line it wrote
                 daemon = start_daemon(lan)
                 daemon.wait_for(lambda s: all((d := device_of(s, h.mac)) and d["online"] for h in leaving), 180)
                 leave_and_return(daemon, leaving)
