@@ -71,6 +71,14 @@ class FrameCounter:
         return [frame for frame in list(self.frames)
                 if start <= frame[0] < end and (kinds is None or frame[1] in kinds)]
 
+    def wait_for_quiet(self, quiet: float = 1.5, timeout: float = 30) -> None:
+        """Returns once no probe frame has left for `quiet` seconds: a round's last ARP retransmissions (a second
+        apart) are done, and the next window counts none of them."""
+        def silent() -> bool:
+            last = max((frame[0] for frame in list(self.frames) if frame[1] in PROBE_KINDS), default=0.0)
+            return time.monotonic() - last >= quiet
+        wait_until(silent, timeout, what=f"{quiet} s without a probe frame", interval=0.2)
+
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=5)
@@ -123,7 +131,7 @@ def test_a_set_scanning_storm_sends_at_most_one_round_per_floor_and_the_daemon_k
         control.SetScanning(False)
         control.SetScanning(True)
         wait_until(lambda: len(probe_rounds(daemon)) >= 2, 30, what="the asked-for round")
-        time.sleep(4)  # the kernel's three ARP requests a second apart, for every silent address
+        counter.wait_for_quiet()  # the kernel's three ARP requests a second apart, for every silent address
         one_round = counter.between(start, time.monotonic())
         per_round = len(one_round)
         assert per_round >= 253, f"a round sweeps the /24: {per_round} frames"
@@ -154,7 +162,8 @@ def test_a_set_scanning_storm_sends_at_most_one_round_per_floor_and_the_daemon_k
         storming.clear()
         reader.join(timeout=30)
         # The asks of the storm's last floor are served by one round at its end; then its retransmissions.
-        time.sleep(FLOOR + 4)
+        time.sleep(FLOOR + 1)  # the last round has begun (one floor after the last ask)
+        counter.wait_for_quiet()
         storm = counter.between(storm_start, time.monotonic())
         everything = counter.between(storm_start, time.monotonic(), kinds=None)
     finally:

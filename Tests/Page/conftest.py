@@ -31,18 +31,15 @@ def loopback() -> Iterator[Path]:
 
 
 @pytest.fixture
-def run_in_page_module(loopback: Path, make_browser) -> Callable[..., object]:
-    """``run_in_page_module(NAME, SCRIPT, *arguments, timeout=None)``: runs the asynchronous WebDriver script SCRIPT in
-    headless Chromium on a document of the page's origin (Sources/PeerscanWeb/Page served on loopback), so that it can
-    import NAME; its arguments are the module's URL, then ``arguments``, then the callback. Returns what the script
-    handed to its callback."""
+def run_in_page_module(loopback: Path, make_browser) -> Callable[[str, str], object]:
+    """``run_in_page_module(NAME, SCRIPT)``: runs the asynchronous WebDriver script SCRIPT in headless Chromium on a
+    document of the page's origin (Sources/PeerscanWeb/Page served on loopback), so that it can import NAME; its
+    arguments are the module's URL, then the callback. Returns what the script handed to its callback."""
 
-    def run(name: str, script: str, *arguments: object, timeout: float | None = None) -> object:
+    def run(name: str, script: str) -> object:
         with serve_directory(loopback, PAGE) as url:
             browser = make_browser(loopback)
-            if timeout is not None:
-                browser.driver.set_script_timeout(timeout)
             browser.driver.get(f"{url}/{name}")  # a document of the server's origin, to import the module from
-            return browser.driver.execute_async_script(script, f"{url}/{name}", *arguments)
+            return browser.driver.execute_async_script(script, f"{url}/{name}")
 
     return run
