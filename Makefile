@@ -23,7 +23,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build release deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web bench-metrics bench-alerts
+.PHONY: all deps build release release-build deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web bench-metrics bench-alerts
 
 all: build
 
@@ -70,13 +70,13 @@ unit-test: deps
 	$(SWIFT) test --no-parallel
 
 integration-test: build
-	$(PYTHON) -m pytest -v --durations=15 Tests/Integration
+	$(PYTHON) -m pytest -v --durations=15 -n 2 --dist loadfile Tests/Integration
 
 # A real Home Assistant Core as the judge of peerscand's MQTT discovery (root; Tests/HomeAssistant): it runs on the
 # test LAN beside mosquitto and peerscand, and its own registries, states and log are checked through presence changes,
 # peerscand restarts (SIGTERM, SIGKILL), a user's renames and a forget. scripts/install-home-assistant installs it
-# from PyPI into .build-ha/ (pinned, against its wheel's constraints; ~105 s cold, ~820 MB, then cached); the tests
-# take ~50 s. Not in `test` yet.
+# from PyPI into /var/cache/peerscan/home-assistant/ (pinned, against its wheel's constraints; ~105 s cold, ~820 MB, then cached); the tests
+# take ~50 s.
 # A real Home Assistant Core (Tests/HomeAssistant) judges the MQTT discovery. It needs a Python >= 3.13 (the image's
 # pyenv one; HA_PYTHON): without one it is skipped with a notice — except in CI (CI=true), where that is a failure.
 HA_PYTHON ?= /root/.pyenv/versions/3.13.0/bin/python3
@@ -169,7 +169,7 @@ docs: build
 	scripts/generate-docs $(DOCS)
 
 install: deps
-	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
+	$(if $(filter release,$(CONFIGURATION)),$(MAKE) --no-print-directory release-build,$(SWIFT) build -c $(CONFIGURATION))
 	scripts/generate-docs $(DOCS)
 	install -D -m 0644 Sources/PeerScanModel/io.peerscan.varlink "$(DESTDIR)$(PREFIX)/share/varlink/io.peerscan.varlink"
 	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscand" "$(DESTDIR)$(BINDIR)/peerscand"
@@ -230,8 +230,7 @@ stress-ci: build
 # Restart= after a crash, journald priorities, who may switch scanning, the version, a graceful stop
 # (scripts/system-test; make deb-test runs the same checks on a pristine Debian 12 with the package).
 .PHONY: system-test
-system-test: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+system-test: release-build
 	scripts/system-test
 
 # The unit and integration tests under ThreadSanitizer and AddressSanitizer (integration part: root), each build in its
@@ -268,10 +267,17 @@ sanitizer_reports = status=$$?; if [ -n "$$(ls -A $(SANITIZER_LOGS)/$(1))" ]; th
 	echo "sanitize-$(1): sanitizer reports in $(SANITIZER_LOGS)/$(1):"; cat $(SANITIZER_LOGS)/$(1)/*; exit 1; fi; \
 	exit $$status
 
-# The release build (the Swift runtime linked statically) with its manual pages and completions: what `make install`
-# installs and what the Debian package's build step runs.
-release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+# The release build (the Swift runtime linked statically) of the executables the package ships, and their manual pages
+# and completions: what `make install` installs and what the Debian package's build step runs. One product at a time
+# (SwiftPM builds one product or all): the benchmark and the fuzz target are never built optimized for nothing.
+SHIPPED = peerscand peerscanctl peerscan-web peerscan-alerts
+release-build: deps
+	@for product in $(SHIPPED); do \
+		echo "$(SWIFT) build -c release --static-swift-stdlib --product $$product"; \
+		$(SWIFT) build -c release --static-swift-stdlib --product $$product || exit 1; \
+	done
+
+release: release-build
 	scripts/generate-docs $(DOCS)
 
 # The Debian package peerscan_VERSION_ARCH.deb in this directory (docs/packaging.md): dpkg-buildpackage over debian/
@@ -290,7 +296,7 @@ deb: deps
 	cp .build-deb/$(DEB) $(DEB)
 	lintian --fail-on error --info $(DEB)
 
-# The package on a pristine Debian 12 (root): a debootstrap root of its own (cached in .build-deb-test), the .deb
+# The package on a pristine Debian 12 (root): a debootstrap root of its own (cached in /var/cache/peerscan), the .deb
 # installed there with apt-get, the system test's checks under systemd-nspawn, then remove and purge checked
 # (scripts/deb-test).
 deb-test: deb

@@ -1,10 +1,11 @@
 """A real Home Assistant Core on the test LAN, for Tests/HomeAssistant (`make ha-test`, root).
 
-Home Assistant is installed by scripts/install-home-assistant (a venv of its own, cached in .build-ha/) and runs in
-the scanner namespace of the integration tests' LAN (Tests/Integration/conftest.py: `lan`, `start_daemon`, reused
-here), beside a mosquitto broker on that namespace's loopback (`testlan.broker.Broker`). Its HTTP
-server listens on the namespace's 127.0.0.1 only, and nothing in its configuration reaches further: no
-`default_config:` (no cloud, no discovery, no recorder), and the namespace has no route out of the test LAN.
+Home Assistant is installed by scripts/install-home-assistant (a venv of its own, cached in
+/var/cache/peerscan/home-assistant/) and runs in the scanner namespace of the integration tests' LAN
+(Tests/Integration/conftest.py: `lan`, `start_daemon`, reused here), beside a mosquitto broker on that namespace's
+loopback (`testlan.broker.Broker`). Its HTTP server listens on the namespace's 127.0.0.1 only, and nothing in its
+configuration reaches further: no `default_config:` (no cloud, no discovery, no recorder), and the namespace has no
+route out of the test LAN.
 
 Its configuration directory is written before its first start: `configuration.yaml` (the location and units set, so
 nothing is looked up), the MQTT integration's config entry in `.storage/core.config_entries` (as the UI's flow

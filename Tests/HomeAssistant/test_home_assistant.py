@@ -10,8 +10,8 @@ restores a removed entity's registry id and `created_at` when the same unique_id
 so a remove and re-create shows in those events, in the entity id and name the user gave, and in the log
 (`Removing component: …`), not in the ids.
 
-Run as root after `swift build`: `make ha-test` (installs Home Assistant into .build-ha/ first: see
-scripts/install-home-assistant).
+Run as root after `swift build`: `make ha-test` (installs Home Assistant into /var/cache/peerscan/home-assistant/
+first: see scripts/install-home-assistant).
 """
 
 from __future__ import annotations
