@@ -35,13 +35,14 @@ import random
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 from benchmarks.presence import OFFLINE_AFTER, PROBE_INTERVAL, Leaver, percentile, transitions
 from benchmarks.scanner import PEERSCAND, Daemon, device_of
 from testkit.receiver import Receiver
 from testkit.waiting import wait_until
 from testlan.lan import TestLAN
-from testlan.wifi import add_wifi_host
+from testlan.wifi import WifiHost, add_wifi_host
 
 ALERTS = ("--alert-flap-window", "0", "--alert-name-wait", "0")
 PEERSCANCTL = PEERSCAND.with_name("peerscanctl")
@@ -64,6 +65,22 @@ def queued(log_text: str) -> list[tuple[str, str]]:
     return found
 
 
+def wifi_hosts(lan: TestLAN, hosts: int, leavers: int, seed: int) -> tuple[list[WifiHost], list[WifiHost]]:
+    """The run's hosts on ``lan``: ``hosts`` Wi-Fi-like ones that stay and ``leavers`` alike that will leave, each
+    losing 20–30 % of its answers (drawn per host from ``seed``, as is each responder's own seed)."""
+    rng = random.Random(seed)
+    staying = [add_wifi_host(lan, f"w{n}", seed=seed * 1000 + n, loss=rng.uniform(0.2, 0.3)) for n in range(hosts)]
+    leaving = [add_wifi_host(lan, f"l{n}", seed=seed * 1000 + 500 + n, loss=rng.uniform(0.2, 0.3))
+               for n in range(leavers)]
+    return staying, leaving
+
+
+def mark_important(lan: TestLAN, socket: Path, macs) -> None:
+    """`peerscanctl set MAC --important` for each address: its offline and online alert out of the box."""
+    for mac in macs:
+        lan.run_in_scanner([str(PEERSCANCTL), "set", mac, "--important", "--socket", str(socket)])
+
+
 def leave_and_return(daemon: Daemon, hosts) -> None:
     """Each host leaves until peerscand shows it offline, then comes back until it shows it online."""
     for host in hosts:
@@ -75,14 +92,11 @@ def leave_and_return(daemon: Daemon, hosts) -> None:
 
 
 def benchmark(minutes: float, outage_minutes: float, hosts: int, leavers: int, seed: int) -> dict:
-    rng = random.Random(seed)
     bound = OFFLINE_AFTER + PROBE_INTERVAL
     with TestLAN() as lan:
         lan.start_avahi()
         lan.run_in_scanner(["sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647"])
-        staying = [add_wifi_host(lan, f"w{n}", seed=seed * 1000 + n, loss=rng.uniform(0.2, 0.3)) for n in range(hosts)]
-        leaving = [add_wifi_host(lan, f"l{n}", seed=seed * 1000 + 500 + n, loss=rng.uniform(0.2, 0.3))
-                   for n in range(leavers)]
+        staying, leaving = wifi_hosts(lan, hosts, leavers, seed)
         receiver_host = lan.add_host("receiver", ipv6=False)
         receiver = Receiver(receiver_host.namespace, receiver_host.ipv4)
         socket = lan.tmpdir / "io.peerscan"
@@ -96,8 +110,7 @@ def benchmark(minutes: float, outage_minutes: float, hosts: int, leavers: int, s
             everyone = {host.mac for host in staying + leaving}
             daemon.wait_for(lambda s: all((d := device_of(s, mac)) and d["online"] for mac in everyone), timeout=180)
             ids = {mac: device_of(daemon.snapshot, mac)["id"] for mac in everyone}
-            for mac in everyone:
-                lan.run_in_scanner([str(PEERSCANCTL), "set", mac, "--important", "--socket", str(socket)])
+            mark_important(lan, socket, everyone)
             time.sleep(2)  # the new-device alerts of the hosts found (--alert-name-wait 0) go before the run
             started = time.monotonic()
             threads = [Leaver(host, daemon, random.Random(seed * 7 + n), stop, bound) for n, host in enumerate(leaving)]
