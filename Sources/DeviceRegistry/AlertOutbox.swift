@@ -13,8 +13,13 @@ import PeerScanModel
 /// written while no sender ever followed has no delivery and is not kept (its `alert queued` line says
 /// `destinations=`).
 ///
-/// Bounded: at most ``Limits/maximumUndelivered`` alerts are kept, beyond which the oldest is dropped (`alert
-/// dropped reason=outbox-full`), and ``expire(now:)`` drops those older than ``Limits/expiry`` (`reason=expired`).
+/// An alert decided in quiet hours is written at once with a not-before time (their end): it is kept, and survives a
+/// restart, but not offered before then (``AlertHold``: in order with the rest). A timer wakes the outbox at the
+/// earliest not-before time; ``expire(now:)`` releases what is due too.
+///
+/// Bounded: at most ``Limits/maximumUndelivered`` alerts are kept, held ones included, beyond which the oldest is
+/// dropped (`alert dropped reason=outbox-full`), and ``expire(now:)`` drops those undelivered for ``Limits/expiry``
+/// from the time they could go — their not-before time, else their creation (`reason=expired`).
 /// Memory holds what the database holds, and answers every read; a write that fails is logged (`registry write
 /// failed`) and the outbox goes on in memory.
 public actor AlertOutbox {
@@ -41,31 +46,39 @@ public actor AlertOutbox {
         var seq: Int64
         var alert: Alert
         var deliveries: [String: State]
+        /// When quiet hours let it go; `nil`: from its creation.
+        var notBefore: Date?
         var isPending: Bool { deliveries.values.contains(.pending) }
+        /// Where its expiry counts from: when it could go first.
+        var offerable: Date { max(alert.created, notBefore ?? alert.created) }
     }
 
     public let limits: Limits
     /// What became of the alerts for each destination since start.
     public nonisolated let outcomes = AlertOutcomeCounts()
-    private let database: RegistryDatabase?
+    let database: RegistryDatabase?
     private let logger: Logger
     private var entries: [Int64: Entry] = [:]
     /// The keys of ``entries`` in increasing order.
     private var order: [Int64] = []
-    private var seqByID: [UUID: Int64] = [:]
+    private(set) var seqByID: [UUID: Int64] = [:]
     private var knownDestinations: [String] = []
     private var nextSeq: Int64 = 1
     private var follower:
         (token: Int, destinations: Set<String>, continuation: AsyncStream<AlertFeedEvent>.Continuation)?
     private var followers = 0
     /// The test alerts waiting for their answers.
-    private var tests: [UUID: AsyncStream<AlertTestAnswer>.Continuation] = [:]
+    var tests: [UUID: AsyncStream<AlertTestAnswer>.Continuation] = [:]
+    /// The alerts quiet hours hold, not offered yet.
+    var hold = AlertHold()
+    /// The one timer: wakes the outbox at ``AlertHold/nextRelease``, with that time.
+    var releaseTimer: (due: Date, task: Task<Void, Never>)?
     /// The person's rules.
     public private(set) var rules = AlertRules()
 
     /// Opens the outbox of `registry` (in memory when the registry is), loading what it holds; rows that cannot be
-    /// read are logged and skipped.
-    public init(registry: DeviceRegistry, limits: Limits = Limits(), logger: Logger) {
+    /// read are logged and skipped. The alerts whose not-before time is after `now` stay held until then.
+    public init(registry: DeviceRegistry, limits: Limits = Limits(), logger: Logger, now: Date = Date()) {
         self.limits = limits
         self.database = registry.database
         self.logger = logger
@@ -75,119 +88,91 @@ public actor AlertOutbox {
             for stored in loaded.alerts {
                 guard let alert = stored.alert else { continue }  // a row this version cannot read
                 let deliveries = stored.deliveries.compactMapValues(State.init(rawValue:))
-                entries[stored.seq] = Entry(seq: stored.seq, alert: alert, deliveries: deliveries)
+                entries[stored.seq] = Entry(
+                    seq: stored.seq,
+                    alert: alert,
+                    deliveries: deliveries,
+                    notBefore: stored.notBefore
+                )
+                if alert.event != .test {
+                    let lowered = hold.write(
+                        stored.seq,
+                        notBefore: stored.notBefore ?? min(alert.created, now),
+                        now: now
+                    )
+                    for each in lowered { entries[each.seq]?.notBefore = each.notBefore }
+                }
                 order.append(stored.seq)
                 seqByID[alert.id] = stored.seq
                 nextSeq = max(nextSeq, stored.seq + 1)
             }
             knownDestinations = loaded.destinations
             rules = AlertRules(loaded.rules)
+            _ = hold.release(at: now)  // due already: pending like any other
+            if hold.nextRelease != nil { Task { [weak self] in await self?.releaseDue() } }  // sets the timer
         } catch {
             log(.registryUnusable, ["path": database.path, "error": "\(error)"])
         }
     }
 
+    deinit { releaseTimer?.task.cancel() }
+
     // MARK: - Alerts
 
-    /// Writes `alert` with a delivery for each destination known, then offers it to the follower.
+    /// Writes `alert` with a delivery for each destination known, then offers it to the follower — at once, or from
+    /// `notBefore` (the end of the quiet hours it was decided in) when that is after `now`. The alerts held before it
+    /// go no later than it does.
     ///
     /// - Returns: The destinations it is for.
     @discardableResult
-    public func add(_ alert: Alert) -> [String] {
-        add(alert, for: knownDestinations)
+    public func add(_ alert: Alert, notBefore: Date? = nil, now: Date = Date()) -> [String] {
+        add(alert, for: knownDestinations, notBefore: notBefore, now: now)
     }
 
-    /// Writes a test alert for `destinations` and offers it; the answers come in the stream returned (which ends once
-    /// each destination answered, or ``finishTest(_:)`` is called).
-    func addTest(_ alert: Alert, for destinations: [String]) -> AsyncStream<AlertTestAnswer> {
-        let (stream, continuation) = AsyncStream<AlertTestAnswer>.makeStream()
-        tests[alert.id] = continuation
-        _ = add(alert, for: destinations)
-        return stream
+    /// Writes `decided` (see ``add(_:notBefore:now:)``).
+    @discardableResult
+    public func add(_ decided: DecidedAlert, now: Date = Date()) -> [String] {
+        add(decided.alert, notBefore: decided.notBefore, now: now)
     }
 
-    /// Writes a test alert for `destinations`, offers it, and waits up to `timeout` for their answers; the alert
-    /// goes from the outbox then (a test is not sent late).
-    ///
-    /// - Returns: Each destination's answer, in the order given (no outcome: none in time).
-    public func sendTest(_ alert: Alert, to destinations: [String], timeout: Duration) async -> [AlertTestAnswer] {
-        let answers = addTest(alert, for: destinations)
-        let received = await Self.collect(answers, timeout: timeout)
-        finishTest(alert.id)
-        return destinations.map { destination in
-            received.last { $0.destination == destination }
-                ?? AlertTestAnswer(destination: destination, outcome: nil, answer: nil)
-        }
-    }
-
-    /// The answers `stream` brings until it ends or `timeout` passes.
-    private nonisolated static func collect(
-        _ stream: AsyncStream<AlertTestAnswer>,
-        timeout: Duration
-    ) async -> [AlertTestAnswer] {
-        await withTaskGroup(of: [AlertTestAnswer]?.self) { group in
-            group.addTask {
-                var all: [AlertTestAnswer] = []
-                for await answer in stream { all.append(answer) }  // ends early when cancelled
-                return all
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            var collected: [AlertTestAnswer] = []
-            while let result = await group.next() {
-                group.cancelAll()
-                if let result { collected = result }
-            }
-            return collected
-        }
-    }
-
-    /// Ends a test: its alert goes from the outbox whether or not every destination answered (a test is not sent
-    /// late).
-    func finishTest(_ id: UUID) {
-        tests.removeValue(forKey: id)?.finish()
-        if let seq = seqByID[id] {
-            do {
-                try database?.updateDeliveries([], finished: [seq])
-            } catch {
-                log(.registryWriteFailed, ["error": "\(error)"])
-            }
-            remove(seq)
-        }
-    }
-
-    private func add(_ alert: Alert, for destinations: [String]) -> [String] {
-        log(
-            .alertQueued,
-            [
-                "id": alert.id.uuidString.lowercased(), "event": alert.event.rawValue,
-                "device": alert.device.map { "\($0)" } ?? "", "destinations": destinations.joined(separator: ","),
-            ]
-        )
+    /// Writes `alert` for `destinations`; a test alert (`notBefore` `nil`) is never held and moves no held one.
+    func add(_ alert: Alert, for destinations: [String], notBefore: Date? = nil, now: Date = Date()) -> [String] {
+        let notBefore = notBefore.flatMap { $0 > now ? $0 : nil }
+        var fields = [
+            "id": alert.id.uuidString.lowercased(), "event": alert.event.rawValue,
+            "device": alert.device.map { "\($0)" } ?? "", "destinations": destinations.joined(separator: ","),
+        ]
+        if let notBefore { fields["not.before"] = PeerScanWire.millisecondTimestamp(notBefore) }
+        log(.alertQueued, fields)
         guard !destinations.isEmpty else { return [] }
         let seq = nextSeq
         nextSeq += 1
+        let lowered =
+            alert.event == .test ? [] : hold.write(seq, notBefore: notBefore ?? now, now: now)
         if let database {
             do {
-                try database.insertAlert(alert, seq: seq, destinations: destinations)
+                try database.insertAlert(
+                    alert,
+                    seq: seq,
+                    destinations: destinations,
+                    notBefore: notBefore,
+                    lowering: lowered.map { ($0.seq, $0.notBefore) }
+                )
             } catch {
                 log(.registryWriteFailed, ["error": "\(error)"])
             }
         }
+        for each in lowered { entries[each.seq]?.notBefore = each.notBefore }
         entries[seq] = Entry(
             seq: seq,
             alert: alert,
-            deliveries: Dictionary(uniqueKeysWithValues: destinations.map { ($0, .pending) })
+            deliveries: Dictionary(uniqueKeysWithValues: destinations.map { ($0, .pending) }),
+            notBefore: notBefore
         )
         order.append(seq)
         seqByID[alert.id] = seq
-        if let follower {
-            for destination in destinations where follower.destinations.contains(destination) {
-                follower.continuation.yield(.alert(destination: destination, alert))
-            }
-        }
+        releaseDue(at: now)  // the earlier ones it brought down to now, before it
+        if !hold.contains(seq) { offer(seq) }
         while order.count > limits.maximumUndelivered, let oldest = order.first {
             drop(oldest, reason: "outbox-full")
         }
@@ -199,6 +184,7 @@ public actor AlertOutbox {
     /// - Returns: Every alert pending for one of them, oldest first, the stream of those written from now on, and a
     ///   token for ``stopFollowing(_:)``.
     public func follow(_ destinations: [String], now: Date = Date()) -> AlertFollowing {
+        releaseDue(at: now)
         let new = destinations.filter { !knownDestinations.contains($0) }
         if !new.isEmpty {
             do {
@@ -210,7 +196,7 @@ public actor AlertOutbox {
         }
         let wanted = Set(destinations)
         var pending: [(destination: String, alert: Alert)] = []
-        for seq in order {
+        for seq in order where !hold.contains(seq) {
             guard let entry = entries[seq] else { continue }
             for (destination, state) in entry.deliveries.sorted(by: { $0.key < $1.key })
             where state == .pending && wanted.contains(destination) {
@@ -270,13 +256,24 @@ public actor AlertOutbox {
         return true
     }
 
-    /// Drops the alerts older than ``Limits/expiry`` at `now`, each pending delivery logged (`alert dropped
-    /// reason=expired`).
-    /// - Complexity: O(e) for e alerts expired (they are the oldest).
+    /// Drops the alerts undelivered for ``Limits/expiry`` at `now` — counted from their not-before time, else their
+    /// creation: an alert held overnight has its whole expiry after the quiet hours — each pending delivery logged
+    /// (`alert dropped reason=expired`); offers those held until `now` (should the timer be late).
+    /// - Complexity: O(e) for e alerts expired (they are the oldest: not-before times never decrease in the order).
     public func expire(now: Date = Date()) {
+        releaseDue(at: now)
         let horizon = now - TimeInterval(Double(limits.expiry.components.seconds))
-        while let oldest = order.first, let entry = entries[oldest], entry.alert.created < horizon {
+        while let oldest = order.first, let entry = entries[oldest], entry.offerable < horizon {
             drop(oldest, reason: "expired")
+        }
+    }
+
+    /// Offers the alert at `seq` to the follower, for each of its destinations pending that it follows.
+    func offer(_ seq: Int64) {
+        guard let follower, let entry = entries[seq] else { return }
+        for (destination, state) in entry.deliveries.sorted(by: { $0.key < $1.key })
+        where state == .pending && follower.destinations.contains(destination) {
+            follower.continuation.yield(.alert(destination: destination, entry.alert))
         }
     }
 
@@ -324,8 +321,9 @@ public actor AlertOutbox {
         remove(seq)
     }
 
-    private func remove(_ seq: Int64) {
+    func remove(_ seq: Int64) {
         guard let entry = entries.removeValue(forKey: seq) else { return }
+        hold.remove(seq)
         seqByID[entry.alert.id] = nil
         tests.removeValue(forKey: entry.alert.id)?.finish()
         if order.first == seq {
@@ -335,7 +333,7 @@ public actor AlertOutbox {
         }
     }
 
-    private nonisolated func log(_ message: LogMessage, _ fields: [String: String]) {
+    nonisolated func log(_ message: LogMessage, _ fields: [String: String]) {
         logger.log(message, fields.mapValues { .string($0) })
     }
 }

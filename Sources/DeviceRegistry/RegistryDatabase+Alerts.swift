@@ -2,9 +2,11 @@ import Foundation
 import GRDB
 import PeerScanModel
 
-/// The alerts' outbox and rules (migration `alerts`):
-/// - `alert(seq, id, created, json)`: every alert not yet acknowledged by every destination it was offered to, in the
-///   order it was decided (`seq`); `json`: the ``Alert`` as ``AlertOutbox`` encodes it;
+/// The alerts' outbox and rules (migrations `alerts`, `alert-not-before`):
+/// - `alert(seq, id, created, json, not_before)`: every alert not yet acknowledged by every destination it was offered
+///   to, in the order it was decided (`seq`); `json`: the ``Alert`` as ``AlertOutbox`` encodes it; `not_before`
+///   (Unix seconds, `NULL`: from `created`): the end of the quiet hours it was decided in, before which it is not
+///   offered, and from which its expiry counts;
 /// - `alert_delivery(alert_seq, destination, state)`: one row per alert and destination (`pending`, `sent`,
 ///   `rejected`); an alert goes (with its rows) once none is `pending`;
 /// - `alert_destination(name, since)`: the destinations a sender named, and since when (Unix seconds): a new alert
@@ -39,14 +41,18 @@ extension RegistryDatabase {
                     """
             )
         }
+        migrator.registerMigration("alert-not-before") { db in
+            try db.execute(sql: "ALTER TABLE alert ADD COLUMN not_before REAL")
+        }
     }
 
-    /// A stored alert: its place in the order, the alert (`nil` if its JSON cannot be read), and its destinations'
-    /// states.
+    /// A stored alert: its place in the order, the alert (`nil` if its JSON cannot be read), its destinations'
+    /// states, and its not-before time.
     struct StoredAlert: Sendable {
         var seq: Int64
         var alert: Alert?
         var deliveries: [String: String]
+        var notBefore: Date?
     }
 
     /// Everything the outbox and the rules hold.
@@ -54,11 +60,12 @@ extension RegistryDatabase {
         do {
             return try queue.read { db in
                 var alerts: [Int64: StoredAlert] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT seq, json FROM alert") {
+                for row in try Row.fetchAll(db, sql: "SELECT seq, json, not_before FROM alert") {
                     let seq: Int64 = row["seq"]
                     let json: String = row["json"]
                     let alert = try? Self.alertDecoder().decode(Alert.self, from: Data(json.utf8))
-                    alerts[seq] = StoredAlert(seq: seq, alert: alert, deliveries: [:])
+                    let notBefore = (row["not_before"] as Double?).map(Date.init(timeIntervalSince1970:))
+                    alerts[seq] = StoredAlert(seq: seq, alert: alert, deliveries: [:], notBefore: notBefore)
                 }
                 let deliveries = try Row.fetchAll(db, sql: "SELECT alert_seq, destination, state FROM alert_delivery")
                 for row in deliveries {
@@ -83,8 +90,16 @@ extension RegistryDatabase {
         }
     }
 
-    /// Writes a new alert at `seq` in the order with a `pending` row for each destination, in one transaction.
-    func insertAlert(_ alert: Alert, seq: Int64, destinations: [String]) throws(RegistryError) {
+    /// Writes a new alert at `seq` in the order with a `pending` row for each destination and its not-before time,
+    /// and sets the not-before times of the earlier alerts in `lowering` (``AlertHold/write(_:notBefore:now:)``), in
+    /// one transaction.
+    func insertAlert(
+        _ alert: Alert,
+        seq: Int64,
+        destinations: [String],
+        notBefore: Date? = nil,
+        lowering: [(seq: Int64, notBefore: Date)] = []
+    ) throws(RegistryError) {
         let json: String
         do {
             json = String(decoding: try Self.alertEncoder().encode(alert), as: UTF8.self)
@@ -93,9 +108,18 @@ extension RegistryDatabase {
         }
         try writing { db in
             try db.execute(
-                sql: "INSERT INTO alert (seq, id, created, json) VALUES (?, ?, ?, ?)",
-                arguments: [seq, alert.id.uuidString.lowercased(), alert.created.timeIntervalSince1970, json]
+                sql: "INSERT INTO alert (seq, id, created, json, not_before) VALUES (?, ?, ?, ?, ?)",
+                arguments: [
+                    seq, alert.id.uuidString.lowercased(), alert.created.timeIntervalSince1970, json,
+                    notBefore?.timeIntervalSince1970,
+                ]
             )
+            for (earlier, time) in lowering {
+                try db.execute(
+                    sql: "UPDATE alert SET not_before = ? WHERE seq = ?",
+                    arguments: [time.timeIntervalSince1970, earlier]
+                )
+            }
             for destination in destinations {
                 try db.execute(
                     sql: "INSERT INTO alert_delivery (alert_seq, destination, state) VALUES (?, ?, 'pending')",

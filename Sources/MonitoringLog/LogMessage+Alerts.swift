@@ -2,11 +2,12 @@
 
 extension LogMessage {
     /// An alert was decided and written to the outbox (`destinations`: the names it will be offered to, comma-separated;
-    /// empty while no sender ever followed).
+    /// empty while no sender ever followed; `not.before`, only for one decided in quiet hours: when they end and it is
+    /// offered, RFC 3339 UTC).
     public static let alertQueued = LogMessage(
         "alert queued",
         .info,
-        keys: ["id", "event", "device", "destinations"]
+        keys: ["id", "event", "device", "destinations", "not.before"]
     )
     /// The sender acknowledged an alert as `rejected` (the receiver refused it for good; the sender logged `alert
     /// failed`): it is removed for that destination; `answer` is the receiver's.

@@ -36,7 +36,8 @@ struct AlertOptions: ParsableArguments {
             "Hold every alert in this span of local time (HH:MM-HH:MM, may cross midnight); they go when it ends.",
             discussion: """
                 Alerts decided in quiet hours go out when they end, each as it was decided (its own id and time), \
-                oldest first: no digest. Held in memory: a restart in quiet hours loses what they held.
+                oldest first: no digest. They are held in the outbox (the registry) with the end as their not-before \
+                time: a restart in quiet hours keeps them, and their --alert-expiry counts from then.
                 """,
             valueName: "span"
         )
@@ -45,13 +46,16 @@ struct AlertOptions: ParsableArguments {
 
     @Option(
         name: .customLong("alert-expiry"),
-        help: "Seconds an alert is kept in the outbox undelivered before it is dropped (logged: alert dropped)."
+        help: ArgumentHelp(
+            "Seconds an alert is kept in the outbox undelivered before it is dropped (logged: alert dropped).",
+            discussion: "An alert held by quiet hours counts from their end, not from when it was decided."
+        )
     )
     var expiry: Double = 86400
 
     @Option(
         name: .customLong("alert-outbox-max"),
-        help: "The most alerts kept undelivered; beyond, the oldest is dropped (logged: alert dropped)."
+        help: "The most alerts kept undelivered, held ones included; beyond, the oldest is dropped (alert dropped)."
     )
     var outboxMax = 10_000
 
@@ -71,8 +75,7 @@ struct AlertOptions: ParsableArguments {
         AlertPolicy.Settings(
             nameWait: .milliseconds(Int64(nameWait * 1000)),
             flapWindow: .milliseconds(Int64(flapWindow * 1000)),
-            quietHours: quietHours.flatMap(QuietHours.init),
-            maximumHeld: outboxMax
+            quietHours: quietHours.flatMap(QuietHours.init)
         )
     }
 

@@ -77,8 +77,8 @@ struct AlertService: Service {
                     await outbox.expire()
                 }
             }
-            for alert in policy.takeAlerts(at: AlertPolicy.Moment(now: clock.now(), date: Date())) {
-                await outbox.add(alert)
+            for decided in policy.takeAlerts(at: AlertPolicy.Moment(now: clock.now(), date: Date())) {
+                await outbox.add(decided)  // held by the outbox until its not-before time, if any
             }
             timer?.cancel()
             timer = nil

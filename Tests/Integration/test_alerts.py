@@ -1,8 +1,9 @@
 """Alerts on the test LAN (issue 38), peerscand's side: a Python client plays the sender (FollowAlerts and AckAlert
 over PyPI varlink) and checks what peerscand decides and keeps — an important device's offline alert and a plain
 one's none, a new device's alert with its mDNS name, a flap inside the window one alert, alerts not acknowledged
-offered again after a restart, in order, and none once acknowledged, and quiet hours holding an alert. `peerscanctl
-notify test` is the readiness check: it answers once the follower is there."""
+offered again after a restart, in order, and none once acknowledged, and quiet hours holding an alert — also over a
+restart of peerscand, delivered by the real peerscan-alerts to a receiver (testkit/receiver.py). `peerscanctl notify
+test` is the readiness check: it answers once the follower is there."""
 
 from __future__ import annotations
 
@@ -11,12 +12,15 @@ import time
 import uuid
 
 import varlink
+from test_alerts_sender import Sender as AlertsProcess
 from test_registry import ctl
 
 from testclient import varlinkclient
+from testkit.receiver import Receiver
+from testkit.waiting import wait_until
 from testlan.lan import real_oui_mac
 
-from test_scanner import MAC_NAMESPACE, by_mac, start_scanner
+from test_scanner import MAC_NAMESPACE, by_mac, log_lines, start_scanner
 
 DESTINATION = "json://receiver.test/hook"
 ALERTS = ("--alert-name-wait", "3")  # the silent hosts' new-device alerts go 3 s after they appear
@@ -202,3 +206,49 @@ def test_quiet_hours_hold_an_alert_until_they_end(lan, start_daemon):
     assert time.time() >= ends_at - 1, "it went when the quiet hours ended"
     assert len(of(alerts, "new-device", lamp_id)) == 1
     sender.close()
+
+
+def test_an_alert_held_by_quiet_hours_survives_a_restart_and_reaches_the_receiver_once_after_they_end(
+        lan, start_daemon, tmp_path):
+    # Quiet from this minute for two (local time, as peerscand reads it): a minute at least for a restart within.
+    now = time.time()
+    start, end = time.strftime("%H:%M", time.localtime(now)), time.strftime("%H:%M", time.localtime(now + 120))
+    ends_at = (int(now) // 60 + 2) * 60
+    options = ("--alert-name-wait", "0", "--alert-quiet-hours", f"{start}-{end}")
+    host = lan.add_host("receiver")
+    receiver = Receiver(host.namespace, host.ipv4)
+    webhook = f"json://{host.ipv4}:8080/hook"
+    daemon = start_scanner(lan, start_daemon, *options)
+    sender = AlertsProcess(lan, daemon.socket, tmp_path, notify=[webhook], notify_file=[])
+    try:
+        wait_until(lambda: ctl(lan, daemon, "notify", "test", "--timeout", "10", check=False).returncode == 0,
+                   timeout=30, what="the sender following (test alerts are not held)", details=sender.text)
+        lamp = lan.add_host("lamp", mac=real_oui_mac(0x64))
+        lamp_id = str(uuid.uuid5(MAC_NAMESPACE, lamp.mac))
+        daemon.wait_for(lambda s: by_mac(s, lamp.mac), what="the lamp")
+        queued = log_lines(daemon, "alert queued", containing=lamp_id, timeout=10)
+        held = [line for line in queued if lamp_id in line]
+        assert len(held) == 1 and "not.before=" in held[0], queued  # in the outbox at once, with its end
+        assert time.time() < ends_at - 5, "decided well within the quiet hours"
+
+        assert daemon.stop() == 0  # SIGTERM during the quiet hours, started again on the same state
+        daemon = start_scanner(lan, start_daemon, *options)
+        daemon.wait_serving()
+        assert time.time() < ends_at, "restarted within the quiet hours"
+        assert not [a for a in alerts_at(receiver) if a["event"] == "new-device"], "held while quiet"
+
+        wait_until(lambda: any(a["event"] == "new-device" and a["device"] == lamp_id for a in alerts_at(receiver)),
+                   timeout=ends_at - time.time() + 60, what="the lamp's alert after the quiet hours",
+                   details=sender.text)
+        assert time.time() >= ends_at - 1, "it went when the quiet hours ended"
+        time.sleep(2)  # a second delivery would come now
+        lamps = [a for a in alerts_at(receiver) if a["device"] == lamp_id]
+        assert [a["event"] for a in lamps] == ["new-device"], lamps
+    finally:
+        sender.stop()
+        receiver.close()
+
+
+def alerts_at(receiver: Receiver) -> list[dict]:
+    """The alerts the receiver accepted, in the order they came."""
+    return [request.json for request in receiver.received("/hook", status=200)]

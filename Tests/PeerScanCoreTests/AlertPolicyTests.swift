@@ -15,6 +15,8 @@ private struct PolicyDriver {
     var snapshot: ScanSnapshot
     var now: Duration = .zero
     var date = Date(timeIntervalSince1970: 1_800_000_000)  // a fixed wall clock
+    /// What the last take returned, with the not-before times.
+    var lastDecided: [DecidedAlert] = []
 
     init(
         _ devices: [Device] = [],
@@ -40,12 +42,14 @@ private struct PolicyDriver {
         let next = Self.snapshot(devices, host: host)
         policy.apply(next.difference(from: snapshot), at: moment)
         snapshot = next
-        return policy.takeAlerts(at: moment)
+        lastDecided = policy.takeAlerts(at: moment)
+        return lastDecided.map(\.alert)
     }
 
     mutating func note(_ notices: StoreNotice...) -> [Alert] {
         policy.note(notices, at: moment)
-        return policy.takeAlerts(at: moment)
+        lastDecided = policy.takeAlerts(at: moment)
+        return lastDecided.map(\.alert)
     }
 
     var nextWake: Duration? { policy.nextWake(at: moment) }
@@ -53,7 +57,8 @@ private struct PolicyDriver {
     mutating func advance(by duration: Duration) -> [Alert] {
         now += duration
         date += TimeInterval(Double(duration.components.seconds))
-        return policy.takeAlerts(at: moment)
+        lastDecided = policy.takeAlerts(at: moment)
+        return lastDecided.map(\.alert)
     }
 }
 
@@ -237,19 +242,24 @@ extension Calendar {
         #expect(alerts.first?.priority == .urgent)
     }
 
-    @Test func quietHoursHoldAlertsUntilTheyEndThenEachGoesOldestFirst() {
+    @Test func anAlertDecidedInQuietHoursIsTakenAtOnceWithTheirEndAsItsNotBefore() {
         // 1_800_000_000 is 08:00 UTC; quiet from 07:00 to 09:00.
         let settings = AlertPolicy.Settings(quietHours: QuietHours("07:00-09:00"), calendar: .utc)
         let nas = makeDevice(5, name: "nas", important: true)
         var driver = PolicyDriver([nas], settings: settings)
-        #expect(driver.publish([makeDevice(5, name: "nas", online: false, important: true)]).isEmpty)
-        #expect(driver.note(.newDevice(makeDevice(8, name: "phone"))).isEmpty)
-        #expect(driver.policy.nextWake(at: driver.moment) == .seconds(3600))
-        let created = driver.date
-        let released = driver.advance(by: .seconds(3600))
-        #expect(released.map(\.title) == ["nas is offline", "New device: phone"])
-        #expect(released.allSatisfy { $0.created == created }, "each keeps when it was decided")
-        #expect(Set(released.map(\.id)).count == 2)
+        let end = driver.date + 3600
+        let offline = driver.publish([makeDevice(5, name: "nas", online: false, important: true)])
+        #expect(offline.map(\.title) == ["nas is offline"], "taken at once")
+        #expect(driver.lastDecided.map(\.notBefore) == [end], "held by the outbox until the quiet hours end")
+        #expect(driver.note(.newDevice(makeDevice(8, name: "phone"))).map(\.title) == ["New device: phone"])
+        #expect(driver.lastDecided.map(\.notBefore) == [end])
+        #expect(offline.first?.created == driver.date, "it keeps when it was decided")
+        #expect(driver.policy.nextWake(at: driver.moment) == nil, "the policy holds nothing: no wake of its own")
+        #expect(driver.policy.waitingCount == 0)
+        driver.date += 3600  // 09:00: the quiet hours ended
+        driver.now += .seconds(3600)
+        #expect(driver.note(.newDevice(makeDevice(9, name: "tv"))).map(\.title) == ["New device: tv"])
+        #expect(driver.lastDecided.map(\.notBefore) == [nil], "not held after them")
     }
 
     @Test(arguments: ["22:00-07:00", "00:00-23:59"])

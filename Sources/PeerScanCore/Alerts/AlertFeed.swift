@@ -1,4 +1,20 @@
+import Foundation
 import PeerScanModel
+
+/// An alert the policy decided, and when the outbox may offer it.
+public struct DecidedAlert: Sendable, Equatable {
+    /// The alert; its `created` is when it was decided.
+    public var alert: Alert
+    /// The end of the quiet hours it was decided in: the outbox keeps it and offers it from then on; `nil` for at
+    /// once.
+    public var notBefore: Date?
+
+    /// Creates a decided alert.
+    public init(_ alert: Alert, notBefore: Date? = nil) {
+        self.alert = alert
+        self.notBefore = notBefore
+    }
+}
 
 /// A sender's answer for one alert and one destination (io.peerscan's AckAlert `outcome`).
 public enum AlertOutcome: String, Sendable, CaseIterable {

@@ -5,7 +5,8 @@ import PeerScanModel
 /// I/O and no clock of its own.
 ///
 /// Its owner feeds it every changeset (``apply(_:at:)``) and every batch of ``StoreNotice``s (``note(_:at:)``), calls
-/// ``takeAlerts(at:)`` after each and when ``nextWake(at:)`` is due, and writes what it returns to the outbox.
+/// ``takeAlerts(at:)`` after each and when ``nextWake(at:)`` is due, and writes what it returns to the outbox at once
+/// (with its not-before time, if any).
 ///
 /// ## What alerts
 /// - `new-device` (``StoreNotice/newDevice(_:)``): it waits up to ``Settings/nameWait`` for the device's mDNS name
@@ -27,9 +28,10 @@ import PeerScanModel
 ///   state is no longer the one alerted alerts once for its state now (so that a device back within the window is not
 ///   left alerted as offline); one that flapped back to the state alerted sends nothing.
 /// - Never a repeat for one state: a device alerts `offline` only when the last state alerted was online.
-/// - Quiet hours: alerts decided within them are held, and go out when they end, each as it was decided, oldest
-///   first (no digest: each keeps its idempotency key and its device's order). At most ``Settings/maximumHeld`` are
-///   held; beyond, the oldest is dropped (counted in ``droppedWhileQuiet``).
+/// - Quiet hours: an alert decided within them is taken at once, like any other, with a not-before time: the end of
+///   the quiet hours (``DecidedAlert/notBefore``). The outbox keeps it (durably: a restart does not lose it) and
+///   offers it from then on, each as it was decided, oldest first (no digest: each keeps its idempotency key and its
+///   device's order). The policy holds nothing itself, so it has no cap of its own: the outbox's bounds apply.
 public struct AlertPolicy: Sendable {
     /// The policy's settings (peerscand's `--alert-…` options).
     public struct Settings: Sendable {
@@ -41,22 +43,18 @@ public struct AlertPolicy: Sendable {
         public var quietHours: QuietHours?
         /// The calendar quiet hours are read in (the local time zone).
         public var calendar: Calendar
-        /// The most alerts held in quiet hours.
-        public var maximumHeld: Int
 
         /// Creates settings; by default peerscand's.
         public init(
             nameWait: Duration = .seconds(30),
             flapWindow: Duration = .seconds(300),
             quietHours: QuietHours? = nil,
-            calendar: Calendar = .current,
-            maximumHeld: Int = 10_000
+            calendar: Calendar = .current
         ) {
             self.nameWait = nameWait
             self.flapWindow = flapWindow
             self.quietHours = quietHours
             self.calendar = calendar
-            self.maximumHeld = maximumHeld
         }
     }
 
@@ -88,8 +86,6 @@ public struct AlertPolicy: Sendable {
     public let settings: Settings
     /// The person's rules.
     public var rules: AlertRules
-    /// Alerts dropped because quiet hours held too many.
-    public private(set) var droppedWhileQuiet = 0
 
     private var devices: [DeviceID: Device] = [:]
     private var presence: [DeviceID: PresenceMemory] = [:]
@@ -98,8 +94,9 @@ public struct AlertPolicy: Sendable {
     private var host: HostStatus?
     /// New devices waiting for their names, with their deadlines, in the order they appeared.
     private var awaitingName: [(id: DeviceID, device: Device, deadline: Duration)] = []
-    /// Alerts decided and not taken yet, with when they were decided.
-    private var decided: [(content: AlertContent, date: Date)] = []
+    /// Alerts decided and not taken yet, with when they were decided and when quiet hours let them go (`nil`: at
+    /// once).
+    private var decided: [(content: AlertContent, date: Date, notBefore: Date?)] = []
     private let makeID: @Sendable () -> UUID
 
     /// Creates a policy over the snapshot a subscription starts from: what it holds is known, not new.
@@ -173,49 +170,44 @@ public struct AlertPolicy: Sendable {
 
     // MARK: - Outputs
 
-    /// The alerts due now, oldest first: those decided (outside quiet hours), the devices whose flap window ended in
-    /// another state than the one alerted, the new devices whose wait for a name ended, and those quiet hours held
-    /// when they end.
-    public mutating func takeAlerts(at moment: Moment) -> [Alert] {
+    /// The alerts decided until now, oldest first: those of the inputs since the last call, the devices whose flap
+    /// window ended in another state than the one alerted, and the new devices whose wait for a name ended. One
+    /// decided in quiet hours has their end as its not-before time.
+    public mutating func takeAlerts(at moment: Moment) -> [DecidedAlert] {
         settleFlaps(at: moment)
         while let first = awaitingName.first, first.deadline <= moment.now {
             awaitingName.removeFirst()
             decide(.device(.newDevice, devices[first.id] ?? first.device), at: moment)
         }
-        if isQuiet(at: moment.date) { return [] }
         defer { decided = [] }
-        return decided.map { content, date in content.stamped(id: makeID(), created: date) }
+        return decided.map { content, date, notBefore in
+            DecidedAlert(content.stamped(id: makeID(), created: date), notBefore: notBefore)
+        }
     }
 
-    /// How long from `moment` until ``takeAlerts(at:)`` has something new: a name wait or a flap window ends, or the
-    /// quiet hours holding alerts end; `nil` if nothing waits.
+    /// How long from `moment` until ``takeAlerts(at:)`` has something new: a name wait or a flap window ends; `nil`
+    /// if nothing waits. (The end of quiet hours is the outbox's wake, not the policy's.)
     public func nextWake(at moment: Moment) -> Duration? {
         var wakes: [Duration] = []
         if let first = awaitingName.first { wakes.append(max(first.deadline - moment.now, .zero)) }
         if let end = flapping.values.min() { wakes.append(max(end - moment.now, .zero)) }
-        if !decided.isEmpty,
-            let remaining = settings.quietHours?.remaining(at: moment.date, calendar: settings.calendar)
-        {
-            wakes.append(remaining)
-        }
         return wakes.min()
     }
 
-    /// How many alerts wait: for a name, or for the quiet hours to end.
+    /// How many alerts wait for a name (or were decided and not taken yet).
     public var waitingCount: Int { awaitingName.count + decided.count }
 
     // MARK: - Deciding
 
-    private func isQuiet(at date: Date) -> Bool {
-        settings.quietHours?.remaining(at: date, calendar: settings.calendar) != nil
+    /// The end of the quiet hours `date` is in, or `nil` outside them.
+    private func quietEnd(at date: Date) -> Date? {
+        guard let remaining = settings.quietHours?.remaining(at: date, calendar: settings.calendar) else { return nil }
+        let (seconds, attoseconds) = remaining.components
+        return date + TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     private mutating func decide(_ content: AlertContent, at moment: Moment) {
-        decided.append((content, moment.date))
-        if decided.count > settings.maximumHeld {
-            decided.removeFirst()
-            droppedWhileQuiet += 1
-        }
+        decided.append((content, moment.date, quietEnd(at: moment.date)))
     }
 
     private mutating func remember(_ item: ScanItem) {
