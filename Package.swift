@@ -641,6 +641,7 @@ let package = Package(
             dependencies: [
                 "MonitoringLog",
                 "PeerScanModel",
+                "SystemCrypto",  // SHA-1 for a digest's key (a version 5 UUID, as device ids)
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

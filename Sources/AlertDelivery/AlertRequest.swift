@@ -43,6 +43,28 @@ extension Destination {
     /// - Returns: The request: ntfy's JSON publish, the webhook's payload (or its template), Gotify's message, Apprise
     ///   API's notify.
     public func request(for alert: PeerScanWire.Alert, linkBase: String?) -> AlertRequest {
+        request(for: alert, linkBase: linkBase, payload: nil)
+    }
+
+    /// The request that delivers `digest` here as one message: its summary as any alert's request, the webhook's
+    /// payload with the list of its alerts; a digest of one alert as that alert's request.
+    ///
+    /// - Parameters:
+    ///   - digest: The digest.
+    ///   - linkBase: The page's address (`--link-base`), prefixed to the links; no link without it.
+    /// - Returns: The request; its ``Destination/alertIDHeader`` is the digest's key.
+    public func request(for digest: AlertDigest, linkBase: String?) -> AlertRequest {
+        if digest.isSingle { return request(for: digest.alerts[0], linkBase: linkBase) }
+        let payload = WebhookPayload(digest: digest) { Self.absoluteLink($0.link, base: linkBase) }
+        return request(for: digest.summary, linkBase: linkBase, payload: payload)
+    }
+
+    /// The request for `alert`; a webhook without a template is sent `payload` when given (a digest's).
+    private func request(
+        for alert: PeerScanWire.Alert,
+        linkBase: String?,
+        payload digestPayload: WebhookPayload?
+    ) -> AlertRequest {
         let link = Self.absoluteLink(alert.link, base: linkBase)
         let priority =
             priorityOverride.flatMap(AlertPriority.init(parsing:))
@@ -65,7 +87,7 @@ extension Destination {
             )
         case .webhook:
             path = "/" + pathSegments.map(Self.escapedSegment).joined(separator: "/")
-            let payload = WebhookPayload(alert: alert, link: link)
+            let payload = digestPayload ?? WebhookPayload(alert: alert, link: link)
             if let template {
                 body = Array(template.render { payload.value(named: $0) }.utf8)
             } else {

@@ -8,6 +8,10 @@ import PeerScanModel
 /// alerts), in the order offered (so in order per device), each alert retried after transient failures as
 /// ``RetryPolicy`` says and acknowledged (`AckAlert`) once the receiver took it or refused it for good.
 ///
+/// A destination with a digest window (`--digest`, `?digest=`) collects its alerts from the first one for the
+/// window's length (``DigestWindow``), then sends them as one message (``AlertDigest``) and acknowledges each once it
+/// was taken; the scanner's faults and tests go at once (``AlertDigest/isSentAtOnce(_:)``).
+///
 /// ## Threading
 /// ``offer(_:to:)`` may be called from any task: the ledger is under a lock and the queues are `AsyncStream`s, each
 /// read by one loop of ``run()``. The clock is injected: the tests drive the retries with a manual clock.
@@ -35,6 +39,7 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
     )
     private let clock: C
     private let linkBase: String?
+    private let digest: Duration?
     private let logger: Logger
     private let acknowledge: Acknowledge
     private let random: @Sendable () -> Double
@@ -47,6 +52,8 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
     ///   - policy: When to try again.
     ///   - clock: The clock the waits are on.
     ///   - linkBase: The page's address, prefixed to alerts' links.
+    ///   - digest: The digest window of the destinations without a `?digest=` of their own (`--digest`); `nil` or
+    ///     zero: none.
     ///   - logger: Where `alert sent` and `alert failed` go.
     ///   - random: The jitter's draws, in 0..<1.
     ///   - acknowledge: Passes an acknowledgement to peerscand.
@@ -56,6 +63,7 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
         policy: RetryPolicy = .standard,
         clock: C,
         linkBase: String?,
+        digest: Duration? = nil,
         logger: Logger,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         acknowledge: @escaping Acknowledge
@@ -69,6 +77,7 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
         self.policy = policy
         self.clock = clock
         self.linkBase = linkBase
+        self.digest = digest
         self.logger = logger
         self.random = random
         self.acknowledge = acknowledge
@@ -97,7 +106,11 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
             await withDiscardingTaskGroup { deliveries in
                 for destination in destinations {
                     guard let queue = queues[destination.name] else { continue }
-                    deliveries.addTask { await self.deliverQueue(queue.stream, to: destination) }
+                    if let window = destination.digestWindow(global: digest) {
+                        deliveries.addTask { await self.deliverDigests(queue.stream, to: destination, window: window) }
+                    } else {
+                        deliveries.addTask { await self.deliverQueue(queue.stream, to: destination) }
+                    }
                 }
             }
             acks.continuation.finish()  // every queue ended: the acknowledgements end after the last one
@@ -111,20 +124,73 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
 
     private func deliverQueue(_ stream: AsyncStream<PeerScanWire.Alert>, to destination: Destination) async {
         for await alert in stream {
-            guard let outcome = await deliver(alert, to: destination) else { return }  // cancelled
-            ledger.withLockedValue { $0.delivered(id: alert.id, destination: destination.name) }
-            acks.continuation.yield(outcome)
+            guard await deliver(AlertDigest([alert]), to: destination) else { return }  // cancelled
         }
     }
 
-    /// Delivers one alert, retrying transient failures; `nil` when cancelled meanwhile.
-    private func deliver(
-        _ alert: PeerScanWire.Alert,
-        to destination: Destination
-    ) async -> PeerScanWire.AckAlertParameters? {
+    /// A destination with a digest: its alerts collected in a window, each window's digests sent when it ends; the
+    /// ones sent at once in a lane of their own, so a window or a digest being retried never holds them back.
+    private func deliverDigests(
+        _ stream: AsyncStream<PeerScanWire.Alert>,
+        to destination: Destination,
+        window length: Duration
+    ) async {
+        let window = NIOLockedValueBox(DigestWindow<C.Instant>(length: length))
+        let ends = AsyncStream.makeStream(of: C.Instant.self)  // each window's end, as it opens
+        let atOnce = AsyncStream.makeStream(of: PeerScanWire.Alert.self)
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await alert in atOnce.stream {
+                    guard await self.deliver(AlertDigest([alert]), to: destination) else { return }
+                }
+            }
+            group.addTask {
+                for await end in ends.stream {
+                    do { try await self.clock.sleep(until: end, tolerance: nil) } catch { return }
+                    for digest in window.withLockedValue({ $0.close() }) {
+                        guard await self.deliver(digest, to: destination) else { return }
+                    }
+                }
+            }
+            for await alert in stream {
+                if AlertDigest.isSentAtOnce(alert) {
+                    atOnce.continuation.yield(alert)
+                } else if let end = window.withLockedValue({ $0.collect(alert, at: clock.now) }) {
+                    ends.continuation.yield(end)
+                }
+            }
+            atOnce.continuation.finish()
+            ends.continuation.finish()
+        }
+    }
+
+    /// Delivers a digest (one alert: as itself), retrying transient failures, and queues the acknowledgement of each
+    /// of its alerts; `false` when cancelled meanwhile.
+    private func deliver(_ digest: AlertDigest, to destination: Destination) async -> Bool {
+        guard let (outcome, answer) = await send(digest, to: destination) else { return false }
+        ledger.withLockedValue { ledger in
+            for alert in digest.alerts { ledger.delivered(id: alert.id, destination: destination.name) }
+        }
+        for alert in digest.alerts {
+            acks.continuation.yield(
+                PeerScanWire.AckAlertParameters(
+                    id: alert.id,
+                    destination: destination.name,
+                    outcome: outcome,
+                    answer: answer
+                )
+            )
+        }
+        return true
+    }
+
+    /// Sends a digest's request until the receiver takes it (`sent`) or refuses it for good (`rejected`), with the
+    /// receiver's answer; `nil` when cancelled meanwhile. Logs `alert sent` or `alert failed` per alert, and each
+    /// transient failure (of a digest: `alert digest failed`, once per try).
+    private func send(_ digest: AlertDigest, to destination: Destination) async -> (String, String?)? {
+        let request = destination.request(for: digest, linkBase: linkBase)
         var failures = 0
         while !Task.isCancelled {
-            let request = destination.request(for: alert, linkBase: linkBase)
             let start = clock.now
             let outcome: DeliveryOutcome
             let problem: String
@@ -140,34 +206,39 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
                 problem = destination.redacting("\(error)")
             }
             let elapsed = start.duration(to: clock.now)
-            let metadata: Logger.Metadata = ["id": "\(alert.id)", "destination": "\(destination.name)"]
+            var common: Logger.Metadata = ["destination": "\(destination.name)"]
+            if !digest.isSingle { common["digest"] = "\(digest.key)" }
             switch outcome {
             case .sent(let status):
-                logger.log(
-                    .alertSent,
-                    metadata.merging(["status": "\(status)", "ms": "\(Self.milliseconds(elapsed))"]) { $1 }
-                )
-                return PeerScanWire.AckAlertParameters(
-                    id: alert.id,
-                    destination: destination.name,
-                    outcome: "sent",
-                    answer: answer
-                )
+                for alert in digest.alerts {
+                    logger.log(
+                        .alertSent,
+                        common.merging(
+                            ["id": "\(alert.id)", "status": "\(status)", "ms": "\(Self.milliseconds(elapsed))"]
+                        ) { $1 }
+                    )
+                }
+                return ("sent", answer)
             case .rejected:
-                logger.log(.alertSendFailed, metadata.merging(["error": "rejected: \(problem)"]) { $1 })
-                return PeerScanWire.AckAlertParameters(
-                    id: alert.id,
-                    destination: destination.name,
-                    outcome: "rejected",
-                    answer: answer
-                )
+                for alert in digest.alerts {
+                    logger.log(
+                        .alertSendFailed,
+                        common.merging(["id": "\(alert.id)", "error": "rejected: \(problem)"]) { $1 }
+                    )
+                }
+                return ("rejected", answer)
             case .transient(_, let retryAfter):
                 failures += 1
                 let wait = policy.delay(afterFailures: failures, retryAfter: retryAfter, random: random())
-                logger.log(
-                    .alertSendFailed,
-                    metadata.merging(["error": "\(problem)", "retry.in": "\(Self.seconds(wait))"]) { $1 }
-                )
+                let retry: Logger.Metadata = ["error": "\(problem)", "retry.in": "\(Self.seconds(wait))"]
+                if digest.isSingle {
+                    logger.log(.alertSendFailed, common.merging(retry) { $1 }.merging(["id": "\(digest.key)"]) { $1 })
+                } else {
+                    logger.log(
+                        .alertDigestFailed,
+                        common.merging(retry) { $1 }.merging(["alerts": "\(digest.alerts.count)"]) { $1 }
+                    )
+                }
                 do { try await clock.sleep(for: wait) } catch { return nil }
             }
         }

@@ -126,6 +126,18 @@ extension Destination {
             priority = normal.rawValue
         }
         let tags = query["tags"].map { $0.split(separator: ",").map { String($0) } } ?? []
+        var digest: Duration?
+        if let given = query["digest"] {
+            guard let window = DigestInterval.duration(parsing: given) else {
+                throw DestinationError(
+                    .invalid,
+                    scheme: schemeText,
+                    part: .query,
+                    reason: "digest must be a window such as 90s, 15m or 1h (at most 24h), or off"
+                )
+            }
+            digest = window
+        }
         self.init(
             kind: kind,
             isSecure: isSecure,
@@ -137,7 +149,8 @@ extension Destination {
             headers: headers,
             priorityOverride: priority,
             tags: tags,
-            template: template
+            template: template,
+            digest: digest
         )
     }
 
@@ -164,10 +177,10 @@ extension Destination {
     /// The query options each kind takes (a webhook's `+Header` options besides).
     private static func options(of kind: Kind) -> Set<String> {
         switch kind {
-        case .ntfy: ["token", "priority", "tags"]
-        case .webhook: ["template"]
-        case .gotify: ["priority"]
-        case .apprise: ["tags"]
+        case .ntfy: ["token", "priority", "tags", "digest"]
+        case .webhook: ["template", "digest"]
+        case .gotify: ["priority", "digest"]
+        case .apprise: ["tags", "digest"]
         }
     }
 

@@ -9,6 +9,8 @@ import Foundation
 /// | `gotify://HOST[:PORT]/[PATH/]TOKEN[?priority=N]` | Gotify's `POST /message` |
 /// | `apprise://[USER:PASSWORD@]HOST[:PORT]/[PATH/]KEY[?tags=T]` | an Apprise API server's `POST /notify/KEY` |
 ///
+/// Every scheme takes `?digest=15m` (``digest``).
+///
 /// The schemes ending in `s` use HTTPS. A destination is known by its ``name`` — the URL without its secrets — in
 /// peerscand's outbox, in the log and in every description; its secrets are ``Secret``s.
 public struct Destination: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -43,6 +45,8 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible, CustomDe
     public let tags: [String]
     /// The webhook's body template, if any (`?template=FILE`).
     public let template: BodyTemplate?
+    /// This destination's digest window (`?digest=15m`; `.zero` for `?digest=off`), or `nil` to follow `--digest`.
+    public let digest: Duration?
 
     /// The destination's name: `SCHEME://HOST[:PORT]/PATH` without user, password, token, query or fragment.
     public var name: String {
@@ -75,7 +79,8 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible, CustomDe
         headers: [HeaderField] = [],
         priorityOverride: String? = nil,
         tags: [String] = [],
-        template: BodyTemplate? = nil
+        template: BodyTemplate? = nil,
+        digest: Duration? = nil
     ) {
         self.kind = kind
         self.isSecure = isSecure
@@ -88,6 +93,14 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible, CustomDe
         self.priorityOverride = priorityOverride
         self.tags = tags
         self.template = template
+        self.digest = digest
+    }
+
+    /// The digest window that applies here: the URL's `?digest=`, else `global` (`--digest`); `nil` when none (sent
+    /// one by one).
+    public func digestWindow(global: Duration?) -> Duration? {
+        let window = digest ?? global ?? .zero
+        return window > .zero ? window : nil
     }
 
     /// Refuses two destinations with one name: peerscand would not tell their outboxes apart.

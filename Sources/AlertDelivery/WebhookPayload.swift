@@ -1,7 +1,8 @@
 import PeerScanModel
 
 /// The webhook's JSON payload (`json://`, `jsons://`), documented in docs/alerts.md: the alert as peerscand wrote it,
-/// its link made absolute with `--link-base`. Every member is present; `device` and `link` may be `null`.
+/// its link made absolute with `--link-base`. Every member is present; `device` and `link` may be `null`. A digest's
+/// payload has the same members, and `alerts`.
 ///
 /// ```json
 /// {"created":"2026-11-29T17:00:00.000Z","device":"6f1c…","event":"offline","fields":{"name":"printer"},
@@ -19,6 +20,9 @@ public struct WebhookPayload: Codable, Sendable, Equatable {
     public var tags: [String]
     public var link: String?
     public var fields: [String: String]
+    /// A digest's alerts in full, oldest first (`event` is `digest`, `id` the digest's key); absent from an alert's
+    /// payload.
+    public var alerts: [WebhookPayload]?
 
     /// The payload of `alert`, its link absolute (`nil` without a link base).
     public init(alert: PeerScanWire.Alert, link: String?) {
@@ -32,10 +36,18 @@ public struct WebhookPayload: Codable, Sendable, Equatable {
         tags = alert.tags
         self.link = link
         fields = alert.fields
+        alerts = nil
+    }
+
+    /// The payload of a digest: its summary's members, and the list of its alerts, each as its own payload.
+    public init(digest: AlertDigest, link: (PeerScanWire.Alert) -> String?) {
+        let summary = digest.summary
+        self.init(alert: summary, link: link(summary))
+        alerts = digest.alerts.map { WebhookPayload(alert: $0, link: link($0)) }
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, event, created, device, title, message, priority, tags, link, fields
+        case id, event, created, device, title, message, priority, tags, link, fields, alerts
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -50,6 +62,7 @@ public struct WebhookPayload: Codable, Sendable, Equatable {
         try container.encode(tags, forKey: .tags)
         try container.encode(link, forKey: .link)
         try container.encode(fields, forKey: .fields)
+        try container.encodeIfPresent(alerts, forKey: .alerts)
     }
 
     /// A template placeholder's value: a member by name, `fields.NAME`, `tags` joined with `, `; empty when absent.

@@ -346,6 +346,6 @@ extension LogMessage {
         clientTrustedWiFiNetwork, clientUntrustedWiFiNetwork,
         webListening, webConnectionRefused, webCallFailed, webStreamClientGone, webStreamEnded,
         alertQueued, alertRejected, alertDropped,
-        alertSent, alertSendFailed, alertsCallFailed,
+        alertSent, alertSendFailed, alertDigestFailed, alertsCallFailed,
     ]
 }

@@ -46,6 +46,15 @@ struct PeerscanAlertsCommand: AsyncParsableCommand {
             good, acknowledged as rejected. Logged: "alert sent", "alert failed", "alerts call failed" while \
             peerscand is away (followed again after 1 s, doubling to 30 s).
 
+            Digest: with --digest DURATION (or ?digest=DURATION on one destination's URL, which overrides it; \
+            ?digest=off for none), a destination's alerts are collected from the first one for DURATION, then sent \
+            as one message: "peerscan: 7 alerts", one line per alert oldest first (the first 20; a webhook gets \
+            them all in its payload's "alerts"), the highest priority of them, its key derived from their ids. At \
+            most 100 alerts go in one digest (a window that collected more sends several). Each alert is \
+            acknowledged only once its digest was taken (a refused digest rejects each): nothing is lost if the \
+            receiver is down or peerscan-alerts restarts meanwhile. The scanner's faults and test alerts are never \
+            held: they go at once.
+
             peerscan-alerts must run as root or in peerscand's control group (peerscan): FollowAlerts and AckAlert \
             are allowed to them only.
             """,
@@ -77,10 +86,25 @@ struct PeerscanAlertsCommand: AsyncParsableCommand {
     )
     var linkBase: String?
 
+    @Option(
+        name: .customLong("digest"),
+        help: ArgumentHelp(
+            "Collect each destination's alerts for this long from the first, then send them as one message (90s, 15m, 1h; at most 24h). Default: off; a URL's ?digest= overrides it.",
+            valueName: "duration"
+        )
+    )
+    var digest: String?
+
     @OptionGroup var connection: ConnectionOptions
 
     @Option(help: ArgumentHelp("The log level.", valueName: "level"))
     var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        if let digest, DigestInterval.duration(parsing: digest) == nil {
+            throw ValidationError("--digest \(digest): expected a window such as 90s, 15m or 1h (at most 24h), or off.")
+        }
+    }
 
     func run() async throws {
         let level = logLevel
@@ -105,6 +129,7 @@ struct PeerscanAlertsCommand: AsyncParsableCommand {
                 transport: transport,
                 clock: ContinuousClock(),
                 linkBase: linkBase,
+                digest: digest.flatMap(DigestInterval.duration(parsing:)),
                 logger: logger,
                 acknowledge: AlertFollower.acknowledger(socketPath: socketPath, logger: logger)
             )

@@ -4,7 +4,8 @@ webhook receiver in a host namespace of its own (testkit/receiver.py) as json://
 
 Checked: every alert arrives once per destination, in order; ntfy's request is its JSON publish; the receiver gone
 for 15 s (and the fake peerscand restarted meanwhile) → the alerts are retried and arrive once after it is back; a 400
-is acknowledged as rejected and not retried; the token in a URL is never in the log.
+is acknowledged as rejected and not retried; the token in a URL is never in the log; with ``--digest``, a window's
+alerts are one request, each acknowledged with its answer, and a test alert goes at once.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ LINK_BASE = "http://peerscan.lan:8737"
 class Sender:
     """peerscan-alerts in the scanner namespace, its log in a file."""
 
-    def __init__(self, lan: TestLAN, socket_path, tmp_path, notify: list[str], notify_file: list[str]) -> None:
+    def __init__(self, lan: TestLAN, socket_path, tmp_path, notify: list[str], notify_file: list[str],
+                 options: tuple[str, ...] = ()) -> None:
         self.log_path = tmp_path / "peerscan-alerts.log"
         self.log = open(self.log_path, "w")
         urls = tmp_path / "notify"
@@ -34,7 +36,8 @@ class Sender:
         argv = [ALERTS, "--socket", str(socket_path), "--notify-file", str(urls), "--link-base", LINK_BASE]
         for url in notify:
             argv += ["--notify", url]
-        self.process = lan.popen_in_scanner([*argv, "--log-level", "debug"], stdout=self.log, stderr=self.log)
+        self.process = lan.popen_in_scanner([*argv, *options, "--log-level", "debug"], stdout=self.log,
+                                            stderr=self.log)
 
     def text(self) -> str:
         self.log.flush()
@@ -146,3 +149,47 @@ def test_a_receiver_that_hangs_times_out_and_gets_the_alert_when_it_answers_agai
     wait_acks(outbox, 1, timeout=30, sender=sender)
     assert outbox.acks[0]["id"] == alert["id"] and outbox.acks[0]["outcome"] == "sent"
     assert delivered(receiver, "/hook") == [alert["id"]]
+
+
+@pytest.fixture
+def digest_setup(tmp_path):
+    with TestLAN() as lan:
+        host = lan.add_host("receiver")
+        receiver = Receiver(host.namespace, host.ipv4)
+        webhook = f"json://{host.ipv4}:8080/hook"
+        outbox = FakeOutbox(lan.tmpdir / "io.peerscan", destinations=[webhook]).start()
+        sender = Sender(lan, outbox.path, tmp_path, notify=[webhook], notify_file=[], options=("--digest", "5s"))
+        try:
+            wait_until(lambda: outbox.follow_calls, timeout=30, what="peerscan-alerts following the outbox",
+                       give_up=lambda: sender.process.poll() is not None and f"exited: {sender.text()}")
+            yield outbox, receiver, sender
+        finally:
+            sender.stop()
+            receiver.close()
+            outbox.close()
+
+
+def test_a_digest_is_one_request_for_a_windows_alerts_each_acknowledged_after_it(digest_setup):
+    outbox, receiver, sender = digest_setup
+    alerts = [outbox.push(outbox.alert(event, device=device, name=f"host-{device}"))
+              for device, event in [("d1", "offline"), ("d2", "new-device"), ("d1", "online")]]
+    test = outbox.push(outbox.alert("test"))
+    wait_acks(outbox, 4, timeout=60, sender=sender)
+    ids = [alert["id"] for alert in alerts]
+    requests = receiver.received("/hook")
+    assert len(requests) == 2, "the test alert, then one digest of three"
+    assert requests[0].json["id"] == test["id"], "the test alert goes at once, not in the window"
+    digest = requests[1]
+    body = digest.json
+    assert body["event"] == "digest" and body["title"] == "peerscan: 3 alerts"
+    assert [alert["id"] for alert in body["alerts"]] == ids, "every alert in full, oldest first"
+    assert body["alerts"][0]["link"] == f"{LINK_BASE}/devices/d1" and body["link"] == f"{LINK_BASE}/"
+    assert body["priority"] == "high" and body["message"].count("\n") == 2
+    assert digest.headers["x-peerscan-alert-id"] == body["id"] and body["id"] not in ids
+    digest_acks = [ack for ack in outbox.acks if ack["id"] in ids]
+    assert [ack["id"] for ack in digest_acks] == ids
+    assert all(ack["outcome"] == "sent" and ack["answer"].startswith("HTTP 200") for ack in digest_acks)
+    assert outbox.unacknowledged() == 0
+    log = sender.text()
+    assert log.count(" alert sent ") == 4, log
+    assert log.count(f"digest={body['id']}") == 3, "one line per alert of the digest, with its key"
