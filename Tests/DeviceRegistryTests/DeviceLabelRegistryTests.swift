@@ -111,7 +111,10 @@ private func seen(_ id: DeviceID, mac: String) -> DeviceRecords {
                 try RegistryDatabase.migrator.appliedIdentifiers($0)
             }
             #expect(
-                applied == ["v1", "v2-transitions", "labels", "splits", "wifi", "bluetooth", "wifi-baseline", "alerts"]
+                applied == [
+                    "v1", "v2-transitions", "labels", "splits", "wifi", "bluetooth", "wifi-baseline", "alerts",
+                    "alert-not-before",
+                ]
             )
         }
     }
