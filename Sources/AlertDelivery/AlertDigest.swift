@@ -67,23 +67,12 @@ public struct AlertDigest: Sendable, Equatable {
     ///
     /// - Complexity: O(n log n) in the number of ids.
     public static func key(ids: [String]) -> String {
-        var message = withUnsafeBytes(of: keyNamespace.uuid) { Array($0) }
-        message.append(contentsOf: ids.map { $0.lowercased() }.sorted().joined(separator: ",").utf8)
-        var bytes: [UInt8]
+        let name = ids.map { $0.lowercased() }.sorted().joined(separator: ",")
         do {
-            bytes = Array(try SHA1.hash(message).prefix(16))
+            return try NameBasedUUID.make(namespace: keyNamespace, name: name.utf8).uuidString.lowercased()
         } catch {
             fatalError("a digest's key needs SHA-1 from the system's libcrypto: \(error)")
         }
-        bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5
-        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
-        let uuid = UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            )
-        )
-        return uuid.uuidString.lowercased()
     }
 
     /// The digest as one alert: what ntfy, Gotify, Apprise API and a webhook's template are sent.

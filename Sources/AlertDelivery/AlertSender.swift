@@ -29,6 +29,8 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
     private let queues: [String: Queue]
     private let acks = AsyncStream.makeStream(of: PeerScanWire.AckAlertParameters.self)
     private let ledger = NIOLockedValueBox(DeliveryLedger())
+    /// The open digest window of each destination that has one.
+    private let windows = NIOLockedValueBox([String: DigestWindow<C.Instant>]())
     private let transport: any AlertTransport
     private let policy: RetryPolicy
     private let acknowledgementPolicy = RetryPolicy(
@@ -99,6 +101,9 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
     /// How many alerts are queued, being delivered, or waiting for their acknowledgement.
     public var pendingCount: Int { ledger.withLockedValue { $0.count } }
 
+    /// How many alerts the digest windows have collected and not yet sent.
+    public var collectedCount: Int { windows.withLockedValue { $0.values.reduce(0) { $0 + $1.collected.count } } }
+
     /// Delivers and acknowledges until cancelled (or, in tests, until ``finish()`` and the queues drained).
     public func run() async {
         await withDiscardingTaskGroup { group in
@@ -135,7 +140,8 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
         to destination: Destination,
         window length: Duration
     ) async {
-        let window = NIOLockedValueBox(DigestWindow<C.Instant>(length: length))
+        let name = destination.name
+        windows.withLockedValue { $0[name] = DigestWindow(length: length) }
         let ends = AsyncStream.makeStream(of: C.Instant.self)  // each window's end, as it opens
         let atOnce = AsyncStream.makeStream(of: PeerScanWire.Alert.self)
         await withDiscardingTaskGroup { group in
@@ -147,7 +153,7 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
             group.addTask {
                 for await end in ends.stream {
                     do { try await self.clock.sleep(until: end, tolerance: nil) } catch { return }
-                    for digest in window.withLockedValue({ $0.close() }) {
+                    for digest in self.windows.withLockedValue({ $0[name]?.close() ?? [] }) {
                         guard await self.deliver(digest, to: destination) else { return }
                     }
                 }
@@ -155,7 +161,7 @@ public final class AlertSender<C: Clock>: Sendable where C.Duration == Duration 
             for await alert in stream {
                 if AlertDigest.isSentAtOnce(alert) {
                     atOnce.continuation.yield(alert)
-                } else if let end = window.withLockedValue({ $0.collect(alert, at: clock.now) }) {
+                } else if let end = windows.withLockedValue({ $0[name]?.collect(alert, at: clock.now) }) {
                     ends.continuation.yield(end)
                 }
             }

@@ -1,6 +1,6 @@
 // SHA-1 through the system's libcrypto (OpenSSL 3, Debian's libssl3), the only importer of CCrypto.
 //
-// Why the system library and not swift-crypto: peerscan hashes with SHA-1 in one place (the UUIDv5 of device ids),
+// Why the system library and not swift-crypto: peerscan hashes with SHA-1 only for version 5 UUIDs (NameBasedUUID),
 // the daemon already loads libcrypto through libmosquitto, and swift-crypto compiled BoringSSL in every cold build:
 // without it a cold debug `swift build` took 939 steps and 200 s of CPU (user+sys) instead of 1,387 and 281 s, on the
 // project's shared 2-core machine. EVP is OpenSSL 3's interface (the SHA1_Init family is deprecated); a later

@@ -56,21 +56,10 @@ extension DeviceID {
     ///
     /// - Complexity: O(n) in the length of `name`.
     public static func makeNameBased(namespace: UUID, name: String) -> UUID {
-        var message = withUnsafeBytes(of: namespace.uuid) { Array($0) }
-        message.append(contentsOf: name.utf8)
-        var bytes: [UInt8]
         do {
-            bytes = Array(try SHA1.hash(message).prefix(16))
+            return try NameBasedUUID.make(namespace: namespace, name: name.utf8)
         } catch {
             fatalError("a device id needs SHA-1 from the system's libcrypto: \(error)")
         }
-        bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5
-        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            )
-        )
     }
 }
