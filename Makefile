@@ -267,15 +267,12 @@ sanitizer_reports = status=$$?; if [ -n "$$(ls -A $(SANITIZER_LOGS)/$(1))" ]; th
 	echo "sanitize-$(1): sanitizer reports in $(SANITIZER_LOGS)/$(1):"; cat $(SANITIZER_LOGS)/$(1)/*; exit 1; fi; \
 	exit $$status
 
-# The release build (the Swift runtime linked statically) of the executables the package ships, and their manual pages
-# and completions: what `make install` installs and what the Debian package's build step runs. One product at a time
-# (SwiftPM builds one product or all): the benchmark and the fuzz target are never built optimized for nothing.
-SHIPPED = peerscand peerscanctl peerscan-web peerscan-alerts
+# The release build (the Swift runtime linked statically) and its manual pages and completions: what `make install`
+# installs and what the Debian package's build step runs. Every product in one build: building only the four shipped
+# ones, one `--product` at a time (SwiftPM takes one), took 891 s in CI against 693 s for all at once — each build's
+# last modules and links run on one core, and the benchmark and the fuzz target cost less than that.
 release-build: deps
-	@for product in $(SHIPPED); do \
-		echo "$(SWIFT) build -c release --static-swift-stdlib --product $$product"; \
-		$(SWIFT) build -c release --static-swift-stdlib --product $$product || exit 1; \
-	done
+	$(SWIFT) build -c release --static-swift-stdlib
 
 release: release-build
 	scripts/generate-docs $(DOCS)
