@@ -47,11 +47,12 @@ lint: deps
 	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Package.swift
 
 # What CI runs (.ci/run): the Python lint (ruff) and the build, then scripts/run-tests, stage by stage, each timed:
-# Wi-Fi and Bluetooth LE on simulated radios in a qemu guest (radio, ~14 min; the first run downloads Debian's kernel)
-# in the background, beside a minute of fuzzing, the units under a real systemd (system-test: a release build, then ~1
-# min), the Debian package on a pristine Debian 12 (deb-test), a real Home Assistant (ha-test, ~1.5 min; ~3 min cold),
-# every import declared, the systemd units' lint and score and the install layout; then, alone, every Swift test, the
-# integration tests on a real test LAN (needs root) and the reliability suite's bounded part (stress-ci, ~4 min).
+# Wi-Fi and Bluetooth LE on simulated radios in a qemu guest (radio, ~15-17 min; the first run downloads Debian's
+# kernel) in the background, beside a minute of fuzzing, the units under a real systemd (system-test: a release build,
+# ~12 min, then ~2 min), the Debian package on a pristine Debian 12 (deb-test, ~6 min), a real Home Assistant
+# (ha-test, ~1 min; ~3-5 min cold), every import declared, the systemd units' lint and score and the install layout;
+# then, alone, every Swift test, the integration tests on a real test LAN (needs root; two at a time, ~13 min) and the
+# reliability suite's bounded part (stress-ci, ~4 min).
 test: lint build
 	MAKE="$(MAKE)" PYTHON="$(PYTHON)" RADIO_TESTS="$(RADIO_CI_TESTS)" RADIO_TIMEOUT="$(RADIO_TIMEOUT)" scripts/run-tests
 
