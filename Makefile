@@ -269,9 +269,8 @@ sanitizer_reports = status=$$?; if [ -n "$$(ls -A $(SANITIZER_LOGS)/$(1))" ]; th
 	exit $$status
 
 # The release build (the Swift runtime linked statically) and its manual pages and completions: what `make install`
-# installs and what the Debian package's build step runs. Every product in one build: building only the four shipped
-# ones, one `--product` at a time (SwiftPM takes one), took 891 s in CI against 693 s for all at once — each build's
-# last modules and links run on one core, and the benchmark and the fuzz target cost less than that.
+# installs and what the Debian package's build step runs. Every product in one build: only the four shipped ones, one
+# `--product` at a time (SwiftPM takes one), is slower on two cores (each build's last modules and links use one).
 release-build: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
