@@ -1,4 +1,3 @@
-import Logging
 import MonitoringLog
 import NIOConcurrencyHelpers
 import PeerScanModel
@@ -12,24 +11,14 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct AlertSenderDigestTests {
     static let url = "json://hooks.lan/in"
 
+    /// AlertSenderTests' sender, with a window of a minute on every destination.
     func makeSender(
         _ urls: [String] = [url],
-        digest: Duration? = .seconds(60),
         transport: ScriptedTransport,
         clock: ManualClock,
-        acks: RecordedAcks,
-        logger: Logger = .silent
+        acks: RecordedAcks
     ) throws -> AlertSender<ManualClock> {
-        AlertSender(
-            destinations: try urls.map { try Destination(parsing: $0) },
-            transport: transport,
-            clock: clock,
-            linkBase: nil,
-            digest: digest,
-            logger: logger,
-            random: { 0 },
-            acknowledge: { ack in acks.acks.withLockedValue { $0.append(ack) } }
-        )
+        try AlertSenderTests().makeSender(urls, digest: .seconds(60), transport: transport, clock: clock, acks: acks)
     }
 
     @Test func aWindowsAlertsAreOneRequestAcknowledgedEachAfterIt() async throws {

@@ -57,6 +57,7 @@ final class RecordedAcks: Sendable {
 
     func makeSender(
         _ urls: [String],
+        digest: Duration? = nil,
         transport: ScriptedTransport,
         clock: ManualClock,
         acks: RecordedAcks
@@ -66,6 +67,7 @@ final class RecordedAcks: Sendable {
             transport: transport,
             clock: clock,
             linkBase: nil,
+            digest: digest,
             logger: Logger.silent,
             random: { 0 },
             acknowledge: { ack in acks.acks.withLockedValue { $0.append(ack) } }

@@ -10,6 +10,7 @@ alerts are one request, each acknowledged with its answer, and a test alert goes
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
@@ -49,6 +50,23 @@ class Sender:
         self.log.close()
 
 
+@contextlib.contextmanager
+def following(lan: TestLAN, receiver: Receiver, tmp_path, destinations: list[str], notify: list[str],
+              notify_file: list[str], options: tuple[str, ...] = ()):
+    """A fake peerscand's outbox for `destinations` and peerscan-alerts following it (once it does); both stopped
+    afterwards, and the receiver closed."""
+    outbox = FakeOutbox(lan.tmpdir / "io.peerscan", destinations=destinations).start()
+    sender = Sender(lan, outbox.path, tmp_path, notify=notify, notify_file=notify_file, options=options)
+    try:
+        wait_until(lambda: outbox.follow_calls, timeout=30, what="peerscan-alerts following the outbox",
+                   give_up=lambda: sender.process.poll() is not None and f"exited: {sender.text()}")
+        yield outbox, sender
+    finally:
+        sender.stop()
+        receiver.close()
+        outbox.close()
+
+
 @pytest.fixture
 def setup(tmp_path):
     with TestLAN() as lan:
@@ -57,16 +75,9 @@ def setup(tmp_path):
         webhook = f"json://{host.ipv4}:8080/hook"
         ntfy_name = f"ntfy://{host.ipv4}:8080/alerts"
         ntfy = f"ntfy://{TOKEN}@{host.ipv4}:8080/alerts"
-        outbox = FakeOutbox(lan.tmpdir / "io.peerscan", destinations=[webhook, ntfy_name]).start()
-        sender = Sender(lan, outbox.path, tmp_path, notify=[webhook], notify_file=[ntfy])
-        try:
-            wait_until(lambda: outbox.follow_calls, timeout=30, what="peerscan-alerts following the outbox",
-                       give_up=lambda: sender.process.poll() is not None and f"exited: {sender.text()}")
+        with following(lan, receiver, tmp_path, [webhook, ntfy_name], notify=[webhook], notify_file=[ntfy]) as (
+                outbox, sender):
             yield outbox, receiver, sender, webhook, ntfy_name
-        finally:
-            sender.stop()
-            receiver.close()
-            outbox.close()
 
 
 def wait_acks(outbox: FakeOutbox, count: int, timeout: float, sender: Sender) -> None:
@@ -157,16 +168,9 @@ def digest_setup(tmp_path):
         host = lan.add_host("receiver")
         receiver = Receiver(host.namespace, host.ipv4)
         webhook = f"json://{host.ipv4}:8080/hook"
-        outbox = FakeOutbox(lan.tmpdir / "io.peerscan", destinations=[webhook]).start()
-        sender = Sender(lan, outbox.path, tmp_path, notify=[webhook], notify_file=[], options=("--digest", "5s"))
-        try:
-            wait_until(lambda: outbox.follow_calls, timeout=30, what="peerscan-alerts following the outbox",
-                       give_up=lambda: sender.process.poll() is not None and f"exited: {sender.text()}")
+        with following(lan, receiver, tmp_path, [webhook], notify=[webhook], notify_file=[],
+                       options=("--digest", "5s")) as (outbox, sender):
             yield outbox, receiver, sender
-        finally:
-            sender.stop()
-            receiver.close()
-            outbox.close()
 
 
 def test_a_digest_is_one_request_for_a_windows_alerts_each_acknowledged_after_it(digest_setup):
