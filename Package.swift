@@ -46,6 +46,8 @@
 //   PeerscanWeb       the web page's server: routes, token, Host allowlist, the event stream, the write proxy, the page,
 //                     /metrics
 //   peerscan-web      the HTTP server of the page (HummingbirdCore), a thin executable over PeerscanWeb
+//   CCurl             the system library libcurl (pkg-config libcurl; Debian: libcurl4-openssl-dev)
+//   HTTPRequests      the Swift wrapper of CCurl, its only importer: an HTTP(S) request and its answer, on a thread
 //   AlertDelivery     the alerts' destinations (Apprise's URLs), their requests, the retry policy, delivery over HTTP
 //   peerscan-alerts   the alerts' sender: follows peerscand's outbox (FollowAlerts), delivers, acknowledges
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
@@ -83,8 +85,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.4"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
-        // peerscan-alerts' HTTP client (TLS through swift-nio-ssl for the `s` schemes).
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: Diffable — snapshots and their differences. No dependencies, by design.
@@ -636,16 +636,26 @@ let package = Package(
         ),
 
         // MARK: peerscan-alerts — the alerts' sender, one more client of io.peerscan: destinations, requests, delivery.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "HTTPRequests", dependencies: ["POSIXText", "CCurl"]),
+        .testTarget(
+            name: "HTTPRequestsTests",
+            dependencies: [
+                "HTTPRequests", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "AlertDelivery",
             dependencies: [
                 "MonitoringLog",
                 "PeerScanModel",
                 "SystemCrypto",  // SHA-1 for a digest's key (a version 5 UUID, as device ids)
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "HTTPRequests",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

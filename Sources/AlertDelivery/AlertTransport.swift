@@ -1,6 +1,4 @@
-import AsyncHTTPClient
-import NIOCore
-import NIOHTTP1
+import HTTPRequests
 
 /// A receiver's answer to a delivery request.
 public struct TransportAnswer: Sendable, Equatable {
@@ -40,63 +38,37 @@ public protocol AlertTransport: Sendable {
     func send(_ request: AlertRequest) async throws -> TransportAnswer
 }
 
-/// HTTP(S) through AsyncHTTPClient: one client (its connection pool, TLS through swift-nio-ssl and the system's trust
-/// store) for every destination; redirects are not followed (a destination is where it says it is).
+/// HTTP(S) through libcurl (``HTTPRequests``): TLS with the system's OpenSSL and trust store; redirects are not
+/// followed (a destination is where it says it is).
 public struct HTTPTransport: AlertTransport {
-    /// The client's configuration: no redirects, 10 s to connect, 30 s to read.
-    public static var configuration: HTTPClient.Configuration {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
-        return configuration
-    }
+    /// 10 s to connect, 30 s without a byte, 60 s for the whole request; the body's start kept.
+    public static let limits = HTTPLimits(
+        connect: .seconds(10),
+        idle: .seconds(30),
+        whole: .seconds(60),
+        bodyKept: TransportAnswer.bodyLimit
+    )
 
-    private let client: HTTPClient
-    private let deadline: TimeAmount
+    private let limits: HTTPLimits
 
-    /// Runs `body` with a transport over a new client, and shuts the client down after it.
-    ///
-    /// - Throws: Whatever `body` throws; the client's shutdown error if `body` returned.
-    public static func withTransport<Result: Sendable>(
-        _ body: (HTTPTransport) async throws -> Result
-    ) async throws -> Result {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let result: Result
-        do {
-            result = try await body(HTTPTransport(client: client))
-        } catch {
-            // body's error is the one to report; the client goes with the process either way.
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
-        return result
-    }
-
-    /// A transport over `client` (shut it down after use); each request waits at most `deadline` whole.
-    public init(client: HTTPClient, deadline: TimeAmount = .seconds(60)) {
-        self.client = client
-        self.deadline = deadline
+    /// A transport whose requests keep to `limits`.
+    public init(limits: HTTPLimits = HTTPTransport.limits) {
+        self.limits = limits
     }
 
     public func send(_ request: AlertRequest) async throws -> TransportAnswer {
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: request.method)
-        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
-        outgoing.body = .bytes(ByteBuffer(bytes: request.body))
-        let response = try await client.execute(outgoing, timeout: deadline)
-        var kept: [UInt8] = []
-        for try await chunk in response.body {
-            // Read the whole body (the connection is reused), keep only its start.
-            if kept.count < TransportAnswer.bodyLimit {
-                kept += chunk.readableBytesView.prefix(TransportAnswer.bodyLimit - kept.count)
-            }
-        }
+        let outgoing = HTTPRequest(
+            method: request.method,
+            url: request.url,
+            headers: request.headers,
+            body: request.body
+        )
+        let answer = try await outgoing.send(limits: limits)
         return TransportAnswer(
-            status: Int(response.status.code),
-            reason: response.status.reasonPhrase,
-            retryAfter: response.headers.first(name: "Retry-After"),
-            bodyStart: String(decoding: kept, as: UTF8.self)
+            status: answer.status,
+            reason: answer.reason,
+            retryAfter: answer.header("Retry-After"),
+            bodyStart: String(decoding: answer.bodyStart, as: UTF8.self)
         )
     }
 }

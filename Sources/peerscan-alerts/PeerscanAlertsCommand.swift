@@ -123,35 +123,34 @@ struct PeerscanAlertsCommand: AsyncParsableCommand {
             throw ExitCode(78)  // EX_CONFIG
         }
         let socketPath = connection.socketPath(environment: environment)
-        try await HTTPTransport.withTransport { transport in
-            let sender = AlertSender(
-                destinations: destinations,
-                transport: transport,
-                clock: ContinuousClock(),
-                linkBase: linkBase,
-                digest: digest.flatMap(DigestInterval.duration(parsing:)),
-                logger: logger,
-                acknowledge: AlertFollower.acknowledger(socketPath: socketPath, logger: logger)
+        let transport = HTTPTransport()
+        let sender = AlertSender(
+            destinations: destinations,
+            transport: transport,
+            clock: ContinuousClock(),
+            linkBase: linkBase,
+            digest: digest.flatMap(DigestInterval.duration(parsing:)),
+            logger: logger,
+            acknowledge: AlertFollower.acknowledger(socketPath: socketPath, logger: logger)
+        )
+        let follower = AlertFollower(socketPath: socketPath, sender: sender, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [SenderService(sender: sender), follower],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
             )
-            let follower = AlertFollower(socketPath: socketPath, sender: sender, logger: logger)
-            let group = ServiceGroup(
-                configuration: .init(
-                    services: [SenderService(sender: sender), follower],
-                    gracefulShutdownSignals: [.sigterm, .sigint],
-                    logger: logger
-                )
-            )
-            let notifier = SystemdNotifier()
-            if notifier.isEnabled {
-                // READY once the destinations are parsed: waiting for peerscand must not hold up the boot.
-                do {
-                    try notifier.notify(["READY=1", "STATUS=delivering to \(destinations.count) destinations"])
-                } catch {
-                    logger.log(.systemdNotifyFailed, ["error": "\(error)"])
-                }
+        )
+        let notifier = SystemdNotifier()
+        if notifier.isEnabled {
+            // READY once the destinations are parsed: waiting for peerscand must not hold up the boot.
+            do {
+                try notifier.notify(["READY=1", "STATUS=delivering to \(destinations.count) destinations"])
+            } catch {
+                logger.log(.systemdNotifyFailed, ["error": "\(error)"])
             }
-            try await group.run()
         }
+        try await group.run()
     }
 }
 

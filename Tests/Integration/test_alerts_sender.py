@@ -153,7 +153,7 @@ def test_a_receiver_that_hangs_times_out_and_gets_the_alert_when_it_answers_agai
     outbox, receiver, sender, webhook, ntfy_name = setup
     receiver.hang()
     alert = outbox.push(outbox.alert("offline", device="d1"), destinations=[webhook])
-    # AsyncHTTPClient's read timeout (30 s) ends the hung request: a transient failure, tried again.
+    # The transport's idle limit (30 s without a byte) ends the hung request: a transient failure, tried again.
     wait_until(lambda: " alert failed " in sender.text(), timeout=60, what="the hung request failed")
     assert not outbox.acks
     receiver.answer(200)

@@ -1,42 +1,10 @@
-// What this target's tests share: a broker that is not there (a closed port) and a fake broker on the loopback
-// that speaks just enough MQTT 5 (CONNACK) to connect a client and records the packets it receives.
+// What this target's tests share (beside TestSupport's loopback sockets and closed port): a fake broker on the
+// loopback that speaks just enough MQTT 5 (CONNACK) to connect a client and records the packets it receives.
 
 import Foundation
 import Glibc
 import NIOConcurrencyHelpers
-
-/// The tests' error for a failed system call.
-struct SocketFailure: Error {
-    var operation: String
-    var errno: Int32
-}
-
-/// A TCP socket on 127.0.0.1 with a port of the kernel's choice; listening or not.
-func loopbackSocket(listening: Bool) throws -> (descriptor: Int32, port: Int) {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard descriptor >= 0 else { throw SocketFailure(operation: "socket", errno: errno) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-            bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
-        }
-    }
-    guard bound, !listening || listen(descriptor, 4) == 0 else {
-        close(descriptor)
-        throw SocketFailure(operation: "bind", errno: errno)
-    }
-    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
-}
-
-/// A port nothing listens on (bound, then closed): a connection to it is refused at once.
-func closedPort() throws -> Int {
-    let (descriptor, port) = try loopbackSocket(listening: false)
-    close(descriptor)
-    return port
-}
+import TestSupport
 
 /// A broker of one connection on its own thread: accepts, answers CONNECT with a CONNACK (MQTT 5, accepted) and
 /// records every packet's type (the high nibble of its first byte) and body until the client closes.
