@@ -48,8 +48,8 @@ lint: deps
 
 # What CI runs (.ci/run): the Python lint (ruff) and the build, then scripts/run-tests, stage by stage, each timed:
 # Wi-Fi and Bluetooth LE on simulated radios in a qemu guest (radio, ~15-17 min; the first run downloads Debian's
-# kernel) in the background, beside a minute of fuzzing, the units under a real systemd (system-test: a release build,
-# ~12 min, then ~2 min), the Debian package on a pristine Debian 12 (deb-test, ~6 min), a real Home Assistant
+# kernel) in the background, beside a minute of fuzzing, the Debian package under a real systemd on a pristine Debian
+# 12 (deb-test: the release build, then the checks of system-test in a container, ~15 min), a real Home Assistant
 # (ha-test, ~1 min; ~3-5 min cold), every import declared, the systemd units' lint and score and the install layout;
 # then, alone, every Swift test, the integration tests on a real test LAN (needs root; two at a time, ~13 min) and the
 # reliability suite's bounded part (stress-ci, ~4 min).
