@@ -48,10 +48,10 @@ lint: deps
 
 # What CI runs (.ci/run): the Python lint (ruff) and the build, then scripts/run-tests, stage by stage, each timed:
 # Wi-Fi and Bluetooth LE on simulated radios in a qemu guest (radio, ~15-17 min; the first run downloads Debian's
-# kernel) in the background, beside a minute of fuzzing, the units under a real systemd (system-test: a release build,
-# ~12 min, then ~2 min), the Debian package on a pristine Debian 12 (deb-test, ~6 min), a real Home Assistant
+# kernel) in the background, beside a minute of fuzzing, the Debian package under a real systemd on a pristine Debian
+# 12 (deb-test: the release build, then the checks of system-test in a container, ~15 min), a real Home Assistant
 # (ha-test, ~1 min; ~3-5 min cold), every import declared, the systemd units' lint and score and the install layout;
-# then, alone, every Swift test, the integration tests on a real test LAN (needs root; two at a time, ~13 min) and the
+# then, alone, every Swift test, the integration tests on a real test LAN (needs root; three at a time, ~10 min) and the
 # reliability suite's bounded part (stress-ci, ~4 min).
 test: lint build
 	MAKE="$(MAKE)" PYTHON="$(PYTHON)" RADIO_TESTS="$(RADIO_CI_TESTS)" RADIO_TIMEOUT="$(RADIO_TIMEOUT)" scripts/run-tests
@@ -71,7 +71,7 @@ unit-test: deps
 	$(SWIFT) test --no-parallel
 
 integration-test: build
-	$(PYTHON) -m pytest -v --durations=15 -n 2 --dist loadfile Tests/Integration
+	$(PYTHON) -m pytest -v --durations=15 -n 3 --dist loadfile Tests/Integration
 
 # A real Home Assistant Core as the judge of peerscand's MQTT discovery (root; Tests/HomeAssistant): it runs on the
 # test LAN beside mosquitto and peerscand, and its own registries, states and log are checked through presence changes,
