@@ -1,5 +1,6 @@
 // Requests through libcurl against a receiver on the loopback: what reaches it, what of the answer is read, and each
-// way of getting no answer (refused, a scheme other than HTTP's, a receiver that says nothing, a cancelled task).
+// way of getting no answer (refused, a scheme other than HTTP's, a TLS receiver no trust store knows, a receiver that
+// says nothing, a cancelled task).
 
 import Foundation
 import TestSupport
@@ -64,6 +65,19 @@ import Testing
             try await HTTPRequest(method: "GET", url: "file:///etc/hostname").send(limits: Self.limits)
         }
         #expect(error?.code == 1)  // CURLE_UNSUPPORTED_PROTOCOL
+    }
+
+    @Test func aTLSReceiverIsVerifiedAgainstTheTrustStoreAndASelfSignedOneRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let receiver = try SelfSignedReceiver(directory: directory)
+            defer { receiver.stop() }
+            try #require(await eventually(within: .seconds(10)) { receiver.isListening })
+            let url = "https://127.0.0.1:\(receiver.port)/"
+            let error = await #expect(throws: HTTPRequestError.self) {
+                try await HTTPRequest(method: "GET", url: url).send(limits: Self.limits)
+            }
+            #expect(error?.code == 60)  // CURLE_PEER_FAILED_VERIFICATION
+        }
     }
 
     @Test func aReceiverThatSaysNothingTimesOutAtTheIdleLimit() async throws {

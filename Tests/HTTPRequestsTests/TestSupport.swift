@@ -75,3 +75,76 @@ final class FakeReceiver: Sendable {
         return got > 0 ? Array(buffer[..<got]) : nil
     }
 }
+
+/// `openssl s_server` on the loopback with a self-signed certificate for 127.0.0.1 (made in `directory`): a TLS
+/// receiver no trust store knows. Stopped by ``stop()``.
+final class SelfSignedReceiver: Sendable {
+    let port: Int
+    private let process: Process
+
+    init(directory: String) throws {
+        let key = "\(directory)/key.pem"
+        let certificate = "\(directory)/certificate.pem"
+        try Self.run(
+            "/usr/bin/openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-days",
+            "1",
+            "-keyout",
+            key,
+            "-out",
+            certificate
+        )
+        port = try closedPort()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = [
+            "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Whether it accepts connections yet.
+    var isListening: Bool {
+        guard let (descriptor, _) = try? loopbackSocket(listening: false) else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// Kills it (SIGKILL: the test runner's threads may block SIGTERM, which a spawned process inherits).
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    private static func run(_ executable: String, _ arguments: String...) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw POSIXFailure("\(executable) \(arguments[0])", errno: 0) }
+    }
+}
