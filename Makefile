@@ -23,7 +23,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build release release-build deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web bench-metrics bench-alerts
+.PHONY: all deps build release release-build deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-first-answer bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web bench-metrics bench-alerts
 
 all: build
 
@@ -113,6 +113,12 @@ bench-presence: build
 ALERTS_MINUTES ?= 10
 bench-alerts: build
 	/usr/bin/python3 -m benchmarks.alerts --minutes $(ALERTS_MINUTES) --outage-minutes $(ALERTS_MINUTES)
+
+# The first answer (root; benchmarks/first_answer.py): a fresh peerscand, exec to its first GetSnapshot answer, with and
+# without avahi-daemon, with an empty registry and with one of 1,000 devices, against `avahi-browse -art` on the same
+# test LAN; whether the three mDNS peers there are named in that first snapshot (~2 min).
+bench-first-answer: build
+	$(PYTHON) -m benchmarks.first_answer --rounds 5 --devices 1000
 
 # The registry's benchmarks (root): startup with 10,000 known devices against an empty registry; churn.
 bench-registry: build

@@ -39,8 +39,9 @@ struct ScanningOptions: ParsableArguments {
             "The longest clients wait for their first snapshot after start, in seconds; 0 serves at once.",
             discussion: """
                 A freshly started peerscand knows no device yet. Until the first browse has settled (Avahi reported \
-                all it knows, every service found is resolved, nothing new was found for a second) or this time has \
-                passed, GetSnapshot and Monitor wait, and READY=1 is not sent, so that no client sees a snapshot \
+                all it knows, every service found is resolved, nothing new was found for a second; without Avahi, \
+                the neighbour table's answers were quiet for a second) or this time has passed, GetSnapshot and \
+                Monitor wait, and READY=1 is not sent, so that no client sees a snapshot \
                 that lacks devices merely not rediscovered yet (after a restart, a watcher would print them as gone \
                 and back). On a large LAN raise it: Avahi took ~35 s to resolve 2,300 services.
                 """

@@ -58,4 +58,34 @@ import Testing
         gate.releaseNeighbourHoldIfDue(now: .seconds(300), isRunning: false, isTableSettled: false)
         #expect(!gate.holdsNeighbourOnlyDevices, "no source to wait for")
     }
+
+    @Test func aSourceThatIsDownIsWaitedForOnlyUntilTheNeighbourAnswersAreQuiet() {
+        var gate = InitialBrowseGate(waits: true, isScanning: true, quietPeriod: .seconds(1))
+        gate.noteNeighbourAnswer(now: .seconds(9))
+        #expect(gate.evaluate(now: .seconds(9), isTableSettled: true) == .waiting, "the source's state is not known")
+        gate.sourceDown(now: .seconds(10))
+        #expect(gate.evaluate(now: .seconds(10), isTableSettled: true) == .checkAfter(.seconds(1)))
+        gate.noteNeighbourAnswer(now: .milliseconds(10_500))
+        #expect(gate.evaluate(now: .seconds(11), isTableSettled: true) == .checkAfter(.milliseconds(500)))
+        #expect(gate.evaluate(now: .milliseconds(11_500), isTableSettled: true) == .settled)
+        #expect(gate.takeSettledReason() == "source-down")
+    }
+
+    @Test func aSourceThatComesUpIsWaitedForAgain() {
+        var gate = InitialBrowseGate(waits: true, isScanning: true, quietPeriod: .seconds(1))
+        gate.sourceDown(now: .seconds(10))
+        gate.sourceRunning()
+        #expect(gate.evaluate(now: .seconds(20), isTableSettled: true) == .waiting, "its browse is to come")
+        gate.browsingSettled(isRunning: true, isScanning: true)
+        #expect(gate.evaluate(now: .seconds(20), isTableSettled: true) == .settled)
+        #expect(gate.takeSettledReason() == "all-for-now")
+    }
+
+    @Test func aSourceGoingDownAfterItsBrowseSettledChangesNothing() {
+        var gate = InitialBrowseGate(waits: true, isScanning: true, quietPeriod: .seconds(1))
+        gate.browsingSettled(isRunning: true, isScanning: true)
+        gate.sourceDown(now: .seconds(10))
+        #expect(gate.evaluate(now: .seconds(10), isTableSettled: true) == .settled)
+        #expect(gate.takeSettledReason() == "all-for-now")
+    }
 }

@@ -70,7 +70,7 @@ private func makeWaitingStore(isScanning: Bool = true) -> SnapshotStore {
 
     @Test func theTimeLimitSettlesItWhateverIsMissing() async {
         let store = makeWaitingStore()
-        await store.apply([.source(.connecting)])
+        await store.apply([.source(.registering)])
         #expect(await !store.hasInitialBrowseSettled)
         await store.apply([.initialBrowseDeadline])
         #expect(await store.hasInitialBrowseSettled)

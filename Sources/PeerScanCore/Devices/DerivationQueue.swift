@@ -22,6 +22,9 @@ struct DerivationQueue: Sendable {
         }
     }
 
+    /// The MAC addresses whose new MAC-only devices are held back now.
+    var heldMACs: Set<String> { held }
+
     /// Whether nothing is marked (held MAC addresses are not marked).
     var isEmpty: Bool { hosts.isEmpty && macs.isEmpty }
 

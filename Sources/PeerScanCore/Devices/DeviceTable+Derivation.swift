@@ -53,6 +53,22 @@ extension DeviceTable {
         return origin
     }
 
+    /// Whether a MAC-only device held back now (``holdsNeighbourOnlyDevices``) is one the identities bind to an mDNS
+    /// host name too, and no host claims it yet: a host that spoke mDNS before (the registry remembers its name), whose
+    /// records are likely on their way. The first browse waits for such hosts (within its time limit), so that the
+    /// first snapshot shows them by their name and services rather than by a MAC address renamed a moment later.
+    /// - Complexity: O(h · k log k) for h MAC addresses held and k keys of their devices.
+    public var holdsKnownMDNSHosts: Bool {
+        derivations.heldMACs.contains { mac in
+            guard let id = identities.id(for: .macAddress(mac)), published.origin(of: id) == nil,
+                claimants(of: mac).isEmpty
+            else { return false }
+            return identities.keys(of: id).contains { key in
+                if case .hostName = key { true } else { false }
+            }
+        }
+    }
+
     /// The mDNS hosts that announce one of `mac`'s addresses, but for those a person split apart from it.
     private func claimants(of mac: String) -> Set<String> {
         var hosts: Set<String> = []

@@ -7,7 +7,10 @@ import Discovery
 /// A pure value on the store's clock (times are passed in). The browse settles once the source reported all it knows
 /// while running, the host table has nothing pending, and nothing new was found for ``quietPeriod`` (a large LAN is
 /// reported for a good while after the source's all-for-now) — or at the owner's time limit, or when scanning is
-/// switched off. After scanning is switched on again, neighbour-only devices are held for ``neighbourHold`` at most.
+/// switched off. A source whose daemon is not there (``sourceDown(now:)``: connecting to it, unavailable, failed)
+/// browses nothing: then the gate waits only until the neighbour table's answers were quiet for ``quietPeriod``, and
+/// again for the browse if the daemon comes up meanwhile. After scanning is switched on again, neighbour-only devices
+/// are held for ``neighbourHold`` at most.
 struct InitialBrowseGate: Sendable {
     /// How long nothing new must have been found before the browse counts as settled.
     let quietPeriod: Duration
@@ -17,6 +20,8 @@ struct InitialBrowseGate: Sendable {
     /// Whether the first browse has settled (or was never waited for).
     private(set) var isSettled: Bool
     private var hasBrowsingSettled = false
+    /// The source's daemon is not there: no browse is coming (until it runs).
+    private var isSourceDown = false
     private var lastFound: Duration?
     /// The reason it settled, until the owner announced it (``takeSettledReason()``).
     private var pendingAnnouncement: String?
@@ -36,6 +41,26 @@ struct InitialBrowseGate: Sendable {
     /// Something new was found (a row, a resolution, an address).
     mutating func noteFound(now: Duration) {
         if !isSettled { lastFound = now }
+    }
+
+    /// The kernel answered for an address (a neighbour entry with a MAC address): counts as something new found
+    /// while the source is down, when these answers are all there is to wait for.
+    mutating func noteNeighbourAnswer(now: Duration) {
+        if !isSettled && isSourceDown { lastFound = now }
+    }
+
+    /// The source reported that its daemon is not there (`now`): no browse will come, so the gate waits only for the
+    /// neighbour table's answers to be quiet for ``quietPeriod`` from now. Nothing changes once the browse settled.
+    mutating func sourceDown(now: Duration) {
+        guard !isSettled, !isSourceDown, !hasBrowsingSettled else { return }
+        isSourceDown = true
+        lastFound = now
+    }
+
+    /// The source's daemon runs: a gate that stopped waiting for its browse waits for it again.
+    mutating func sourceRunning() {
+        guard isSourceDown else { return }
+        isSourceDown = false
     }
 
     /// The source reported all it knows (`isRunning`: its daemon is running).
@@ -79,10 +104,10 @@ struct InitialBrowseGate: Sendable {
 
     /// Settles the browse if its conditions hold now.
     mutating func evaluate(now: Duration, isTableSettled: Bool) -> Verdict {
-        guard !isSettled && hasBrowsingSettled && isTableSettled else { return .waiting }
+        guard !isSettled && (hasBrowsingSettled || isSourceDown) && isTableSettled else { return .waiting }
         let quietFor = lastFound.map { now - $0 } ?? quietPeriod
         guard quietFor >= quietPeriod else { return .checkAfter(quietPeriod - quietFor) }
-        settle(reason: "all-for-now")
+        settle(reason: isSourceDown ? "source-down" : "all-for-now")
         return .settled
     }
 

@@ -14,7 +14,10 @@ extension SnapshotStore {
         case .mdns(let event):
             apply(mdns: event, isScanning: isScanning, effects: &effects)
         case .neighbour(let observation):
-            if isScanning { devices.observe(observation, interfaces: host.interfaces, now: clock.now()) }
+            if isScanning {
+                devices.observe(observation, interfaces: host.interfaces, now: clock.now())
+                if observation.hasAnswer { gate.noteNeighbourAnswer(now: clock.now()) }
+            }
             limits.countsChanged = true
         case .wireless(let observation):
             if isScanning { wireless.apply(observation, now: clock.now()) }
@@ -29,6 +32,11 @@ extension SnapshotStore {
         switch event {
         case .sourceState(let state, let hostName):
             sourceStateKnown.fire()
+            switch state {
+            case .running: gate.sourceRunning()
+            case .connecting, .unavailable, .failure: gate.sourceDown(now: clock.now())  // no daemon to browse
+            case .registering, .collision: break  // the daemon is there: its browse follows
+            }
             if state != host.sourceState {
                 effects.logs.append(LogEntry(.mdnsSourceState, ["state": state.name, "reason": state.reason ?? ""]))
             }
@@ -61,6 +69,17 @@ extension SnapshotStore {
             case .serviceFound, .serviceResolved, .addressAdded: gate.noteFound(now: clock.now())
             default: break
             }
+        }
+    }
+}
+
+extension NeighbourObservation {
+    /// Whether the kernel resolved an address to a MAC address in it (an entry of a host that answered).
+    fileprivate var hasAnswer: Bool {
+        switch self {
+        case .neighbourTable(let entries): entries.contains { $0.macAddress != nil }
+        case .neighbourUpdated(let entry): entry.macAddress != nil
+        case .neighbourRemoved, .hostAnswered: false
         }
     }
 }

@@ -186,7 +186,9 @@ public actor SnapshotStore {
         if !isScanning { gate.settle(reason: "scanning-off") }
         if requestedScanning != wasScanning { limits.countsChanged = true }
         publish(makeSnapshot(windowExpired: expiredWindow, effects: &effects))
-        switch gate.evaluate(now: clock.now(), isTableSettled: table.isSettled) {
+        // A held MAC address of a host known by its mDNS name: its records are awaited too (while Avahi runs).
+        let awaitsKnownHosts = !gate.isSettled && host.sourceState.isRunning && devices.holdsKnownMDNSHosts
+        switch gate.evaluate(now: clock.now(), isTableSettled: table.isSettled && !awaitsKnownHosts) {
         case .settled:
             publish(makeSnapshot(windowExpired: nil, effects: &effects))  // the neighbour-only devices held till now
         case .checkAfter(let delay):
