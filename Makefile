@@ -23,7 +23,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
 
-.PHONY: all deps build release release-build deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-first-answer bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web bench-metrics bench-alerts
+.PHONY: all deps build release release-build deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-first-answer bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web bench-metrics bench-alerts bench-footprint
 
 all: build
 
@@ -124,6 +124,14 @@ bench-first-answer: build
 bench-registry: build
 	$(PYTHON) -m benchmarks.registry startup --devices 10000 --rounds 3
 	$(PYTHON) -m benchmarks.registry churn --devices 1000 --rate 100 --seconds 60
+
+# A home LAN at rest (root; release build as shipped; benchmarks/footprint.py): 15 mDNS hosts and 35 silent ones, a
+# real avahi-daemon; peerscand's RSS (by kind) beside avahi-daemon's after a minute idle, then hyperfine times
+# `peerscanctl list` against `ip neigh` and `avahi-browse -at` on the same LAN (~3 min).
+bench-footprint: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product peerscand
+	$(SWIFT) build -c release --static-swift-stdlib --product peerscanctl
+	$(PYTHON) -m benchmarks.footprint --peers 15 --hosts 35 --idle-seconds 60 --runs 100
 
 # The MQTT mirror's benchmark (root; release build): 10,000 devices published to a real mosquitto in a namespace of
 # its own, the delay of 1,000 single-device changes, the republication after a broker restart; with mosquitto's

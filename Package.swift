@@ -52,8 +52,8 @@
 //   peerscan-alerts   the alerts' sender: follows peerscand's outbox (FollowAlerts), delivers, acknowledges
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
 //   CMalloc           glibc's <malloc.h> as a system library, imported by Allocator only
-//   Allocator         glibc's allocator: what it holds (the benchmarks' memory figures), peerscan-web's fixed mapping
-//                     threshold
+//   Allocator         glibc's allocator: what it holds (the benchmarks' memory figures), the fixed mapping threshold of
+//                     peerscan-web and peerscand, and the pages start-up leaves resident, handed back
 //   peerscan-bench    the diff, fanout and registry benchmarks (on TestSupport's manual clock where time is simulated)
 //   peerscan-fuzz     a libFuzzer target over Varlink framing and request decoding (make fuzz)
 //   JSONValue         a JSON value, decoded strictly and encoded as decoded: peerscan-web's request bodies, the tests
@@ -497,6 +497,7 @@ let package = Package(
         .executableTarget(
             name: "peerscand",
             dependencies: [
+                "Allocator",
                 "AsyncPrimitives",
                 "AvahiBrowser",
                 "AvahiSource",

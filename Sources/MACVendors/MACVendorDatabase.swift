@@ -11,24 +11,34 @@
 ///
 /// ## Performance
 /// Loading reads, splits and checks all four files (about 46,500 records, 3.7 MB) in one pass each: about 50 ms in a
-/// release build, ten times that in a debug build. The database then holds about 46,200 prefixes in about 3.9 MB of
-/// heap; equal names share one string (about 29,600 distinct names). A lookup parses the address and makes at most
-/// three hash lookups, one per prefix length: O(1), about 0.2 µs in release.
+/// release build, ten times that in a debug build. The database then holds about 46,200 prefixes in about 2.6 MB of
+/// heap: each distinct name (about 29,600) once, in one buffer of UTF-8 (``OrganizationNames``), and the tables map a
+/// prefix to a name's number. (With a `String` per name it was 3.9 MB in ~30,000 small blocks, spread among the load's
+/// freed ones, so that peerscand's heap kept ~9 MiB resident after loading; a few large blocks leave nothing behind:
+/// docs/benchmarks.md#memory.) A lookup parses the address, makes at most three hash lookups, one per prefix length,
+/// and makes the name's `String`: O(1), about 0.2 µs in release.
 public struct MACVendorDatabase: Sendable {
     /// Where Debian's `ieee-data` package installs the assignment files.
     public static let defaultDirectory = "/usr/share/ieee-data"
 
     /// A database that knows no prefix.
-    public static let empty = MACVendorDatabase(tables: Array(repeating: [:], count: prefixLengths.count))
+    public static let empty = MACVendorDatabase(
+        tables: Array(repeating: [:], count: prefixLengths.count),
+        names: OrganizationNames()
+    )
 
     /// The prefix lengths in bits, longest first: the order of `tables` and of a lookup.
     static let prefixLengths = [36, 28, 24]
 
-    /// For each of ``prefixLengths``, the organization by prefix value (the address shifted right by 48 - length).
-    private var tables: [[UInt64: String]]
+    /// For each of ``prefixLengths``, the organization's number in `names` by prefix value (the address shifted right
+    /// by 48 - length).
+    private var tables: [[UInt64: Int32]]
+    /// Every distinct organization name, numbered.
+    private var names: OrganizationNames
 
-    private init(tables: [[UInt64: String]]) {
+    private init(tables: [[UInt64: Int32]], names: OrganizationNames) {
         self.tables = tables
+        self.names = names
     }
 
     /// Loads every assignment file in `directory`, and throws on the first one that is missing or malformed.
@@ -45,9 +55,9 @@ public struct MACVendorDatabase: Sendable {
     public init(directory: String = defaultDirectory) throws(MACVendorDatabaseError) {
         try Self.checkDirectory(directory)
         var database = Self.empty
-        var names: [String: String] = [:]
+        var numbers: [String: Int32] = [:]
         for file in AssignmentFile.all {
-            database.add(try file.entries(in: directory), prefixLength: file.prefixLength, names: &names)
+            database.add(try file.entries(in: directory), prefixLength: file.prefixLength, numbers: &numbers)
         }
         self = database
     }
@@ -72,10 +82,10 @@ public struct MACVendorDatabase: Sendable {
         }
         var database = empty
         var problems: [MACVendorDatabaseError] = []
-        var names: [String: String] = [:]
+        var numbers: [String: Int32] = [:]
         for file in AssignmentFile.all {
             do throws(MACVendorDatabaseError) {
-                database.add(try file.entries(in: directory), prefixLength: file.prefixLength, names: &names)
+                database.add(try file.entries(in: directory), prefixLength: file.prefixLength, numbers: &numbers)
             } catch {
                 problems.append(error)
             }
@@ -94,7 +104,7 @@ public struct MACVendorDatabase: Sendable {
             address.value != 0
         else { return nil }
         for (length, table) in zip(Self.prefixLengths, tables) {
-            if let organization = table[address.value >> UInt64(48 - length)] { return organization }
+            if let number = table[address.value >> UInt64(48 - length)] { return names[number] }
         }
         return nil
     }
@@ -134,18 +144,50 @@ public struct MACVendorDatabase: Sendable {
         Self.prefixLengths.firstIndex(of: prefixLength).map { tables[$0].count } ?? 0
     }
 
-    /// Adds entries of one prefix length, keeping a prefix's first organization; equal names share one string.
+    /// Adds entries of one prefix length, keeping a prefix's first organization; equal names are stored once
+    /// (`numbers` numbers the names stored so far).
     private mutating func add(
         _ entries: [(prefix: UInt64, organization: String)],
         prefixLength: Int,
-        names: inout [String: String]
+        numbers: inout [String: Int32]
     ) {
         let index = Self.prefixLengths.firstIndex(of: prefixLength)!
         tables[index].reserveCapacity(tables[index].count + entries.count)
         for (prefix, organization) in entries where tables[index][prefix] == nil {
-            let shared = names[organization, default: organization]
-            names[organization] = shared
-            tables[index][prefix] = shared
+            let number: Int32
+            if let known = numbers[organization] {
+                number = known
+            } else {
+                number = names.append(organization)
+                numbers[organization] = number
+            }
+            tables[index][prefix] = number
         }
+    }
+}
+
+/// Organization names, numbered in the order appended, in one buffer of UTF-8: two large blocks for all of them,
+/// where a `String` each would be a small block each (a name longer than 15 bytes has storage of its own).
+struct OrganizationNames: Sendable {
+    private var utf8: [UInt8] = []
+    /// Where each name ends in `utf8`; a name starts where the one before it ends.
+    private var ends: [UInt32] = []
+
+    /// Stores `name` and returns its number.
+    ///
+    /// - Complexity: O(*n*), where *n* is the name's length in UTF-8 (amortized).
+    mutating func append(_ name: String) -> Int32 {
+        utf8.append(contentsOf: name.utf8)
+        ends.append(UInt32(utf8.count))
+        return Int32(ends.count - 1)
+    }
+
+    /// The name numbered `number`, which ``append(_:)`` returned.
+    ///
+    /// - Complexity: O(*n*), where *n* is the name's length in UTF-8.
+    subscript(number: Int32) -> String {
+        let end = Int(ends[Int(number)])
+        let start = number == 0 ? 0 : Int(ends[Int(number) - 1])
+        return String(decoding: utf8[start..<end], as: UTF8.self)
     }
 }

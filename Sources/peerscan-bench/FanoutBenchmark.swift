@@ -1,3 +1,4 @@
+import Allocator
 import ArgumentParser
 import AsyncPrimitives
 import Discovery
@@ -85,6 +86,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
     }
 
     private func measure(stalled: Int) async throws -> Result {
+        Allocator.fixMappingThreshold()  // as peerscand does at start
         var logger = Logger(label: "peerscan-bench")
         logger.logLevel = .error
         let history = ChangeHistory(epoch: "bench")
@@ -111,6 +113,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
             info: .init(vendor: "peerscan", product: "peerscan-bench", version: PeerScanVersion.current, url: ""),
             logger: logger
         )
+        // peerscand hands back start-up's pages once at rest, before clients come (StartupPagesRelease).
+        Allocator.releaseStartupPages()
         Measurement.resetPeakResidentBytes()
         let storeResident = Measurement.residentBytes().current
         let storeHeap = Measurement.allocatedBytes()

@@ -88,7 +88,7 @@ extension Peerscand {
             logger: logger
         )
         let signals = DaemonSignals(signals: await DaemonSignals.trap(), setScanning: parts.setScanning, logger: logger)
-        var services: [any Service] = [systemd, signals]
+        var services: [any Service] = [systemd, signals, StartupPagesRelease(store: parts.store, delay: .seconds(10))]
         if dump { services.append(DumpService(store: parts.store)) }
         if let (configuration, settings) = mqttSettings {
             let registry = parts.registry

@@ -1,3 +1,4 @@
+import Allocator
 import ArgumentParser
 import AsyncPrimitives
 import DaemonSupport
@@ -149,6 +150,9 @@ struct Peerscand: AsyncParsableCommand {
     var alerts: AlertOptions
 
     func run() async throws {
+        // The vendor files read at start and the snapshot replies (4 MB at 10,000 devices) are large blocks that come
+        // and go: kept mapped, each is returned when freed instead of staying in the heap (as in peerscan-web).
+        Allocator.fixMappingThreshold()
         let level = logLevel
         LoggingSystem.bootstrap { _ in LogfmtLogHandler(level: level) }
         let logger = Logger(label: "peerscand")

@@ -27,4 +27,11 @@ import Testing
         defer { free(block) }
         #expect(Allocator.allocatedBytes() - before >= 8 << 20)
     }
+
+    @Test("start-up pages are released from the executable's own mappings, whole pages")
+    func startupPagesAreTheExecutables() {
+        let advised = Allocator.releaseStartupPages()
+        #expect(advised > 0)
+        #expect(advised % Int(getpagesize()) == 0)
+    }
 }
