@@ -47,12 +47,12 @@ lint: deps
 	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Package.swift
 
 # What CI runs (.ci/run): the Python lint (ruff) and the build, then scripts/run-tests, stage by stage, each timed:
-# Wi-Fi and Bluetooth LE on simulated radios in a qemu guest (radio, ~15-17 min; the first run downloads Debian's
+# Wi-Fi and Bluetooth LE on simulated radios in a qemu guest (radio, ~16 min; the first run downloads Debian's
 # kernel) in the background, beside a minute of fuzzing, the Debian package under a real systemd on a pristine Debian
 # 12 (deb-test: the release build, then the checks of system-test in a container, ~15 min), a real Home Assistant
 # (ha-test, ~1 min; ~3-5 min cold), every import declared, the systemd units' lint and score and the install layout;
 # then, alone, every Swift test, the integration tests on a real test LAN (needs root; three at a time, ~10 min) and the
-# reliability suite's bounded part (stress-ci, ~4 min).
+# reliability suite's bounded part (stress-ci, ~4 min): ~43 min from a fresh clone (docs/benchmarks.md#ci).
 test: lint build
 	MAKE="$(MAKE)" PYTHON="$(PYTHON)" RADIO_TESTS="$(RADIO_CI_TESTS)" RADIO_TIMEOUT="$(RADIO_TIMEOUT)" scripts/run-tests
 
