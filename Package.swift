@@ -27,7 +27,8 @@
 //   VarlinkServer     the Varlink server: Unix socket, connections, peer credentials, org.varlink.service
 //   PeerScanServer    the daemon's side of io.peerscan: the handler, reply cache, resume history
 //   TextEscaping      control characters made visible, for the terminal and for log lines
-//   POSIXText         the text of what C calls fill in: fixed buffers, errno descriptions, addresses, interface names
+//   POSIXText         the text of what C calls fill in: fixed buffers, errno descriptions, addresses, interface names,
+//                     /proc files
 //   NetworkInterfaces the host's interfaces (getifaddrs) and which of them mDNS is browsed on by default
 //   CNetlink          the system library libmnl (pkg-config libmnl) and the rtnetlink headers
 //   NeighbourTable    the Swift wrapper of CNetlink, its only importer: the kernel's ARP/NDP table, dump and changes
@@ -356,7 +357,7 @@ let package = Package(
         .target(name: "JSONValue"),
         .testTarget(name: "JSONValueTests", dependencies: ["JSONValue"]),
 
-        // MARK: POSIXText — the text of C buffers, errno values, addresses (inet_ntop) and interface indices.
+        // MARK: POSIXText — the text of C buffers, errno values, addresses (inet_ntop), interface indices and /proc files.
         .target(name: "POSIXText"),
         .testTarget(name: "POSIXTextTests", dependencies: ["POSIXText"]),
 
@@ -688,7 +689,7 @@ let package = Package(
         // MARK: Benchmarks and what tests share.
         .target(name: "SeededRandom"),
         .systemLibrary(name: "CMalloc"),
-        .target(name: "Allocator", dependencies: ["CMalloc"]),
+        .target(name: "Allocator", dependencies: ["CMalloc", "POSIXText"]),
         .testTarget(name: "AllocatorTests", dependencies: ["Allocator"]),
         .executableTarget(
             name: "peerscan-bench",

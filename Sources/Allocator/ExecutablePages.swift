@@ -1,4 +1,5 @@
 import Glibc
+internal import POSIXText
 
 extension Allocator {
     /// Returns what starting up left resident and a daemon at rest does not need: the heap's free pages (``trim()``)
@@ -16,7 +17,7 @@ extension Allocator {
     @discardableResult
     public static func releaseStartupPages() -> Int {
         trim()
-        guard let maps = readWholeFile("/proc/self/maps"), let executable = executablePath() else { return 0 }
+        guard let maps = POSIXText.fileText("/proc/self/maps"), let executable = executablePath() else { return 0 }
         var advised = 0
         for line in maps.split(separator: "\n") where line.hasSuffix(" " + executable) {
             let range = line.prefix { $0 != " " }.split(separator: "-")
@@ -32,21 +33,6 @@ extension Allocator {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return nil }
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func readWholeFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return POSIXText.string(fromBuffer: buffer)  // zeroed past what readlink wrote
     }
 }

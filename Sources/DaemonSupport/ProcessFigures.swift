@@ -1,4 +1,5 @@
 import Glibc
+internal import POSIXText
 
 /// The process's own figures, as Prometheus's `process_*` metrics hold them: resident memory, CPU time, open and
 /// allowed descriptors, start time — read from `/proc/self` (`stat`, `fd`) and `/proc/stat` (`btime`).
@@ -65,8 +66,10 @@ public struct ProcessFigures: Sendable, Hashable {
 
     /// This process's figures now; `nil` where `/proc` cannot be read.
     public static func current() -> ProcessFigures? {
-        guard let stat = readFile("/proc/self/stat"),
-            let bootLine = readFile("/proc/stat")?.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
+        guard let stat = POSIXText.fileText("/proc/self/stat"),
+            let bootLine = POSIXText.fileText("/proc/stat")?.split(separator: "\n").first(where: {
+                $0.hasPrefix("btime ")
+            }),
             let bootTime = UInt64(bootLine.dropFirst("btime ".count))
         else { return nil }
         var limit = rlimit()
@@ -91,21 +94,5 @@ public struct ProcessFigures: Sendable, Hashable {
             if !isDot { count += 1 }
         }
         return max(count - 1, 0)
-    }
-
-    /// A small file of `/proc`, whole; `nil` if it cannot be read.
-    private static func readFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { Glibc.close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

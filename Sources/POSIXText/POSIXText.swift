@@ -1,7 +1,8 @@
 import Glibc
 
 /// The text of what the C library hands back in buffers: a fixed-size C string (an interface name, `inet_ntop`'s
-/// output, a library's message), an `errno`'s description, an IP address's text form, an interface's name.
+/// output, a library's message), an `errno`'s description, an IP address's text form, an interface's name, a small
+/// file of `/proc`.
 ///
 /// Every module that calls such a function converts through here, so that a buffer without a NUL, invalid UTF-8, an
 /// address of the wrong length or an unknown `errno` is handled once, the same way everywhere: never a trap, never a
@@ -55,6 +56,26 @@ public enum POSIXText {
     /// - Returns: The address's text; `nil` if `bytes` is neither 4 nor 16 bytes long.
     public static func address(_ bytes: some Collection<UInt8>, scope: String? = nil) -> String? {
         Array(bytes).withUnsafeBytes { address($0, scope: scope) }
+    }
+
+    /// The text of a small file read whole with `read(2)` (a file of `/proc`, which has no size to ask for); `nil` if
+    /// it cannot be opened. A read interrupted by a signal is retried; invalid UTF-8 becomes U+FFFD.
+    ///
+    /// - Parameter path: The file's path, e.g. `/proc/self/status`.
+    /// - Returns: The file's text, up to where a read failed or the file ended.
+    public static func fileText(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The name of the interface with this index (`if_indextoname(3)`); `nil` if there is none.

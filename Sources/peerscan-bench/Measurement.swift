@@ -1,5 +1,6 @@
 import Allocator
 import Glibc
+internal import POSIXText
 
 /// Timing and memory readings for benchmarks.
 enum Measurement {
@@ -37,7 +38,7 @@ enum Measurement {
 
     /// The resident set size and its peak since the last ``resetPeakResidentBytes()``, from /proc/self/status.
     static func residentBytes() -> (current: Int, peak: Int) {
-        guard let status = readFile("/proc/self/status") else { return (0, 0) }
+        guard let status = POSIXText.fileText("/proc/self/status") else { return (0, 0) }
         func field(_ name: String) -> Int {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
             return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
@@ -53,19 +54,5 @@ enum Measurement {
             _ = write(fd, "5", 1)
             close(fd)
         }
-    }
-
-    private static func readFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

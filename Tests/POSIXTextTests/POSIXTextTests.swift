@@ -113,3 +113,21 @@ struct InterfaceNameTests {
         #expect(POSIXText.interfaceName(index: index) == nil)
     }
 }
+
+@Suite("POSIXText: a small file's text")
+struct FileTextTests {
+    @Test("a file of /proc is read whole, over several reads")
+    func aProcFileIsReadWhole() throws {
+        let maps = try #require(POSIXText.fileText("/proc/self/maps"))
+        let status = try #require(POSIXText.fileText("/proc/self/status"))
+        #expect(status.hasPrefix("Name:"))
+        #expect(status.hasSuffix("\n"))
+        #expect(maps.utf8.count > 4096)  // /proc hands out a page at most per read(2): several reads
+        #expect(maps.split(separator: "\n").allSatisfy { $0.contains("-") })
+    }
+
+    @Test("a file that cannot be opened is no text")
+    func aMissingFileIsNil() {
+        #expect(POSIXText.fileText("/proc/self/no-such-file") == nil)
+    }
+}
