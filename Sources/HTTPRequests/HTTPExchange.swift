@@ -129,7 +129,7 @@ private final class HTTPExchange: @unchecked Sendable {
             let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
             reason = parts.count == 3 ? String(parts[2]) : ""
             headers = []
-        } else if let colon = line.firstIndex(of: ":") {
+        } else if headers.count < HTTPAnswer.headersKept, let colon = line.firstIndex(of: ":") {
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers.append(HTTPHeader(name: String(line[..<colon]), value: value))
         }

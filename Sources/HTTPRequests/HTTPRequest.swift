@@ -44,10 +44,13 @@ public struct HTTPAnswer: Sendable, Equatable {
     public var status: Int
     /// The status line's reason phrase (empty when there is none, as in HTTP/2).
     public var reason: String
-    /// The headers of the final answer, in order, names as the receiver wrote them.
+    /// The headers of the final answer, in order, names as the receiver wrote them; the first ``headersKept`` only.
     public var headers: [HTTPHeader]
     /// The body's first ``HTTPLimits/bodyKept`` bytes.
     public var bodyStart: [UInt8]
+
+    /// The most headers an answer keeps: a receiver cannot grow one without bound (libcurl bounds each line).
+    public static let headersKept = 100
 
     /// The value of the header `name` (case-insensitive), if present.
     public func header(_ name: String) -> String? {

@@ -38,6 +38,18 @@ import Testing
         #expect(received.body == payload)
     }
 
+    @Test func anAnswerKeepsItsFirstHundredHeaders() async throws {
+        let many = (1...150).map { "X-Filler-\($0): \($0)\r\n" }.joined()
+        let receiver = try FakeReceiver(
+            answer: "HTTP/1.1 503 Busy\r\nRetry-After: 5\r\n\(many)Content-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        let answer = try await HTTPRequest(method: "POST", url: receiver.url, body: [1]).send(limits: Self.limits)
+        #expect(answer.status == 503)
+        #expect(answer.headers.count == HTTPAnswer.headersKept)
+        #expect(answer.header("Retry-After") == "5")
+        #expect(answer.headers.last == HTTPHeader(name: "X-Filler-99", value: "99"))
+    }
+
     @Test func aRedirectIsAnswerNotFollowed() async throws {
         let receiver = try FakeReceiver(
             answer: "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/elsewhere\r\nContent-Length: 0\r\n\r\n"
