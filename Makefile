@@ -11,19 +11,23 @@ PYTHON = $(VENV)/bin/python
 RUFF_VERSION = 0.17.6
 SELENIUM_VERSION = 4.51.0
 
-# Installation (make install [PREFIX=/usr/local] [DESTDIR=] [UNITDIR=]): binaries, systemd units, the sysusers file,
+# Installation (make install [PREFIX=/usr/local] [DESTDIR=] [UNITDIR=]): the one executable (PKGLIBDIR/peerscan) and
+# the programs' links to it (BINDIR/peerscand, …), systemd units, the sysusers file,
 # manual pages, shell completions, the Varlink interface and the Prometheus alerting rules. CONFIGURATION=debug installs the development build (the
 # tests check the layout with it). The Debian package installs with PREFIX=/usr UNITDIR=/lib/systemd/system.
 PREFIX ?= /usr/local
 DESTDIR ?=
 CONFIGURATION ?= release
 BINDIR = $(PREFIX)/bin
+PKGLIBDIR = $(PREFIX)/lib/peerscan
 UNITDIR = $(PREFIX)/lib/systemd/system
 SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 MANDIR = $(PREFIX)/share/man
 DOCS = .build/docs
+# The programs the package's one executable is (a link of each name to $(PKGLIBDIR)/peerscan).
+PROGRAMS = peerscand peerscanctl peerscan-web peerscan-alerts
 
-.PHONY: all deps build release release-build deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-first-answer bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web bench-metrics bench-alerts bench-footprint
+.PHONY: all deps build release release-build deb deb-test lint test fuzz unit-test integration-test check-imports check-units check-install demo bench bench-scanner bench-presence bench-registry bench-first-answer bench-mqtt install docs clean ha-test radio-test demo-wifi bench-wifi bench-radio-flood bench-beacon-flood bench-web bench-metrics bench-alerts bench-footprint bench-package
 
 all: build
 
@@ -128,10 +132,14 @@ bench-registry: build
 # A home LAN at rest (root; release build as shipped; benchmarks/footprint.py): 15 mDNS hosts and 35 silent ones, a
 # real avahi-daemon; peerscand's RSS (by kind) beside avahi-daemon's after a minute idle, then hyperfine times
 # `peerscanctl list` against `ip neigh` and `avahi-browse -at` on the same LAN (~3 min).
-bench-footprint: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product peerscand
-	$(SWIFT) build -c release --static-swift-stdlib --product peerscanctl
-	$(PYTHON) -m benchmarks.footprint --peers 15 --hosts 35 --idle-seconds 60 --runs 100
+bench-footprint: release-build
+	PEERSCAND=.build/programs/peerscand PEERSCANCTL=.build/programs/peerscanctl \
+		$(PYTHON) -m benchmarks.footprint --peers 15 --hosts 35 --idle-seconds 60 --runs 100
+
+# The package's executables per way of shipping the Swift runtime (root; benchmarks/package.py: four release builds
+# one after another, each stripped and compressed, peerscanctl --version timed in each).
+bench-package: deps
+	$(PYTHON) -m benchmarks.package --runs 50
 
 # The MQTT mirror's benchmark (root; release build): 10,000 devices published to a real mosquitto in a namespace of
 # its own, the delay of 1,000 single-device changes, the republication after a broker restart; with mosquitto's
@@ -187,10 +195,10 @@ install: deps
 	$(if $(filter release,$(CONFIGURATION)),$(MAKE) --no-print-directory release-build,$(SWIFT) build -c $(CONFIGURATION))
 	scripts/generate-docs $(DOCS)
 	install -D -m 0644 Sources/PeerScanModel/io.peerscan.varlink "$(DESTDIR)$(PREFIX)/share/varlink/io.peerscan.varlink"
-	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscand" "$(DESTDIR)$(BINDIR)/peerscand"
-	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscanctl" "$(DESTDIR)$(BINDIR)/peerscanctl"
-	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscan-web" "$(DESTDIR)$(BINDIR)/peerscan-web"
-	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscan-alerts" "$(DESTDIR)$(BINDIR)/peerscan-alerts"
+	install -D -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/peerscan" "$(DESTDIR)$(PKGLIBDIR)/peerscan"
+	install -d "$(DESTDIR)$(BINDIR)"
+	for program in $(PROGRAMS); do \
+		ln -sf "$$(realpath -m --relative-to=$(BINDIR) $(PKGLIBDIR)/peerscan)" "$(DESTDIR)$(BINDIR)/$$program"; done
 	install -d "$(DESTDIR)$(UNITDIR)"
 	sed 's|/usr/local/bin/|$(BINDIR)/|' systemd/peerscand.service > "$(DESTDIR)$(UNITDIR)/peerscand.service"
 	install -m 0644 systemd/peerscand.socket "$(DESTDIR)$(UNITDIR)/peerscand.socket"
@@ -282,11 +290,17 @@ sanitizer_reports = status=$$?; if [ -n "$$(ls -A $(SANITIZER_LOGS)/$(1))" ]; th
 	echo "sanitize-$(1): sanitizer reports in $(SANITIZER_LOGS)/$(1):"; cat $(SANITIZER_LOGS)/$(1)/*; exit 1; fi; \
 	exit $$status
 
-# The release build (the Swift runtime linked statically) and its manual pages and completions: what `make install`
-# installs and what the Debian package's build step runs. Every product in one build: only the four shipped ones, one
-# `--product` at a time (SwiftPM takes one), is slower on two cores (each build's last modules and links use one).
+# The release build of what the package ships (docs/packaging.md, "Size"): `peerscan`, the one executable that is the
+# four programs (each a link to it), with the Swift runtime linked statically, only the ICU data it needs
+# (scripts/icu-data: the toolchain's data under --wrap, which the linker resolves to the trimmed copy; a changed copy
+# removes the executable, for SwiftPM does not track it, so that it is linked again) and no dynamic
+# symbol table of its own functions (--no-export-dynamic: nothing loads into it; 2.7 MB).
 release-build: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	symbol=$$(scripts/icu-data .build/icu-data.o) && \
+		{ [ ! .build/icu-data.o -nt .build/release/peerscan ] || rm -f .build/release/peerscan; } && \
+		$(SWIFT) build -c release --static-swift-stdlib --product peerscan -Xlinker --no-export-dynamic \
+			-Xlinker --wrap=$$symbol -Xlinker $(CURDIR)/.build/icu-data.o
+	mkdir -p .build/programs && for program in $(PROGRAMS); do ln -sfn ../release/peerscan .build/programs/$$program; done
 
 release: release-build
 	scripts/generate-docs $(DOCS)

@@ -41,16 +41,18 @@
 //   MQTTClient        the Swift wrapper of CMosquitto, its only importer: a connection that keeps itself up, on a reader thread
 //   PeerScanMQTT      the snapshot mirrored on an MQTT broker: topics, payloads, Home Assistant discovery, the service
 //   DaemonSupport     sd_notify, socket activation, the watchdog, the log format, /proc/self's figures, by hand
-//   peerscand         the daemon, the composition root: makes the store, the sources, the server and the services
+//   PeerscandProgram  the daemon, the composition root: makes the store, the sources, the server and the services
 //   PeerScanClient    the clients' logic: connection, the --socket option, monitor session, tables and change lines
-//   peerscanctl       the command-line client, a thin executable over PeerScanClient
+//   PeerscanctlProgram the command-line client over PeerScanClient
 //   PeerscanWeb       the web page's server: routes, token, Host allowlist, the event stream, the write proxy, the page,
 //                     /metrics
-//   peerscan-web      the HTTP server of the page (HummingbirdCore), a thin executable over PeerscanWeb
-//   CCurl             the system library libcurl (pkg-config libcurl; Debian: libcurl4-openssl-dev)
+//   PeerscanWebProgram the HTTP server of the page (HummingbirdCore) over PeerscanWeb
+//   CCurl             libcurl's header (Debian: libcurl4-openssl-dev); the library is loaded when a request is sent
 //   HTTPRequests      the Swift wrapper of CCurl, its only importer: an HTTP(S) request and its answer, on a thread
 //   AlertDelivery     the alerts' destinations (Apprise's URLs), their requests, the retry policy, delivery over HTTP
-//   peerscan-alerts   the alerts' sender: follows peerscand's outbox (FollowAlerts), delivers, acknowledges
+//   PeerscanAlertsProgram the alerts' sender: follows peerscand's outbox (FollowAlerts), delivers, acknowledges
+//   peerscand, peerscanctl, peerscan-web, peerscan-alerts   each program's own executable (development, tests)
+//   peerscan          the package's one executable: the four programs, run by the name it is started as
 //   SeededRandom      a replayable random number generator for benchmarks and randomized tests
 //   CMalloc           glibc's <malloc.h> as a system library, imported by Allocator only
 //   Allocator         glibc's allocator: what it holds (the benchmarks' memory figures), the fixed mapping threshold of
@@ -67,6 +69,7 @@ let package = Package(
     products: [
         .library(name: "Diffable", targets: ["Diffable"]),
         .executable(name: "peerscan-bench", targets: ["peerscan-bench"]),
+        .executable(name: "peerscan", targets: ["peerscan"]),
         .executable(name: "peerscand", targets: ["peerscand"]),
         .executable(name: "peerscanctl", targets: ["peerscanctl"]),
         .executable(name: "peerscan-web", targets: ["peerscan-web"]),
@@ -494,9 +497,9 @@ let package = Package(
             dependencies: ["DaemonSupport", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
 
-        // MARK: peerscand — the daemon.
-        .executableTarget(
-            name: "peerscand",
+        // MARK: peerscand — the daemon: the program in PeerscandProgram, a thin executable on top.
+        .target(
+            name: "PeerscandProgram",
             dependencies: [
                 "Allocator",
                 "AsyncPrimitives",
@@ -538,7 +541,7 @@ let package = Package(
                 "PeerScanCore",
                 "PeerScanModel",
                 "TestSupport",
-                "peerscand",
+                "PeerscandProgram",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -557,8 +560,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .executableTarget(
-            name: "peerscanctl",
+        .target(
+            name: "PeerscanctlProgram",
             dependencies: [
                 "POSIXText",
                 "PeerScanClient",
@@ -579,7 +582,7 @@ let package = Package(
                 "TestSupport",
                 "Varlink",
                 "VarlinkServer",
-                "peerscanctl",
+                "PeerscanctlProgram",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -608,8 +611,8 @@ let package = Package(
             ],
             resources: [.embedInCode("Page")]
         ),
-        .executableTarget(
-            name: "peerscan-web",
+        .target(
+            name: "PeerscanWebProgram",
             dependencies: [
                 "Allocator",
                 "DaemonSupport",
@@ -638,11 +641,8 @@ let package = Package(
         ),
 
         // MARK: peerscan-alerts — the alerts' sender, one more client of io.peerscan: destinations, requests, delivery.
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // libcurl's header only (Debian: libcurl4-openssl-dev): HTTPRequests loads the library when a request is sent.
+        .systemLibrary(name: "CCurl"),
         .target(name: "HTTPRequests", dependencies: ["POSIXText", "CCurl"]),
         .testTarget(
             name: "HTTPRequestsTests",
@@ -670,8 +670,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .executableTarget(
-            name: "peerscan-alerts",
+        .target(
+            name: "PeerscanAlertsProgram",
             dependencies: [
                 "AlertDelivery",
                 "DaemonSupport",
@@ -683,6 +683,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // MARK: The executables: each program's own (for development and the tests), and one for the package that is
+        // all four (docs/packaging.md, "Size": one copy of the Swift runtime and Foundation instead of four).
+        .executableTarget(name: "peerscand", dependencies: ["PeerscandProgram"]),
+        .executableTarget(name: "peerscanctl", dependencies: ["PeerscanctlProgram"]),
+        .executableTarget(name: "peerscan-web", dependencies: ["PeerscanWebProgram"]),
+        .executableTarget(name: "peerscan-alerts", dependencies: ["PeerscanAlertsProgram"]),
+        .executableTarget(
+            name: "peerscan",
+            dependencies: [
+                "PeerscandProgram", "PeerscanctlProgram", "PeerscanWebProgram", "PeerscanAlertsProgram",
+                "PeerScanModel",  // its version for --version
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 

@@ -24,19 +24,6 @@ extension HTTPRequest {
             exchange.cancel()
         }
     }
-
-    /// libcurl's global initialisation, once per process (before any handle; thread-safe from curl 7.84).
-    fileprivate static let initialised: Result<Void, HTTPRequestError> = {
-        let code = peerscan_curl_global_init()
-        return code == CURLE_OK ? .success(()) : .failure(HTTPRequestError(code, message: nil))
-    }()
-}
-
-extension HTTPRequestError {
-    fileprivate init(_ code: CURLcode, message: String?) {
-        let text = message.flatMap { $0.isEmpty ? nil : $0 } ?? String(cString: curl_easy_strerror(code))
-        self.init(code: Int(code.rawValue), message: text)
-    }
 }
 
 /// One request's libcurl handle and what its callbacks gather. Everything but the cancellation flag is touched on the
@@ -59,67 +46,68 @@ private final class HTTPExchange: @unchecked Sendable {
 
     func perform() throws -> HTTPAnswer {
         if isCancelled { throw CancellationError() }
-        try HTTPRequest.initialised.get()
-        guard let handle = curl_easy_init() else { throw HTTPRequestError(CURLE_FAILED_INIT, message: nil) }
-        defer { curl_easy_cleanup(handle) }
-        var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
+        let curl = try CurlLibrary.shared.get()
+        guard let handle = curl.easyInit() else { throw curl.error(CURLE_FAILED_INIT, message: nil) }
+        defer { curl.easyCleanup(handle) }
+        var headerList: CurlLibrary.HeaderList?
+        defer { curl.slistFreeAll(headerList) }
         for (name, value) in request.headers {
-            let line = "\(name): \(value)"
-            guard let longer = curl_slist_append(headerList, line) else {
-                throw HTTPRequestError(CURLE_OUT_OF_MEMORY, message: nil)
+            guard let longer = curl.slistAppend(headerList, "\(name): \(value)") else {
+                throw curl.error(CURLE_OUT_OF_MEMORY, message: nil)
             }
             headerList = longer
         }
         var errorText = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let code = try errorText.withUnsafeMutableBufferPointer { errorBuffer in
-            try configure(handle, headerList: headerList, errorBuffer: errorBuffer.baseAddress)
-            return curl_easy_perform(handle)
+            try configure(curl, handle, headerList: headerList, errorBuffer: errorBuffer.baseAddress)
+            return curl.easyPerform(handle)
         }
         guard code == CURLE_OK else {
             if code == CURLE_ABORTED_BY_CALLBACK && isCancelled { throw CancellationError() }
-            throw HTTPRequestError(code, message: POSIXText.string(fromBuffer: errorText))
+            throw curl.error(code, message: POSIXText.string(fromBuffer: errorText))
         }
         var status = 0
-        try check(peerscan_curl_response_code(handle, &status))
+        try curl.check(peerscan_curl_response_code(curl.getinfo, handle, &status))
         return HTTPAnswer(status: status, reason: reason, headers: headers, bodyStart: body)
     }
 
     /// Sets every option of the request (libcurl copies the strings it is given).
     private func configure(
-        _ handle: UnsafeMutableRawPointer,
-        headerList: UnsafeMutablePointer<curl_slist>?,
+        _ curl: CurlLibrary,
+        _ handle: CurlLibrary.Handle,
+        headerList: CurlLibrary.HeaderList?,
         errorBuffer: UnsafeMutablePointer<CChar>?
     ) throws {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        try check(peerscan_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
-        try check(peerscan_curl_set_pointer(handle, CURLOPT_URL, request.url))
-        try check(peerscan_curl_set_pointer(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
-        try check(peerscan_curl_set_pointer(handle, CURLOPT_CUSTOMREQUEST, request.method))
-        try check(peerscan_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headerList))
+        let set = curl.setopt
+        try curl.check(peerscan_curl_set_pointer(set, handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        try curl.check(peerscan_curl_set_pointer(set, handle, CURLOPT_URL, request.url))
+        try curl.check(peerscan_curl_set_pointer(set, handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        try curl.check(peerscan_curl_set_pointer(set, handle, CURLOPT_CUSTOMREQUEST, request.method))
+        try curl.check(peerscan_curl_set_pointer(set, handle, CURLOPT_HTTPHEADER, headerList))
         if !request.body.isEmpty {
-            try check(peerscan_curl_set_size(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
+            try curl.check(
+                peerscan_curl_set_size(set, handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+            )
             try request.body.withUnsafeBytes {
-                try check(peerscan_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress))
+                try curl.check(peerscan_curl_set_pointer(set, handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress))
             }
         }
-        try check(peerscan_curl_set_long(handle, CURLOPT_NOSIGNAL, 1))
-        try check(peerscan_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, limits.connect.milliseconds))
-        try check(peerscan_curl_set_long(handle, CURLOPT_TIMEOUT_MS, limits.whole.milliseconds))
+        try curl.check(peerscan_curl_set_long(set, handle, CURLOPT_NOSIGNAL, 1))
+        try curl.check(peerscan_curl_set_long(set, handle, CURLOPT_CONNECTTIMEOUT_MS, limits.connect.milliseconds))
+        try curl.check(peerscan_curl_set_long(set, handle, CURLOPT_TIMEOUT_MS, limits.whole.milliseconds))
         // Idle: less than a byte a second for that many seconds.
-        try check(peerscan_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
-        try check(peerscan_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, limits.idle.milliseconds / 1000)))
-        try check(peerscan_curl_set_data_function(handle, CURLOPT_WRITEFUNCTION, receiveBody))
-        try check(peerscan_curl_set_pointer(handle, CURLOPT_WRITEDATA, context))
-        try check(peerscan_curl_set_data_function(handle, CURLOPT_HEADERFUNCTION, receiveHeader))
-        try check(peerscan_curl_set_pointer(handle, CURLOPT_HEADERDATA, context))
-        try check(peerscan_curl_set_long(handle, CURLOPT_NOPROGRESS, 0))
-        try check(peerscan_curl_set_progress_function(handle, abortWhenCancelled))
-        try check(peerscan_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context))
-    }
-
-    private func check(_ code: CURLcode) throws {
-        guard code == CURLE_OK else { throw HTTPRequestError(code, message: nil) }
+        try curl.check(peerscan_curl_set_long(set, handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+        try curl.check(
+            peerscan_curl_set_long(set, handle, CURLOPT_LOW_SPEED_TIME, max(1, limits.idle.milliseconds / 1000))
+        )
+        try curl.check(peerscan_curl_set_data_function(set, handle, CURLOPT_WRITEFUNCTION, receiveBody))
+        try curl.check(peerscan_curl_set_pointer(set, handle, CURLOPT_WRITEDATA, context))
+        try curl.check(peerscan_curl_set_data_function(set, handle, CURLOPT_HEADERFUNCTION, receiveHeader))
+        try curl.check(peerscan_curl_set_pointer(set, handle, CURLOPT_HEADERDATA, context))
+        try curl.check(peerscan_curl_set_long(set, handle, CURLOPT_NOPROGRESS, 0))
+        try curl.check(peerscan_curl_set_progress_function(set, handle, abortWhenCancelled))
+        try curl.check(peerscan_curl_set_pointer(set, handle, CURLOPT_XFERINFODATA, context))
     }
 
     /// One header line of the answer: a status line starts a new answer (after a `100 Continue`), a field is kept.

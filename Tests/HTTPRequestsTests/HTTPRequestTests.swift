@@ -72,6 +72,19 @@ import Testing
         }
     }
 
+    @Test func libcurlIsLoadedWhenARequestIsSentAndAMissingOneIsAClearError() throws {
+        // Loaded (dlopen) with every function peerscan calls found in it; the package's executable does not link it
+        // (Tests/System/package-checks.sh).
+        _ = try CurlLibrary.shared.get()
+        let maps = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd() ?? Data()
+        #expect(String(decoding: maps, as: UTF8.self).contains("/libcurl.so.4"))
+
+        let error = #expect(throws: HTTPRequestError.self) { try CurlLibrary(file: "libcurl-absent.so.4") }
+        #expect(error?.code == 2)  // CURLE_FAILED_INIT
+        #expect(error?.message.hasPrefix("libcurl-absent.so.4 cannot be loaded (") == true)
+        #expect(error?.message.hasSuffix("): install libcurl4") == true)
+    }
+
     @Test func noSchemeButHTTPsIsFetched() async throws {
         let error = await #expect(throws: HTTPRequestError.self) {
             try await HTTPRequest(method: "GET", url: "file:///etc/hostname").send(limits: Self.limits)

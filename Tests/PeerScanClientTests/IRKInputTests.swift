@@ -6,7 +6,7 @@ import PeerScanModel
 import TestSupport
 import Testing
 
-@testable import peerscanctl
+@testable import PeerscanctlProgram
 
 private let hex = "ec0234a357c8ad05341010a60a397d9b"
 private let expected = IdentityResolvingKey(hex: hex)

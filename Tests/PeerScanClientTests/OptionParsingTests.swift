@@ -3,7 +3,7 @@ import PeerScanModel
 import PeerScanServer
 import Testing
 
-@testable import peerscanctl
+@testable import PeerscanctlProgram
 
 @Suite("Command-line parsing")
 struct OptionParsingTests {

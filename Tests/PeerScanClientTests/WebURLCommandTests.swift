@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import peerscanctl
+@testable import PeerscanctlProgram
 
 @Suite struct WebURLCommandTests {
     @Test func theTokenIsTheFileLessOneTrailingNewline() throws {

@@ -10,7 +10,7 @@ import PeerScanModel
 import TestSupport
 import Testing
 
-@testable import peerscand
+@testable import PeerscandProgram
 
 /// An mDNS device `name` (host `host`) with one SSH service, resolved on lan0.
 private func resolved(_ name: String, host: String, address: String) -> StoreInput {

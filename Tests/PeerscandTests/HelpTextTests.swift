@@ -2,7 +2,7 @@ import ArgumentParser
 import PeerScanModel
 import Testing
 
-@testable import peerscand
+@testable import PeerscandProgram
 
 /// peerscand's description (`--help`, and so the manual page scripts/generate-docs builds from it) held to what the
 /// daemon does: every method of io.peerscan's definition and every source it has are named.

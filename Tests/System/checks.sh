@@ -97,18 +97,38 @@ while not reply.endswith(b"\0"):
 print(json.loads(reply.rstrip(b"\0"))["parameters"]["version"])'
 }
 
-# 2b. One version everywhere: peerscand --version, peerscanctl --version and GetInfo say debian/changelog's version
-# (the driver's VERSION), and so does dpkg for the installed package.
+# 2b. One version everywhere: each program's --version (peerscand, peerscanctl, peerscan-web, peerscan-alerts: links
+# to the one executable) and GetInfo say debian/changelog's version (the driver's VERSION), and so does dpkg for the
+# installed package.
 check_version() {
-    local daemon client info package=
-    daemon=$("$PREFIX/bin/peerscand" --version 2>&1); client=$("$CTL" --version 2>&1)
+    local info package= program reported
+    local -a reports=()
+    for program in peerscand peerscanctl peerscan-web peerscan-alerts; do
+        reports+=("$program --version:$("$PREFIX/bin/$program" --version 2>&1)")
+    done
     info=$(getinfo_version 2>&1) || { echo "GetInfo failed: $info"; return 1; }
     [ -n "$PACKAGE" ] && package=$(dpkg-query -W -f='${Version}' peerscan)
-    for reported in "peerscand --version:$daemon" "peerscanctl --version:$client" "GetInfo:$info" \
-        ${PACKAGE:+"dpkg:$package"}; do
+    for reported in "${reports[@]}" "GetInfo:$info" ${PACKAGE:+"dpkg:$package"}; do
         [ "${reported#*:}" = "$VERSION" ] || { echo "$reported, not $VERSION (debian/changelog)"; return 1; }
     done
-    echo "peerscand, peerscanctl, GetInfo${PACKAGE:+ and dpkg} all report $VERSION"
+    echo "peerscand, peerscanctl, peerscan-web, peerscan-alerts, GetInfo${PACKAGE:+ and dpkg} all report $VERSION"
+}
+
+# 2c. Local time from the executable's own time zone data (ICU's, trimmed: scripts/icu-data): peerscanctl watch
+# --timestamps in Asia/Kolkata (UTC+05:30 all year) stamps the change lines of scanning off and on +05:30; with no zone
+# data it would say Z.
+check_local_time() {
+    local out=$RESULTS/local-time.txt line pid
+    TZ=Asia/Kolkata "$CTL" watch --timestamps > "$out" 2>&1 &
+    pid=$!
+    wait_for 10 test -s "$out" || { kill "$pid"; echo "watch printed nothing"; return 1; }
+    "$CTL" scanning off > /dev/null && "$CTL" scanning on > /dev/null
+    wait_for 10 grep -q '^[0-9]\{4\}-' "$out"
+    kill "$pid"; wait "$pid" 2>/dev/null
+    line=$(grep -m 1 '^[0-9]\{4\}-' "$out")
+    [[ "$line" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\+05:30\  ]] \
+        || { echo "no change line stamped +05:30: '$line' ($(wc -l < "$out") lines)"; return 1; }
+    echo "TZ=Asia/Kolkata: '${line:0:60}'"
 }
 
 status_ok() { [[ "$(prop StatusText)" =~ ^[0-9]+\ devices?,\ avahi\ running,\ scanning\ on$ ]]; }

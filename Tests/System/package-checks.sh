@@ -44,6 +44,9 @@ check_package_install() {
     [ "$(systemctl is-enabled peerscan-alerts.service)" = disabled ] \
         || { echo "peerscan-alerts.service is $(systemctl is-enabled peerscan-alerts.service), not disabled"; return 1; }
     [ -z "$missing" ] || { echo "libraries missing: $missing"; return 1; }
+    # libcurl is loaded by peerscan-alerts' first request, not linked (docs/packaging.md, "Size"): the Depends brought it.
+    ! ldd /usr/lib/peerscan/peerscan | grep -q libcurl || { echo "the executable links libcurl"; return 1; }
+    ldconfig -p | grep -q 'libcurl\.so\.4 ' || { echo "libcurl.so.4 is not installed (Depends: libcurl4)"; return 1; }
     grep -q '^  - name: peerscan$' "$PREFIX/share/peerscan/peerscan-rules.yml" 2>/dev/null \
         || { echo "no Prometheus rules at $PREFIX/share/peerscan/peerscan-rules.yml"; return 1; }
     echo "installed $(dpkg-query -W -f='${Version} (${Installed-Size} KiB installed); Depends: ${Depends}' peerscan);" \

@@ -12,7 +12,6 @@ import PeerScanMQTT
 import PeerScanModel
 import PeerScanServer
 
-@main
 struct Peerscand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peerscand",

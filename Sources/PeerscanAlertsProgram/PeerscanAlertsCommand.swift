@@ -10,7 +10,6 @@ import ServiceLifecycle
 import UnixSignals
 
 /// peerscan-alerts: the sender of peerscand's alerts, one more client of peerscand.
-@main
 struct PeerscanAlertsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peerscan-alerts",

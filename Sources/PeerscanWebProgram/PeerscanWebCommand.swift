@@ -10,7 +10,6 @@ import ServiceLifecycle
 import UnixSignals
 
 /// peerscan-web: the HTTP server of peerscan's web page, one more client of peerscand.
-@main
 struct PeerscanWebCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peerscan-web",

@@ -2,7 +2,6 @@ import ArgumentParser
 import PeerScanModel
 
 /// peerscanctl: the command-line client of peerscand.
-@main
 struct Peerscanctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peerscanctl",

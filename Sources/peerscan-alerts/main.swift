@@ -1,0 +1,3 @@
+import PeerscanAlertsProgram
+
+await runPeerscanAlerts()

@@ -1,0 +1,3 @@
+import PeerscanWebProgram
+
+await runPeerscanWeb()

@@ -1,0 +1,3 @@
+import PeerscanctlProgram
+
+await runPeerscanctl()

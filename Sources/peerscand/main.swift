@@ -1,0 +1,3 @@
+import PeerscandProgram
+
+await runPeerscand()
