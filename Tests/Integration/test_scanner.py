@@ -30,6 +30,7 @@ def start_scanner(lan, start_daemon, *extra: str, user: int | None = None):
     lan.run_in_scanner(["sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647"])
     daemon = start_daemon(*SCANNER, *extra, mdns_only=False, user=user)
     daemon.wait_running()
+    daemon.wait_serving()  # --dump may show a snapshot before the socket is bound, and callers go on to use the socket
     return daemon
 
 
