@@ -56,7 +56,7 @@ lint: deps
 # 12 (deb-test: the release build, then the checks of system-test in a container, ~15 min), a real Home Assistant
 # (ha-test, ~1 min; ~3-5 min cold), every import declared, the systemd units' lint and score and the install layout;
 # then, alone, every Swift test, the integration tests on a real test LAN (needs root; three at a time, ~10 min) and the
-# reliability suite's bounded part (stress-ci, ~4 min): ~43 min from a fresh clone (docs/benchmarks.md#ci).
+# reliability suite's bounded part (stress-ci, ~4 min): 43–51 min from a fresh clone (docs/benchmarks.md#ci).
 test: lint build
 	MAKE="$(MAKE)" PYTHON="$(PYTHON)" RADIO_TESTS="$(RADIO_CI_TESTS)" RADIO_TIMEOUT="$(RADIO_TIMEOUT)" scripts/run-tests
 
@@ -306,7 +306,8 @@ release: release-build
 	scripts/generate-docs $(DOCS)
 
 # The Debian package peerscan_VERSION_ARCH.deb in this directory (docs/packaging.md): dpkg-buildpackage over debian/
-# (dh; its build step is `make release`), then lintian, which must report no error. VERSION is debian/changelog's.
+# (dh; its build step is `make release-build`, its install step `make install`), then lintian, which must report no
+# error. VERSION is debian/changelog's.
 DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB = peerscan_$(DEB_VERSION)_$(DEB_ARCH).deb
