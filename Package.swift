@@ -647,7 +647,8 @@ let package = Package(
         .testTarget(
             name: "HTTPRequestsTests",
             dependencies: [
-                "HTTPRequests", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "HTTPRequests", "POSIXText", "TestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .target(

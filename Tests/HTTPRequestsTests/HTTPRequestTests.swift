@@ -3,6 +3,7 @@
 // says nothing, a cancelled task).
 
 import Foundation
+import POSIXText
 import TestSupport
 import Testing
 
@@ -76,8 +77,7 @@ import Testing
         // Loaded (dlopen) with every function peerscan calls found in it; the package's executable does not link it
         // (Tests/System/package-checks.sh).
         _ = try CurlLibrary.shared.get()
-        let maps = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd() ?? Data()
-        #expect(String(decoding: maps, as: UTF8.self).contains("/libcurl.so.4"))
+        #expect(POSIXText.fileText("/proc/self/maps")?.contains("/libcurl.so.4") == true)
 
         let error = #expect(throws: HTTPRequestError.self) { try CurlLibrary(file: "libcurl-absent.so.4") }
         #expect(error?.code == 2)  // CURLE_FAILED_INIT
