@@ -335,12 +335,12 @@ class Watch(SnapshotWatch):
         self.limit_shown |= "bluetooth-devices" in host_limits(snapshot)
 
 
-def test_an_address_flood_stays_within_the_cap_and_is_never_kept(start_daemon):
+def test_an_address_flood_stays_within_the_cap_and_is_never_kept(start_daemon, request):
     """An address flood (issue 35): hci2 advertises under a new random static address every FLOOD_INTERVAL seconds
     for FLOOD_SECONDS, while hci1 advertises steadily. With --bluetooth-max-devices FLOOD_CAP no snapshot lists
     more Bluetooth devices than the cap; `system limit reached limit=bluetooth-devices` is logged once and the host
-    item shows the limit; no flood address is logged as new or written to the registry; hci1 is still listed and,
-    heard past --bluetooth-admit-after, kept (its registry row)."""
+    item shows the limit; no flood address is logged as new or written to the registry; hci1 is listed in every
+    snapshot and, heard past --bluetooth-admit-after, kept (its registry row), online after the flood."""
     bluetooth.advertise(NAME, bluetooth.NORDIC)
     daemon = start(start_daemon, "--bluetooth-away", str(FLOOD_AWAY), "--bluetooth-max-devices", str(FLOOD_CAP),
                    admit_after=FLOOD_ADMIT_AFTER)
@@ -358,14 +358,14 @@ def test_an_address_flood_stays_within_the_cap_and_is_never_kept(start_daemon):
             bluetooth.stop_advertising()
             bluetooth.advertise(NAME, bluetooth.NORDIC)
 
-    keeper = threading.Thread(target=keep_heard, daemon=True)
-    keeper.start()
-    try:
-        daemon.wait_for(lambda s: by_address(s, bluetooth.ADVERTISER_ADDRESS), timeout=60, what="hci1's advertisement")
-    except BaseException:
+    def stop_keeper() -> None:
         keeping.set()
         keeper.join(timeout=60)
-        raise
+
+    keeper = threading.Thread(target=keep_heard, daemon=True)
+    keeper.start()
+    request.addfinalizer(stop_keeper)  # on every path; stopped earlier below when the test gets that far
+    daemon.wait_for(lambda s: by_address(s, bluetooth.ADVERTISER_ADDRESS), timeout=60, what="hci1's advertisement")
     rss_before = peak_rss_kib(daemon)
     watch = Watch(daemon)
     flood = subprocess.Popen([sys.executable, "-m", "testlan.radio.flood", "--index", str(bluetooth.FLOODER),
@@ -380,8 +380,6 @@ def test_an_address_flood_stays_within_the_cap_and_is_never_kept(start_daemon):
             flood.kill()
             flood.wait()
         watch.stop()
-        keeping.set()
-        keeper.join(timeout=60)
     result = json.loads(output)
     flooded = set(result["addresses"])
     print(f"flood: {len(flooded)} addresses in {result['seconds']} s, {result['rate']} a second "
@@ -390,9 +388,14 @@ def test_an_address_flood_stays_within_the_cap_and_is_never_kept(start_daemon):
     removals = [line for line in Path("/var/log/bluetoothd.log").read_text(errors="replace").splitlines()
                 if bluetooth.ADVERTISER_ADDRESS.replace(":", "_").upper() in line.upper() and "emov" in line]
     print(f"bluetoothd's log: {len(removals)} lines of removing hci1's device {removals[-3:]}")
-    # hci1 heard since before the flood, longer than --bluetooth-admit-after by now: kept.
+    # hci1 heard since before the flood, longer than --bluetooth-admit-after by now: kept, and online while the keeper
+    # goes on. In one CI run none of hci1's advertisements anew in the flood's last 20 s reached peerscand (btvirt's
+    # reports to hci0 starved by the flood's) and hci1 was offline --bluetooth-away after the last; the cap is what is
+    # checked here (hci1 never taken out: `stable_missing`), not btvirt's delivery under a flood.
     snapshot = daemon.wait_for(lambda s: (by_address(s, bluetooth.ADVERTISER_ADDRESS) or {"bluetooth": {}})[
-        "bluetooth"].get("ephemeral") is False, timeout=60, what="hci1 kept")
+        "bluetooth"].get("ephemeral") is False and by_address(s, bluetooth.ADVERTISER_ADDRESS)["online"],
+        timeout=60, what="hci1 kept and online")
+    stop_keeper()
     rss_after = peak_rss_kib(daemon)
     listed_now = len(bluetooth_devices(snapshot))
     tree = subprocess.run(["timeout", "-s", "KILL", "20", "busctl", "--system", "tree", "org.bluez"],
