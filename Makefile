@@ -41,8 +41,9 @@ deps:
 	@test "$$($(PYTHON) -c 'import selenium; print(selenium.__version__)' 2>/dev/null)" = "$(SELENIUM_VERSION)" || \
 		$(PYTHON) -m pip install --quiet --disable-pip-version-check selenium==$(SELENIUM_VERSION)
 
+# BUILT=1 (scripts/run-tests, after its build stage) skips the build, which costs ~13 s even when there is nothing to do.
 build: deps
-	$(SWIFT) build
+	$(if $(BUILT),,$(SWIFT) build)
 
 # ruff over every Python file (rules in pyproject.toml) and swift-format over every Swift file (rules in
 # .swift-format; `swift format -i FILE` fixes what it reports); `make test` runs both first, before the build.
@@ -50,14 +51,15 @@ lint: deps
 	$(VENV)/bin/ruff check
 	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Package.swift
 
-# What CI runs (.ci/run): the Python lint (ruff) and the build, then scripts/run-tests, stage by stage, each timed:
-# Wi-Fi and Bluetooth LE on simulated radios in a qemu guest (radio, ~16 min; the first run downloads Debian's
-# kernel) in the background, beside a minute of fuzzing, the Debian package under a real systemd on a pristine Debian
-# 12 (deb-test: the release build, then the checks of system-test in a container, ~15 min), a real Home Assistant
-# (ha-test, ~1 min; ~3-5 min cold), every import declared, the systemd units' lint and score and the install layout;
-# then, alone, every Swift test, the integration tests on a real test LAN (needs root; three at a time, ~10 min) and the
-# reliability suite's bounded part (stress-ci, ~4 min): 43–51 min from a fresh clone (docs/benchmarks.md#ci).
-test: lint build
+# What CI runs (.ci/run): the lint (ruff, swift-format), then scripts/run-tests, stage by stage, each timed: the debug
+# build of every target and the tests; Wi-Fi and Bluetooth LE on simulated radios in a qemu guest (radio, ~18 min; the
+# first run downloads Debian's kernel) in the background, beside a minute of fuzzing, the Debian package under a real
+# systemd on a pristine Debian 12 (deb-test: the release build, then the checks of system-test in a container, ~15
+# min), a real Home Assistant (ha-test, ~1 min; ~3-5 min cold), every import declared, the systemd units' lint and
+# score, the install layout and the page; then, alone, every Swift test, the integration tests on a real test LAN
+# (needs root; three at a time, ~10 min) and the reliability suite's bounded part (stress-ci, ~4 min): 43–51 min from a
+# fresh clone (docs/benchmarks.md#ci).
+test: lint
 	MAKE="$(MAKE)" PYTHON="$(PYTHON)" RADIO_TESTS="$(RADIO_CI_TESTS)" RADIO_TIMEOUT="$(RADIO_TIMEOUT)" scripts/run-tests
 
 # libFuzzer over Varlink framing and request decoding (Sources/peerscan-fuzz), with AddressSanitizer, for
@@ -71,8 +73,13 @@ fuzz: deps
 	.build-fuzz/debug/peerscan-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -print_final_stats=1 \
 		-artifact_prefix=.build-fuzz/ .build-fuzz/corpus Tests/Fuzz/corpus
 
+# Every Swift test: first Diffable's exhaustive ones (pure CPU, ~65 s one at a time in a debug build) in parallel, then
+# the rest one at a time, so that nothing CPU-heavy starves the timing-sensitive service tests on a 2-core machine.
+# UNIT_TEST_FLAGS=--skip-build when the tests are built (scripts/run-tests).
+UNIT_TEST_FLAGS ?=
 unit-test: deps
-	$(SWIFT) test --no-parallel
+	$(SWIFT) test $(UNIT_TEST_FLAGS) --filter ExhaustiveDiffTests
+	$(SWIFT) test $(UNIT_TEST_FLAGS) --no-parallel --skip ExhaustiveDiffTests
 
 integration-test: build
 	$(PYTHON) -m pytest -v --durations=15 -n 3 --dist loadfile Tests/Integration

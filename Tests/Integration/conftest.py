@@ -31,11 +31,20 @@ __all__ = ["PEERSCAND", "ROOT", "Daemon", "make_browser"]
 SANITIZER = os.environ.get("PEERSCAN_SANITIZER", "")
 
 
+# The files whose tests take longest (~100-200 s each at three at a time, 2026-11-30), longest first. pytest-xdist's
+# --dist loadfile hands the files out in collection order as workers free up: these go first, so that none of them is
+# the run's tail.
+LONGEST_FIRST = ("test_alerts.py", "test_wifi_presence.py", "test_scanner.py", "test_page.py", "test_discovery.py",
+                 "test_alerts_end_to_end.py", "test_mqtt.py", "test_varlink.py")
+
+
 def pytest_collection_modifyitems(config, items):
     if os.geteuid() != 0:
         raise pytest.UsageError("the integration tests create network namespaces: run them as root")
     if not PEERSCAND.exists():
         raise pytest.UsageError(f"{PEERSCAND} is missing: run `swift build` first (or set PEERSCAND)")
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))  # stable: the rest in their order
 
 
 class Daemon(Peerscand):
