@@ -57,7 +57,7 @@ lint: deps
 # systemd on a pristine Debian 12 (deb-test: the release build, then the checks of system-test in a container, ~15
 # min), a real Home Assistant (ha-test, ~1 min; ~3-5 min cold), every import declared, the systemd units' lint and
 # score, the install layout and the page; then, alone, every Swift test, the integration tests on a real test LAN
-# (needs root; three at a time, ~10 min) and the reliability suite's bounded part (stress-ci, ~4 min): 43–51 min from a
+# (needs root; three at a time, ~10 min) and the reliability suite's bounded part (stress-ci, ~4 min): 44–46 min from a
 # fresh clone (docs/benchmarks.md#ci).
 test: lint
 	MAKE="$(MAKE)" PYTHON="$(PYTHON)" RADIO_TESTS="$(RADIO_CI_TESTS)" RADIO_TIMEOUT="$(RADIO_TIMEOUT)" scripts/run-tests
